@@ -1,0 +1,556 @@
+//===- Dialect.cpp - The dlc dialect and its operations -------------------===//
+#include "ir/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+#include "ir/DlcDialect.cpp.inc"
+#include "ir/DlcEnums.cpp.inc"
+
+void DlcDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "ir/DlcOps.cpp.inc"
+      >();
+}
+
+Operation *DlcDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return builder.create<ConstantOp>(loc, type, elements);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared verification helpers
+//===----------------------------------------------------------------------===//
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += std::to_string(d);
+  }
+  return s + "]";
+}
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+FailureOr<SmallVector<int64_t>> mlir::dlc::broadcastShapes(ArrayRef<int64_t> a,
+                                                           ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return failure();
+  SmallVector<int64_t> out;
+  for (auto [x, y] : llvm::zip(a, b)) {
+    if (x != y && x != 1 && y != 1)
+      return failure();
+    out.push_back(x == 1 ? y : x);
+  }
+  return out;
+}
+
+LogicalResult mlir::dlc::verifyBroadcastElementwise(Operation *op,
+                                                    bool sameResultElementType) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> shape;
+  Type elementType;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = tensorType(operand);
+    if (type.getRank() != resultType.getRank())
+      return op->emitOpError() << "expects operands of the result's rank "
+                               << resultType.getRank() << ", but operand #" << i
+                               << " has rank " << type.getRank()
+                               << " (insert a dlc.reshape to change rank)";
+    if (i == 0) {
+      shape.assign(type.getShape().begin(), type.getShape().end());
+    } else {
+      auto merged = broadcastShapes(shape, type.getShape());
+      if (failed(merged))
+        return op->emitOpError()
+               << "operand shapes " << shapeStr(shape) << " and "
+               << shapeStr(type.getShape()) << " are not broadcast-compatible";
+      shape = *merged;
+    }
+  }
+  if (ArrayRef<int64_t>(shape) != resultType.getShape())
+    return op->emitOpError() << "expects result shape " << shapeStr(shape)
+                             << " (the broadcast of the operands), but got "
+                             << shapeStr(resultType.getShape());
+  if (sameResultElementType) {
+    for (Value operand : op->getOperands()) {
+      elementType = tensorType(operand).getElementType();
+      if (elementType != resultType.getElementType())
+        return op->emitOpError()
+               << "expects operands and result of one element type, but got "
+               << elementType << " and " << resultType.getElementType()
+               << " (insert a dlc.cast)";
+    }
+  }
+  return success();
+}
+
+LogicalResult mlir::dlc::verifyFloatElements(Operation *op) {
+  Type type = tensorType(op->getOperand(0)).getElementType();
+  if (!isa<FloatType>(type))
+    return op->emitOpError() << "expects a floating-point tensor, but got "
+                                "element type "
+                             << type;
+  return success();
+}
+
+bool mlir::dlc::isElementwise(Operation *op) {
+  return isa<ExpOp, LogOp, TanhOp, SigmoidOp, ErfOp, RsqrtOp, SqrtOp,
+             ReciprocalOp, AbsOp, NegOp, NotOp, ClampOp, AddOp, SubOp, MulOp,
+             DivOp, MaxOp, MinOp, PowOp, AndOp, OrOp, CmpOp, SelectOp,
+             CastOp>(op);
+}
+
+bool mlir::dlc::isDataMovement(Operation *op) {
+  return isa<TransposeOp, ReshapeOp, SliceOp, ConcatOp, PadOp, TileOp>(op);
+}
+
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
+                                StringRef what) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << what << " " << axis
+                             << " is out of range for a tensor of rank "
+                             << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult ConstantOp::verify() {
+  if (getValue().getType() != getType())
+    return emitOpError() << "value type " << getValue().getType()
+                         << " differs from result type " << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult ClampOp::verify() {
+  if (getMin().convertToDouble() > getMax().convertToDouble())
+    return emitOpError() << "expects min <= max, but got min = "
+                         << getMin().convertToDouble()
+                         << " and max = " << getMax().convertToDouble();
+  return success();
+}
+
+LogicalResult CmpOp::verify() {
+  if (tensorType(getLhs()).getElementType() !=
+      tensorType(getRhs()).getElementType())
+    return emitOpError() << "expects operands of one element type, but got "
+                         << tensorType(getLhs()).getElementType() << " and "
+                         << tensorType(getRhs()).getElementType();
+  return verifyBroadcastElementwise(*this, /*sameResultElementType=*/false);
+}
+
+LogicalResult SelectOp::verify() {
+  Type a = tensorType(getOnTrue()).getElementType();
+  Type b = tensorType(getOnFalse()).getElementType();
+  Type r = getType().getElementType();
+  if (a != b || a != r)
+    return emitOpError() << "expects both choices and the result to have one "
+                            "element type, but got "
+                         << a << ", " << b << " and " << r;
+  return verifyBroadcastElementwise(*this, /*sameResultElementType=*/false);
+}
+
+LogicalResult CastOp::verify() {
+  if (tensorType(getInput()).getShape() != getType().getShape())
+    return emitOpError() << "expects the result shape "
+                         << shapeStr(getType().getShape())
+                         << " to equal the input shape "
+                         << shapeStr(tensorType(getInput()).getShape());
+  return success();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  auto in = tensorType(getInput());
+  if (getAxes().empty())
+    return emitOpError() << "expects at least one axis";
+  SmallVector<int64_t> expected(in.getShape());
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t axis : getAxes()) {
+    if (failed(verifyAxis(*this, axis, in.getRank(), "axis")))
+      return failure();
+    if (!seen.insert(axis).second)
+      return emitOpError() << "axis " << axis << " appears twice";
+    expected[axis] = 1;
+  }
+  if (ArrayRef<int64_t>(expected) != getType().getShape())
+    return emitOpError() << "expects result shape " << shapeStr(expected)
+                         << " (reduced axes kept as 1), but got "
+                         << shapeStr(getType().getShape());
+  if (in.getElementType() != getType().getElementType())
+    return emitOpError() << "expects the result element type "
+                         << in.getElementType() << ", but got "
+                         << getType().getElementType();
+  if (in.getElementType().isInteger(1))
+    return emitOpError() << "cannot reduce a boolean tensor";
+  return success();
+}
+
+LogicalResult ArgMaxOp::verify() {
+  auto in = tensorType(getInput());
+  if (failed(verifyAxis(*this, getAxis(), in.getRank(), "axis")))
+    return failure();
+  SmallVector<int64_t> expected(in.getShape());
+  expected[getAxis()] = 1;
+  if (ArrayRef<int64_t>(expected) != getType().getShape())
+    return emitOpError() << "expects result shape " << shapeStr(expected)
+                         << ", but got " << shapeStr(getType().getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  auto a = tensorType(getLhs()), b = tensorType(getRhs());
+  if (a.getRank() < 2 || a.getRank() != b.getRank())
+    return emitOpError() << "expects operands of one rank, at least 2, but got "
+                         << a.getRank() << " and " << b.getRank();
+  if (a.getElementType() != b.getElementType() ||
+      a.getElementType() != getType().getElementType())
+    return emitOpError() << "expects operands and result of one element "
+                            "type, but got "
+                         << a.getElementType() << ", " << b.getElementType()
+                         << " and " << getType().getElementType();
+  if (a.getElementType().isInteger(1))
+    return emitOpError() << "cannot multiply boolean matrices";
+  int64_t r = a.getRank();
+  int64_t m = a.getDimSize(r - 2), ka = a.getDimSize(r - 1);
+  if (getTransposeA())
+    std::swap(m, ka);
+  int64_t kb = b.getDimSize(r - 2), n = b.getDimSize(r - 1);
+  if (getTransposeB())
+    std::swap(kb, n);
+  if (ka != kb)
+    return emitOpError() << "contraction sizes differ: " << ka << " (lhs) vs "
+                         << kb << " (rhs)";
+  auto batch = broadcastShapes(a.getShape().drop_back(2),
+                               b.getShape().drop_back(2));
+  if (failed(batch))
+    return emitOpError() << "batch dimensions "
+                         << shapeStr(a.getShape().drop_back(2)) << " and "
+                         << shapeStr(b.getShape().drop_back(2))
+                         << " are not broadcast-compatible";
+  SmallVector<int64_t> expected = *batch;
+  expected.push_back(m);
+  expected.push_back(n);
+  if (ArrayRef<int64_t>(expected) != getType().getShape())
+    return emitOpError() << "expects result shape " << shapeStr(expected)
+                         << ", but got " << shapeStr(getType().getShape());
+  if (auto acc = getAccType()) {
+    if (!isa<FloatType>(*acc) || !isa<FloatType>(a.getElementType()))
+      return emitOpError() << "acc_type must be a float type for a float "
+                              "product";
+  }
+  return success();
+}
+
+namespace {
+/// matmul(transpose(x)) where the transpose swaps only the last two
+/// dimensions becomes matmul {transpose_a}; likewise for the rhs. cuBLAS reads
+/// either layout at no cost, so no transpose kernel runs before a GEMM.
+struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool swapsLastTwo(TransposeOp t) {
+    ArrayRef<int64_t> perm = t.getPerm();
+    int64_t r = perm.size();
+    if (r < 2)
+      return false;
+    for (int64_t i = 0; i < r - 2; ++i)
+      if (perm[i] != i)
+        return false;
+    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2;
+  }
+
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    bool changed = false;
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    bool ta = op.getTransposeA(), tb = op.getTransposeB();
+    if (auto t = lhs.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t)) {
+      lhs = t.getInput();
+      ta = !ta;
+      changed = true;
+    }
+    if (auto t = rhs.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t)) {
+      rhs = t.getInput();
+      tb = !tb;
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setOperand(0, lhs);
+      op->setOperand(1, rhs);
+      op.setTransposeA(ta);
+      op.setTransposeB(tb);
+    });
+    return success();
+  }
+};
+
+/// transpose(transpose(x, p), q) becomes transpose(x, p o q).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> perm;
+    for (int64_t p : op.getPerm())
+      perm.push_back(inner.getPerm()[p]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner.getInput(),
+                                             perm);
+    return success();
+  }
+};
+} // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<FoldTransposeIntoMatmul>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::verify() {
+  auto in = tensorType(getInput());
+  ArrayRef<int64_t> perm = getPerm();
+  if ((int64_t)perm.size() != in.getRank())
+    return emitOpError() << "expects a permutation of " << in.getRank()
+                         << " dimensions, but got " << perm.size();
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> expected;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitOpError() << "perm " << shapeStr(perm)
+                           << " is not a permutation";
+    seen[p] = true;
+    expected.push_back(in.getDimSize(p));
+  }
+  if (ArrayRef<int64_t>(expected) != getType().getShape())
+    return emitOpError() << "expects result shape " << shapeStr(expected)
+                         << ", but got " << shapeStr(getType().getShape());
+  if (in.getElementType() != getType().getElementType())
+    return emitOpError() << "changes the element type";
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if ((int64_t)i != p)
+      return {};
+  return getInput();
+}
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeTransposes>(context);
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = tensorType(getInput());
+  if (in.getNumElements() != getType().getNumElements())
+    return emitOpError() << "cannot reshape " << in.getNumElements()
+                         << " elements " << shapeStr(in.getShape()) << " into "
+                         << getType().getNumElements() << " elements "
+                         << shapeStr(getType().getShape());
+  if (in.getElementType() != getType().getElementType())
+    return emitOpError() << "changes the element type";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(getType());
+  return {};
+}
+
+LogicalResult SliceOp::verify() {
+  auto in = tensorType(getInput());
+  ArrayRef<int64_t> start = getStart();
+  if ((int64_t)start.size() != in.getRank() ||
+      getType().getRank() != in.getRank())
+    return emitOpError() << "expects start and result of the input's rank "
+                         << in.getRank();
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (start[d] < 0 || start[d] + getType().getDimSize(d) > in.getDimSize(d))
+      return emitOpError() << "slice [" << start[d] << ", "
+                           << start[d] + getType().getDimSize(d)
+                           << ") of dimension " << d
+                           << " is out of bounds for size " << in.getDimSize(d);
+  }
+  if (in.getElementType() != getType().getElementType())
+    return emitOpError() << "changes the element type";
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "expects at least one input";
+  auto first = tensorType(getInputs()[0]);
+  if (failed(verifyAxis(*this, getAxis(), first.getRank(), "axis")))
+    return failure();
+  SmallVector<int64_t> expected(first.getShape());
+  expected[getAxis()] = 0;
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto t = tensorType(v);
+    if (t.getRank() != first.getRank() ||
+        t.getElementType() != first.getElementType())
+      return emitOpError() << "input #" << i
+                           << " differs in rank or element type";
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != (int64_t)getAxis() && t.getDimSize(d) != first.getDimSize(d))
+        return emitOpError() << "input #" << i << " has size "
+                             << t.getDimSize(d) << " in dimension " << d
+                             << ", expected " << first.getDimSize(d);
+    expected[getAxis()] += t.getDimSize(getAxis());
+  }
+  if (ArrayRef<int64_t>(expected) != getType().getShape() ||
+      getType().getElementType() != first.getElementType())
+    return emitOpError() << "expects result shape " << shapeStr(expected)
+                         << ", but got " << shapeStr(getType().getShape());
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  auto in = tensorType(getInput());
+  if ((int64_t)getLow().size() != in.getRank() ||
+      (int64_t)getHigh().size() != in.getRank())
+    return emitOpError() << "expects low and high of the input's rank "
+                         << in.getRank();
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (getLow()[d] < 0 || getHigh()[d] < 0)
+      return emitOpError() << "expects non-negative padding, but dimension "
+                           << d << " has low " << getLow()[d] << " and high "
+                           << getHigh()[d];
+    expected.push_back(in.getDimSize(d) + getLow()[d] + getHigh()[d]);
+  }
+  if (ArrayRef<int64_t>(expected) != getType().getShape() ||
+      getType().getElementType() != in.getElementType())
+    return emitOpError() << "expects result shape " << shapeStr(expected)
+                         << ", but got " << shapeStr(getType().getShape());
+  return success();
+}
+
+LogicalResult TileOp::verify() {
+  auto in = tensorType(getInput());
+  if ((int64_t)getMultiples().size() != in.getRank())
+    return emitOpError() << "expects " << in.getRank() << " multiples, but got "
+                         << getMultiples().size();
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (getMultiples()[d] < 1)
+      return emitOpError() << "expects positive multiples, but dimension " << d
+                           << " has " << getMultiples()[d];
+    expected.push_back(in.getDimSize(d) * getMultiples()[d]);
+  }
+  if (ArrayRef<int64_t>(expected) != getType().getShape() ||
+      getType().getElementType() != in.getElementType())
+    return emitOpError() << "expects result shape " << shapeStr(expected)
+                         << ", but got " << shapeStr(getType().getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &state,
+                     TypeRange resultTypes, ValueRange inputs) {
+  state.addOperands(inputs);
+  state.addTypes(resultTypes);
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value v : inputs)
+    block->addArgument(v.getType(), v.getLoc());
+}
+
+void KernelOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  for (Value r : getResults())
+    setNameFn(r, "k");
+}
+
+LogicalResult KernelOp::verify() {
+  Block &block = getBodyBlock();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size()
+                         << " inputs but its body takes "
+                         << block.getNumArguments() << " arguments";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getInputs(), block.getArguments()))) {
+    auto [operand, arg] = pair;
+    if (operand.getType() != arg.getType())
+      return emitOpError() << "input #" << i << " has type "
+                           << operand.getType() << " but body argument #" << i
+                           << " has type " << arg.getType();
+  }
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "yields " << yield.getValues().size()
+                         << " values whose types differ from its "
+                         << getNumResults() << " results";
+  if (getNumResults() == 0)
+    return emitOpError() << "expects at least one result";
+  for (Operation &op : block.without_terminator())
+    if (isa<KernelOp, MatmulOp>(op))
+      return op.emitOpError() << "cannot be fused into a dlc.kernel";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "ir/DlcOps.cpp.inc"

@@ -1,0 +1,40 @@
+//===- Dialect.h - The dlc dialect and its operations -------------*- C++ -*-===//
+#ifndef DLC_IR_DIALECT_H
+#define DLC_IR_DIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+#include "ir/DlcDialect.h.inc"
+#include "ir/DlcEnums.h.inc"
+
+namespace mlir::dlc {
+/// Checks that every operand and the result have the same rank and that each
+/// dimension pair is equal or 1, with the result taking the larger size.
+/// With `sameResultElementType`, also that all element types agree.
+LogicalResult verifyBroadcastElementwise(Operation *op,
+                                         bool sameResultElementType);
+/// Checks that the first operand has a floating-point element type.
+LogicalResult verifyFloatElements(Operation *op);
+/// The broadcast shape of two equal-rank shapes, or failure.
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
+                                                ArrayRef<int64_t> b);
+/// Whether `op` is an elementwise operation of this dialect (unary, binary,
+/// cmp, select, clamp, cast, not).
+bool isElementwise(Operation *op);
+/// Whether `op` only moves data (transpose, reshape, slice, concat, pad,
+/// tile).
+bool isDataMovement(Operation *op);
+} // namespace mlir::dlc
+
+#define GET_OP_CLASSES
+#include "ir/DlcOps.h.inc"
+
+#endif // DLC_IR_DIALECT_H

@@ -1,0 +1,403 @@
+//===- DlcOps.td - Operations of the dlc dialect -----------*- tablegen -*-===//
+#ifndef DLC_OPS_TD
+#define DLC_OPS_TD
+
+include "ir/DlcDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Dlc_ConstantOp : Dlc_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "tensor constant";
+  let description = [{
+    A constant tensor. Splat constants used by a fused kernel become literals
+    in the generated code; other constants are stored in the package.
+
+    ```mlir
+    %c = dlc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Dlc_UnaryOp<string mnemonic, string what, list<Trait> traits = []> :
+    Dlc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let summary = "elementwise " # what;
+  let description = [{
+    Applies }] # what # [{ to every element.
+
+    ```mlir
+    %y = dlc.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+class Dlc_FloatUnaryOp<string mnemonic, string what> :
+    Dlc_UnaryOp<mnemonic, what> {
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyFloatElements(getOperation());
+    }
+  }];
+}
+
+def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential">;
+def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm">;
+def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent">;
+def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))">;
+def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function">;
+def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root">;
+def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root">;
+def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x">;
+def Dlc_AbsOp : Dlc_UnaryOp<"abs", "the absolute value">;
+def Dlc_NegOp : Dlc_UnaryOp<"neg", "negation">;
+
+def Dlc_NotOp : Dlc_Op<"not", [Pure, SameOperandsAndResultType]> {
+  let summary = "logical negation of a boolean tensor";
+  let description = [{
+    ```mlir
+    %y = dlc.not %x : tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Dlc_BoolTensor:$input);
+  let results = (outs Dlc_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Dlc_ClampOp : Dlc_Op<"clamp", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise clamp to [min, max]";
+  let description = [{
+    `min(max(x, min), max)`; the bounds are given as f64 and converted to the
+    element type.
+
+    ```mlir
+    %y = dlc.clamp %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, F64Attr:$min, F64Attr:$max);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+class Dlc_BinaryOp<string mnemonic, string what> :
+    Dlc_Op<mnemonic, [Pure]> {
+  let summary = "elementwise " # what # " with broadcasting";
+  let description = [{
+    Computes }] # what # [{ of two tensors of the same rank and element type.
+    A dimension of size 1 in one operand stretches to the other's size.
+
+    ```mlir
+    %z = dlc.}] # mnemonic # [{ %x, %y : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$lhs, Dlc_Tensor:$rhs);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyBroadcastElementwise(getOperation(), /*sameResultElementType=*/true);
+    }
+  }];
+}
+
+def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum">;
+def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference">;
+def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product">;
+def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)">;
+def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum">;
+def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum">;
+def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs">;
+def Dlc_AndOp : Dlc_BinaryOp<"and", "the logical or bitwise and">;
+def Dlc_OrOp : Dlc_BinaryOp<"or", "the logical or bitwise or">;
+
+def Dlc_CmpOp : Dlc_Op<"cmp", [Pure]> {
+  let summary = "elementwise comparison with broadcasting";
+  let description = [{
+    Compares two tensors of the same rank and element type; the result is a
+    boolean tensor of the broadcast shape.
+
+    ```mlir
+    %m = dlc.cmp gt, %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Dlc_CmpPredicate:$predicate, Dlc_Tensor:$lhs, Dlc_Tensor:$rhs);
+  let results = (outs Dlc_BoolTensor:$result);
+  let assemblyFormat =
+      "$predicate `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Dlc_SelectOp : Dlc_Op<"select", [Pure]> {
+  let summary = "elementwise choice between two tensors";
+  let description = [{
+    `cond ? on_true : on_false` elementwise, with broadcasting of all three.
+
+    ```mlir
+    %z = dlc.select %m, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_BoolTensor:$cond, Dlc_Tensor:$on_true, Dlc_Tensor:$on_false);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$cond `,` $on_true `,` $on_false attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Dlc_CastOp : Dlc_Op<"cast", [Pure]> {
+  let summary = "elementwise conversion of the element type";
+  let description = [{
+    Converts every element to the result's element type. Float to integer
+    rounds to nearest even and saturates; float to i1 is `x != 0`.
+
+    ```mlir
+    %h = dlc.cast %x : tensor<4xf32> -> tensor<4xf16>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Dlc_ReduceOp : Dlc_Op<"reduce", [Pure]> {
+  let summary = "reduction over a set of axes";
+  let description = [{
+    Combines the elements along `axes` with `sum`, `max`, `min` or `prod`.
+    Reduced dimensions stay in the result with size 1. Floating-point
+    reductions accumulate in f32 at least.
+
+    ```mlir
+    %s = dlc.reduce sum %x {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_ReduceKind:$kind, Dlc_Tensor:$input,
+                       DenseI64ArrayAttr:$axes);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$kind $input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+def Dlc_ArgMaxOp : Dlc_Op<"argmax", [Pure]> {
+  let summary = "index of the largest element along an axis";
+  let description = [{
+    The first index of the maximum along `axis`; that dimension stays in the
+    result with size 1.
+
+    ```mlir
+    %i = dlc.argmax %x {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xi32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, I64Attr:$axis);
+  let results = (outs Dlc_IndexTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix product
+//===----------------------------------------------------------------------===//
+
+def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure]> {
+  let summary = "batched matrix product";
+  let description = [{
+    `result[b..., m, n] = sum_k A[b..., m, k] * B[b..., k, n]` where
+    `transpose_a`/`transpose_b` swap the last two dimensions of an operand
+    before the product. Both operands have the same rank (at least 2) and
+    element type; batch dimensions broadcast. Products accumulate in
+    `acc_type` (f32 unless given) and become a cuBLAS call.
+
+    ```mlir
+    %c = dlc.matmul %a, %b {transpose_b} : (tensor<2x4x8xf32>, tensor<2x16x8xf32>) -> tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$lhs, Dlc_Tensor:$rhs,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       OptionalAttr<TypeAttr>:$acc_type);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Dlc_TransposeOp : Dlc_Op<"transpose", [Pure]> {
+  let summary = "permutation of dimensions";
+  let description = [{
+    `result[i_0, ..., i_n] = input[j]` with `j[perm[k]] = i_k`, i.e. result
+    dimension k is input dimension `perm[k]`.
+
+    ```mlir
+    %t = dlc.transpose %x {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure]> {
+  let summary = "change of shape that keeps the row-major element order";
+  let description = [{
+    Free at run time: the result shares the input's buffer.
+
+    ```mlir
+    %r = dlc.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Dlc_SliceOp : Dlc_Op<"slice", [Pure]> {
+  let summary = "contiguous sub-tensor";
+  let description = [{
+    `result[i] = input[i + start]`; the result's shape gives the sizes.
+
+    ```mlir
+    %s = dlc.slice %x {start = array<i64: 0, 2>} : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, DenseI64ArrayAttr:$start);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Dlc_ConcatOp : Dlc_Op<"concat", [Pure]> {
+  let summary = "concatenation along an axis";
+  let description = [{
+    ```mlir
+    %c = dlc.concat %a, %b {axis = 1 : i64} : (tensor<4x2xf32>, tensor<4x3xf32>) -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Dlc_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $result)";
+  let hasVerifier = 1;
+}
+
+def Dlc_PadOp : Dlc_Op<"pad", [Pure]> {
+  let summary = "constant padding";
+  let description = [{
+    Adds `low[d]` elements before and `high[d]` after dimension d, all equal
+    to `value` (converted to the element type).
+
+    ```mlir
+    %p = dlc.pad %x {low = array<i64: 0, 1>, high = array<i64: 0, 2>, value = 0.0 : f64} : (tensor<4x8xf32>) -> tensor<4x11xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, DenseI64ArrayAttr:$low,
+                       DenseI64ArrayAttr:$high, F64Attr:$value);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+def Dlc_TileOp : Dlc_Op<"tile", [Pure]> {
+  let summary = "repetition of a tensor along each dimension";
+  let description = [{
+    `result[i] = input[i mod shape(input)]`, the result being `multiples`
+    times larger in each dimension.
+
+    ```mlir
+    %t = dlc.tile %x {multiples = array<i64: 2, 1>} : (tensor<4x8xf32>) -> tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, DenseI64ArrayAttr:$multiples);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused kernels
+//===----------------------------------------------------------------------===//
+
+def Dlc_KernelOp : Dlc_Op<"kernel", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "a group of tensor operations fused into one GPU kernel";
+  let description = [{
+    The body computes the results from the block arguments, which are bound
+    to the operands. Every intermediate value of the body stays in registers
+    or shared memory; only operands are read from and results written to
+    device memory. The fusion pass forms kernels; code generation turns each
+    one into a CUDA `__global__` function.
+
+    ```mlir
+    %r = dlc.kernel (%x, %b) : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<1x8xf32>):
+      %0 = dlc.add %a0, %a1 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+      %1 = dlc.exp %0 : tensor<4x8xf32>
+      dlc.yield %1 : tensor<4x8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Dlc_Tensor>:$inputs);
+  let results = (outs Variadic<Dlc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat =
+      "`(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::ValueRange":$inputs)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Dlc_YieldOp : Dlc_Op<"yield", [Pure, Terminator, HasParent<"KernelOp">,
+    ReturnLike]> {
+  let summary = "results of a fused kernel";
+  let description = [{
+    ```mlir
+    dlc.yield %0, %1 : tensor<4xf32>, tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Dlc_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ }]>];
+}
+
+#endif // DLC_OPS_TD

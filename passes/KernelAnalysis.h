@@ -1,0 +1,58 @@
+//===- KernelAnalysis.h - How a group of ops becomes one kernel ---*- C++ -*-===//
+//
+// Shared by fusion (to judge whether a candidate group makes a good kernel)
+// and code generation (to pick the kernel template), so the two never
+// disagree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_PASSES_KERNELANALYSIS_H
+#define DLC_PASSES_KERNELANALYSIS_H
+
+#include "ir/Dialect.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::dlc {
+
+enum class KernelTemplate {
+  /// One thread per output element (several with vector loads); any
+  /// reduction inside is a serial loop evaluated per output element.
+  Pointwise,
+  /// One warp or block per row of `rowShape`; each reduction over the
+  /// trailing `numInnerDims` dimensions is computed once per row
+  /// cooperatively (warp shuffles) and broadcast to the row.
+  Row,
+};
+
+struct KernelPlan {
+  KernelTemplate kind = KernelTemplate::Pointwise;
+  /// Pointwise: the shape of every output (the iteration space).
+  /// Row: the row shape S = [outer..., inner...].
+  llvm::SmallVector<int64_t> space;
+  /// Row: the number of trailing dimensions of S that are reduced.
+  int64_t numInnerDims = 0;
+  /// Row: reductions (dlc.reduce, dlc.argmax) computed once per row, in
+  /// topological order. Each has input shape S and reduces exactly the
+  /// trailing numInnerDims dimensions.
+  llvm::SmallVector<Operation *> rowReductions;
+  /// Estimated bytes read from and written to device memory.
+  int64_t bytesRead = 0, bytesWritten = 0;
+
+  int64_t numRows() const;
+  int64_t rowLength() const;
+};
+
+/// Plans a kernel for `ops` (in topological order) producing `outputs`.
+/// Values used by `ops` but not defined by them are the kernel's inputs.
+/// Fails (with a reason, no diagnostic) when the group has no valid plan:
+/// outputs of mixed shapes that neither template covers.
+FailureOr<KernelPlan> analyzeKernel(ArrayRef<Operation *> ops,
+                                    ArrayRef<Value> outputs,
+                                    std::string *whyNot = nullptr);
+
+/// Plans the body of a formed kernel.
+FailureOr<KernelPlan> analyzeKernel(KernelOp kernel,
+                                    std::string *whyNot = nullptr);
+
+} // namespace mlir::dlc
+
+#endif // DLC_PASSES_KERNELANALYSIS_H

@@ -1,0 +1,40 @@
+//===- Passes.h - dlc compiler passes and pipeline ----------------*- C++ -*-===//
+#ifndef DLC_PASSES_PASSES_H
+#define DLC_PASSES_PASSES_H
+
+#include "ir/Dialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <memory>
+
+namespace mlir::dlc {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+/// Knobs of the whole compilation pipeline.
+struct PipelineOptions {
+  /// Stop after lowering to dlc (no fusion, no planning).
+  bool lowerOnly = false;
+  bool fuse = true;
+  bool planMemory = true;
+  bool inPlace = true;
+};
+
+/// TOSA to dlc, canonicalization, CSE.
+void buildLoweringPipeline(OpPassManager &pm);
+/// Fusion and memory planning on lowered dlc IR.
+void buildOptimizationPipeline(OpPassManager &pm, const PipelineOptions &options);
+/// The whole pipeline from TOSA/dlc to planned kernels.
+void buildDlcPipeline(OpPassManager &pm, const PipelineOptions &options);
+/// Registers every pass and the `dlc-pipeline` / `dlc-lower` pipelines.
+void registerDlcPassesAndPipelines();
+
+} // namespace mlir::dlc
+
+#endif // DLC_PASSES_PASSES_H

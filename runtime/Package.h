@@ -1,0 +1,132 @@
+//===- Package.h - The compiled model (.dlcpkg) -------------------*- C++ -*-===//
+//
+// A Package is everything the runtime needs to run a compiled model: the CUDA
+// source of all kernels and its cubins, the schedule of steps, the arena size
+// and the constants. The compiler (codegen/) fills one in; the runtime loads
+// and executes it. docs/package-format.md describes the file layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_RUNTIME_PACKAGE_H
+#define DLC_RUNTIME_PACKAGE_H
+
+#include "runtime/Status.h"
+#include "runtime/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dlc::rt {
+
+/// The format version written by this build; other versions are rejected.
+constexpr uint32_t kPackageVersion = 1;
+
+struct TensorDesc {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t numElements() const;
+  uint64_t byteSize() const;
+};
+
+/// Where a kernel or library call finds a tensor: an input or output buffer
+/// of the run, the arena, or the constant blob, plus a byte offset into it.
+struct BufferRef {
+  enum class Kind : uint8_t { Input = 0, Output = 1, Arena = 2, Constant = 3 };
+  Kind kind = Kind::Arena;
+  /// Input or output number for Input/Output; unused otherwise.
+  uint32_t index = 0;
+  /// Byte offset inside the buffer (the arena or constant offset).
+  uint64_t offset = 0;
+  /// Bytes the step may touch starting at `offset`.
+  uint64_t bytes = 0;
+};
+
+/// Launch of kernel `kernel` (an index into Package::kernels). Its parameters
+/// are exactly `args`, each passed as a device pointer, in order.
+struct KernelStep {
+  uint32_t kernel = 0;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedBytes = 0;
+  std::vector<BufferRef> args;
+};
+
+/// Row-major batched matrix product
+///   C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b],  b in [0, batch)
+/// where op(A) is M x K (A stored K x M when transA), op(B) is K x N (B stored
+/// N x K when transB), C is M x N. lda/ldb/ldc are row strides in elements;
+/// strideA/B/C are batch strides in elements (0 broadcasts one matrix).
+struct GemmStep {
+  DType dtype = DType::F32;   ///< type of A, B and C
+  DType accType = DType::F32; ///< accumulation type
+  bool transA = false, transB = false;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  double alpha = 1.0, beta = 0.0;
+  BufferRef a, b, c;
+};
+
+/// Device-to-device copy of `src.bytes` bytes.
+struct CopyStep {
+  BufferRef src, dst;
+};
+
+struct Step {
+  enum class Kind : uint8_t { Kernel = 0, Gemm = 1, Copy = 2 };
+  Kind kind = Kind::Kernel;
+  KernelStep kernel;
+  GemmStep gemm;
+  CopyStep copy;
+  /// What the step computes, for errors and profiles ("k3: add+exp+reduce").
+  std::string label;
+};
+
+/// One __global__ function of Package::cudaSource.
+struct KernelInfo {
+  std::string name;
+  /// Whether it uses __syncthreads or warp collectives; the sim device runs
+  /// kernels without them as plain loops.
+  bool usesBarriers = false;
+};
+
+/// A cubin compiled from cudaSource for one GPU architecture ("sm_90").
+struct Cubin {
+  std::string arch;
+  std::vector<uint8_t> image;
+};
+
+struct Package {
+  /// Name of the compiled function (normally "main").
+  std::string entry = "main";
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;
+  /// The CUDA C++ source of every kernel; it compiles both with NVRTC and
+  /// with a host compiler under -DDLC_SIM against runtime/sim/SimShim.h.
+  std::string cudaSource;
+  std::vector<KernelInfo> kernels;
+  std::vector<Cubin> cubins;
+  std::vector<Step> steps;
+  uint64_t arenaBytes = 0;
+  std::vector<uint8_t> constants;
+  /// The model in the dlc dialect before fusion, for the reference check.
+  std::string referenceIR;
+  /// Summary figures from the compiler, shown by `dlc run --verbose`.
+  uint64_t intermediateBytes = 0; ///< sum of all intermediate buffers
+  uint32_t sourceOpCount = 0;     ///< dlc ops before fusion
+};
+
+/// Serializes to the .dlcpkg byte format.
+std::vector<uint8_t> serializePackage(const Package &package);
+/// Parses the .dlcpkg byte format; a corrupt, truncated or other-version
+/// package gives an error saying which.
+Result<Package> deserializePackage(const std::vector<uint8_t> &bytes);
+Status writePackageFile(const std::string &path, const Package &package);
+Result<Package> readPackageFile(const std::string &path);
+/// Checks that every step's buffer references lie inside their buffers and
+/// name existing kernels, inputs and outputs.
+Status validatePackage(const Package &package);
+
+} // namespace dlc::rt
+
+#endif // DLC_RUNTIME_PACKAGE_H

@@ -1,0 +1,82 @@
+//===- Runtime.h - Running compiled dlc packages ------------------*- C++ -*-===//
+//
+// The public API of the dlc runtime. It never links MLIR or LLVM: it loads a
+// Package, opens the CUDA driver, NVRTC and cuBLAS at run time (dlopen), and
+// runs the package's steps on a GPU, or on the CPU through the sim device,
+// which compiles the same CUDA source with the host C++ compiler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_RUNTIME_RUNTIME_H
+#define DLC_RUNTIME_RUNTIME_H
+
+#include "runtime/Package.h"
+#include "runtime/Status.h"
+#include "runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dlc::rt {
+
+enum class DeviceKind { Cuda, Sim };
+
+/// Parses "cuda" or "sim".
+Result<DeviceKind> parseDeviceKind(const std::string &name);
+const char *deviceKindName(DeviceKind kind);
+
+/// Whether a CUDA driver loads and reports at least one GPU. Otherwise `why`
+/// says what is missing ("libcuda.so.1 not found", "no CUDA device").
+bool cudaAvailable(std::string *why = nullptr);
+/// Cuda when a GPU is present, else Sim.
+DeviceKind defaultDeviceKind();
+
+/// "sm_90" for the present GPU, or `fallback` without one.
+std::string defaultCudaArch(const std::string &fallback = "sm_90");
+
+/// Compiles CUDA source to a cubin for `arch` ("sm_80", "sm_90", ...) with
+/// NVRTC, through the on-disk kernel cache (see kernelCacheDir()). On failure
+/// the error holds NVRTC's log.
+Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
+                                                const std::string &arch);
+/// The NVRTC version as "13.0", or an error if NVRTC cannot be loaded.
+Result<std::string> nvrtcVersion();
+/// $DLC_CACHE_DIR, else $XDG_CACHE_HOME/dlc, else ~/.cache/dlc.
+std::string kernelCacheDir();
+
+struct SessionOptions {
+  DeviceKind device = DeviceKind::Sim;
+  /// CUDA device ordinal.
+  int cudaDevice = 0;
+  /// Capture the steps once and replay them as a CUDA Graph on later runs.
+  bool useCudaGraph = true;
+};
+
+/// A package loaded on a device, ready to run any number of times. A session
+/// owns its arena and may be used from one thread at a time; open one
+/// session per thread to run concurrently.
+class Session {
+public:
+  static Result<std::unique_ptr<Session>> create(const Package &package,
+                                                 const SessionOptions &options);
+  virtual ~Session();
+
+  /// Runs on host tensors, checking their count, shapes and types against
+  /// the package, and returns the outputs.
+  virtual Result<std::vector<HostTensor>>
+  run(const std::vector<HostTensor> &inputs) = 0;
+
+  /// Runs on caller-owned buffers in the device's memory (CUDA device
+  /// pointers, or host pointers for sim), in the order of the package's
+  /// inputs and outputs.
+  virtual Status runOnDevice(const std::vector<const void *> &inputs,
+                             const std::vector<void *> &outputs) = 0;
+
+  virtual const Package &package() const = 0;
+  /// "NVIDIA H100 80GB HBM3 (sm_90)" or "sim (CPU emulation)".
+  virtual std::string deviceDescription() const = 0;
+};
+
+} // namespace dlc::rt
+
+#endif // DLC_RUNTIME_RUNTIME_H

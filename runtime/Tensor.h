@@ -1,0 +1,60 @@
+//===- Tensor.h - Host tensors, element types and .npy files ------*- C++ -*-===//
+#ifndef DLC_RUNTIME_TENSOR_H
+#define DLC_RUNTIME_TENSOR_H
+
+#include "runtime/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dlc::rt {
+
+/// Element types of dlc tensors. i1 is stored as one byte (0 or 1).
+enum class DType : uint8_t { F32 = 0, F16 = 1, BF16 = 2, I32 = 3, I64 = 4, I1 = 5 };
+
+/// Bytes per element.
+size_t dtypeSize(DType type);
+/// "f32", "f16", "bf16", "i32", "i64", "i1".
+const char *dtypeName(DType type);
+/// Parses a name given by dtypeName.
+bool parseDType(const std::string &name, DType &type);
+
+/// A dense row-major tensor in host memory.
+struct HostTensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+
+  HostTensor() = default;
+  HostTensor(DType dtype, std::vector<int64_t> shape);
+  int64_t numElements() const;
+  size_t byteSize() const { return data.size(); }
+  /// Element `i` converted to double (f16/bf16 decoded exactly).
+  double getAsDouble(int64_t i) const;
+  /// Stores `v` at element `i`, rounding to nearest even for f16/bf16.
+  void setFromDouble(int64_t i, double v);
+};
+
+/// "f32[2, 3]".
+std::string describe(DType dtype, const std::vector<int64_t> &shape);
+
+/// IEEE half and bfloat16 conversions with round-to-nearest-even.
+uint16_t floatToHalf(float f);
+float halfToFloat(uint16_t h);
+uint16_t floatToBFloat16(float f);
+float bfloat16ToFloat(uint16_t h);
+
+/// Reads a NumPy .npy file (format versions 1-3, little-endian, C order).
+/// f4, f2, i4, i8, b1/u1 map to f32, f16, i32, i64, i1; bf16 is stored by
+/// dlc as '<V2' with a `bfloat16` note in the header and read back the same.
+Result<HostTensor> readNpy(const std::string &path);
+/// Writes a .npy file numpy.load reads.
+Status writeNpy(const std::string &path, const HostTensor &tensor);
+
+/// Relative error by norm: ||a - ref|| / max(||ref||, tiny).
+double relativeError(const HostTensor &a, const HostTensor &ref);
+
+} // namespace dlc::rt
+
+#endif // DLC_RUNTIME_TENSOR_H
