@@ -1,0 +1,243 @@
+//===- Dlc.cpp - Staged compilation and the public C++ API ----------------===//
+#include "api/Compiler.h"
+#include "codegen/Codegen.h"
+#include "ir/Dialect.h"
+#include "ir/Reference.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <random>
+
+using namespace mlir;
+
+namespace dlc {
+
+void registerDlcDialects(DialectRegistry &registry) {
+  registry.insert<mlir::dlc::DlcDialect, func::FuncDialect, tosa::TosaDialect,
+                  arith::ArithDialect, tensor::TensorDialect>();
+}
+
+OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
+                                  MLIRContext &context) {
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef name) {
+  if (auto func = module.lookupSymbol<func::FuncOp>(name)) {
+    if (func.isExternal())
+      return func.emitError() << "'@" << name
+                              << "' is a declaration without a body";
+    return func;
+  }
+  return module.emitError() << "the model has no 'func.func @" << name
+                            << "' to compile";
+}
+
+/// Number of compute operations in the lowered model (constants and the
+/// terminator excluded): the baseline that kernel counts are compared to.
+static int64_t countComputeOps(func::FuncOp func) {
+  int64_t n = 0;
+  func.walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "dlc" &&
+        !isa<mlir::dlc::ConstantOp>(op))
+      ++n;
+  });
+  return n;
+}
+
+LogicalResult
+compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
+              CompileResult &result,
+              const std::function<LogicalResult(PassManager &)> &configure) {
+  MLIRContext *context = module.getContext();
+  if (failed(findEntry(module, options.entry)))
+    return failure();
+
+  PassManager lower(context);
+  mlir::dlc::buildLoweringPipeline(lower);
+  if (configure && failed(configure(lower)))
+    return failure();
+  if (failed(lower.run(module)))
+    return failure();
+
+  func::FuncOp func = *findEntry(module, options.entry);
+  func->setAttr("dlc.source_ops",
+                IntegerAttr::get(IntegerType::get(context, 64),
+                                 countComputeOps(func)));
+  {
+    llvm::raw_string_ostream os(result.referenceIR);
+    module.print(os);
+  }
+  if (stop == Stage::Lowered)
+    return success();
+
+  PassManager optimize(context);
+  mlir::dlc::PipelineOptions pipelineOptions;
+  pipelineOptions.fuse = options.fuse;
+  pipelineOptions.planMemory = options.planMemory;
+  pipelineOptions.inPlace = options.inPlace;
+  mlir::dlc::buildOptimizationPipeline(optimize, pipelineOptions);
+  if (configure && failed(configure(optimize)))
+    return failure();
+  if (failed(optimize.run(module)))
+    return failure();
+  if (stop == Stage::Fused)
+    return success();
+
+  mlir::dlc::CodegenOptions codegenOptions;
+  codegenOptions.archs = options.archs;
+  if (codegenOptions.archs.empty())
+    codegenOptions.archs = {rt::defaultCudaArch("sm_90")};
+  codegenOptions.compileCubins = options.compileCubins;
+  FailureOr<rt::Package> package = mlir::dlc::generatePackage(func, codegenOptions);
+  if (failed(package))
+    return failure();
+  result.package = std::move(*package);
+  result.package.entry = options.entry;
+  result.package.referenceIR = result.referenceIR;
+  return success();
+}
+
+/// Collects diagnostics as "name:line:col: error: message" lines.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(text);
+          if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+            os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+               << loc.getColumn() << ": ";
+          switch (diag.getSeverity()) {
+          case DiagnosticSeverity::Error:
+            os << "error: ";
+            break;
+          case DiagnosticSeverity::Warning:
+            os << "warning: ";
+            break;
+          default:
+            os << "note: ";
+            break;
+          }
+          os << diag << "\n";
+          return success();
+        }) {}
+  std::string text;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+static rt::Result<rt::Package> compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                                             const CompileOptions &options) {
+  DialectRegistry registry;
+  registerDlcDialects(registry);
+  MLIRContext context(registry);
+  context.allowUnregisteredDialects(false);
+  DiagnosticCollector diagnostics(context);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseModule(sourceMgr, context);
+  if (!module)
+    return rt::Status::error(diagnostics.text.empty() ? "cannot parse the model"
+                                                      : diagnostics.text);
+  CompileResult result;
+  if (failed(compileModule(*module, options, Stage::Package, result)))
+    return rt::Status::error(diagnostics.text.empty() ? "compilation failed"
+                                                      : diagnostics.text);
+  return std::move(result.package);
+}
+
+rt::Result<rt::Package> compile(const std::string &mlirText,
+                                const CompileOptions &options,
+                                const std::string &bufferName) {
+  return compileBuffer(llvm::MemoryBuffer::getMemBufferCopy(mlirText, bufferName),
+                       options);
+}
+
+rt::Result<rt::Package> compileFile(const std::string &path,
+                                    const CompileOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return rt::Status::error("cannot read '" + path +
+                             "': " + buffer.getError().message());
+  return compileBuffer(std::move(*buffer), options);
+}
+
+rt::Result<std::vector<rt::HostTensor>>
+runReference(const rt::Package &package,
+             const std::vector<rt::HostTensor> &inputs) {
+  if (package.referenceIR.empty())
+    return rt::Status::error("the package holds no reference model");
+  DialectRegistry registry;
+  registerDlcDialects(registry);
+  MLIRContext context(registry);
+  DiagnosticCollector diagnostics(context);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(package.referenceIR, "reference"),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseModule(sourceMgr, context);
+  if (!module)
+    return rt::Status::error("the package's reference model does not parse:\n" +
+                             diagnostics.text);
+  FailureOr<func::FuncOp> func = findEntry(*module, package.entry);
+  if (failed(func))
+    return rt::Status::error(diagnostics.text);
+  auto outputs = mlir::dlc::evaluateReference(*func, inputs);
+  if (failed(outputs))
+    return rt::Status::error(diagnostics.text.empty()
+                                 ? "the reference interpreter failed"
+                                 : diagnostics.text);
+  return std::move(*outputs);
+}
+
+std::vector<rt::HostTensor> randomInputs(const rt::Package &package,
+                                         uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<rt::HostTensor> inputs;
+  for (const rt::TensorDesc &desc : package.inputs) {
+    rt::HostTensor t(desc.dtype, desc.shape);
+    for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
+      switch (desc.dtype) {
+      case rt::DType::F32:
+      case rt::DType::F16:
+      case rt::DType::BF16:
+        t.setFromDouble(i, std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
+        break;
+      case rt::DType::I32:
+      case rt::DType::I64:
+        t.setFromDouble(i, (double)(rng() % 8));
+        break;
+      case rt::DType::I1:
+        t.setFromDouble(i, (double)(rng() & 1));
+        break;
+      }
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+double defaultTolerance(rt::DType type) {
+  switch (type) {
+  case rt::DType::F16:
+    return 1e-2;
+  case rt::DType::BF16:
+    return 2e-2;
+  default:
+    return 1e-5;
+  }
+}
+
+} // namespace dlc

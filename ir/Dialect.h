@@ -15,7 +15,11 @@
 #include "ir/DlcDialect.h.inc"
 #include "ir/DlcEnums.h.inc"
 
+namespace dlc::rt {}
 namespace mlir::dlc {
+/// The runtime's types (rt::Package, rt::HostTensor) as seen from the compiler.
+namespace rt = ::dlc::rt;
+
 /// Checks that every operand and the result have the same rank and that each
 /// dimension pair is equal or 1, with the result taking the larger size.
 /// With `sameResultElementType`, also that all element types agree.

@@ -1,1 +1,378 @@
-int main() { return 0; }
+//===- dlc.cpp - The dlc driver: compile and run models -------------------===//
+//
+//   dlc compile model.mlir -o model.dlcpkg [--emit=dlc|fused|cuda]
+//   dlc run model.dlcpkg|model.mlir [--device=cuda|sim] [--input a.npy ...]
+//                                   [--output-dir DIR] [--check]
+//
+//===----------------------------------------------------------------------===//
+#include "api/Compiler.h"
+#include "codegen/Codegen.h"
+#include "dlc/dlc.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdio>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+namespace rt = ::dlc::rt;
+
+static cl::OptionCategory dlcCategory("dlc options");
+
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model>"),
+                                      cl::cat(dlcCategory));
+static cl::opt<std::string> outputPath("o", cl::desc("Output package path"),
+                                       cl::value_desc("file"),
+                                       cl::cat(dlcCategory));
+static cl::opt<std::string>
+    emit("emit",
+         cl::desc("Print an intermediate form instead of writing a package: "
+                  "dlc (after lowering), fused (after fusion and memory "
+                  "planning), cuda (the generated CUDA source)"),
+         cl::value_desc("dlc|fused|cuda"), cl::cat(dlcCategory));
+static cl::list<std::string>
+    archs("arch", cl::desc("GPU architectures to build cubins for "
+                           "(default: the present GPU's, else sm_90)"),
+          cl::value_desc("sm_80,sm_90"), cl::CommaSeparated,
+          cl::cat(dlcCategory));
+static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable kernel fusion"),
+                            cl::cat(dlcCategory));
+static cl::opt<bool> noInPlace("no-in-place",
+                               cl::desc("Disable in-place kernel outputs"),
+                               cl::cat(dlcCategory));
+static cl::opt<bool> noCubin(
+    "no-cubin",
+    cl::desc("Store CUDA source only; cubins are built when first loaded"),
+    cl::cat(dlcCategory));
+static cl::opt<std::string> entry("entry", cl::desc("Function to compile"),
+                                  cl::init("main"), cl::cat(dlcCategory));
+
+static cl::opt<std::string> device("device",
+                                   cl::desc("Device to run on: cuda or sim "
+                                            "(default: cuda with a GPU, else "
+                                            "sim)"),
+                                   cl::value_desc("cuda|sim"),
+                                   cl::cat(dlcCategory));
+static cl::list<std::string> inputs("input",
+                                    cl::desc("Input .npy file, in the order "
+                                             "of @main's arguments"),
+                                    cl::value_desc("file.npy"),
+                                    cl::cat(dlcCategory));
+static cl::opt<std::string> outputDir("output-dir",
+                                      cl::desc("Write output_N.npy here"),
+                                      cl::value_desc("dir"),
+                                      cl::cat(dlcCategory));
+static cl::opt<bool> check("check",
+                           cl::desc("Compare every output with the reference "
+                                    "interpreter; exit 1 above tolerance"),
+                           cl::cat(dlcCategory));
+static cl::opt<double> rtol("rtol",
+                            cl::desc("Relative error (by norm) allowed by "
+                                     "--check (default: by output type)"),
+                            cl::init(-1.0), cl::cat(dlcCategory));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of the random inputs used when "
+                                       "no --input is given"),
+                              cl::init(0), cl::cat(dlcCategory));
+static cl::opt<unsigned> iterations("iterations",
+                                    cl::desc("Run the model this many times "
+                                             "(reports the time per run)"),
+                                    cl::init(1), cl::cat(dlcCategory));
+static cl::opt<bool> quiet("quiet", cl::desc("Print errors only"),
+                           cl::cat(dlcCategory));
+
+static const char *kUsage =
+    "dlc - compile a deep-learning model to fused CUDA kernels and run it\n\n"
+    "usage:\n"
+    "  dlc compile <model.mlir> [-o model.dlcpkg] [--emit=dlc|fused|cuda]\n"
+    "              [--arch=sm_80,sm_90] [MLIR options such as "
+    "--mlir-print-ir-after-all]\n"
+    "  dlc run <model.dlcpkg|model.mlir> [--device=cuda|sim] [--input a.npy "
+    "...]\n"
+    "          [--output-dir DIR] [--check] [--seed N] [--iterations N]\n"
+    "  dlc <command> --help   for every option\n";
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "dlc: error: " << message << "\n";
+  return 1;
+}
+
+static ::dlc::CompileOptions compileOptions() {
+  ::dlc::CompileOptions options;
+  options.archs.assign(archs.begin(), archs.end());
+  options.fuse = !noFuse;
+  options.inPlace = !noInPlace;
+  options.compileCubins = !noCubin;
+  options.entry = entry;
+  return options;
+}
+
+/// Compiles `path` with diagnostics printed with their source lines. With an
+/// `emitStage`, prints that stage to stdout instead of keeping a package.
+static int compileMlir(const std::string &path, ::dlc::Stage stop,
+                       const std::string &emitKind, rt::Package *package) {
+  DialectRegistry registry;
+  ::dlc::registerDlcDialects(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading();
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!buffer)
+    return fail("cannot read '" + path + "': " + buffer.getError().message());
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = ::dlc::parseModule(sourceMgr, context);
+  if (!module)
+    return 1;
+  ::dlc::CompileResult result;
+  auto configure = [](PassManager &pm) -> LogicalResult {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    applyDefaultTimingPassManagerCLOptions(pm);
+    return success();
+  };
+  ::dlc::CompileOptions options = compileOptions();
+  ::dlc::Stage runTo = stop == ::dlc::Stage::Package && emitKind == "cuda"
+                         ? ::dlc::Stage::Fused
+                         : stop;
+  if (failed(::dlc::compileModule(*module, options, runTo, result, configure)))
+    return 1;
+  if (emitKind == "dlc" || emitKind == "fused") {
+    module->print(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+  if (emitKind == "cuda") {
+    std::string source;
+    FailureOr<func::FuncOp> func = ::dlc::findEntry(*module, options.entry);
+    if (failed(func) || failed(mlir::dlc::generateCudaSource(*func, source)))
+      return 1;
+    llvm::outs() << source;
+    return 0;
+  }
+  *package = std::move(result.package);
+  return 0;
+}
+
+static std::string humanBytes(uint64_t bytes) {
+  char buf[64];
+  if (bytes >= (1ull << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / 1048576.0);
+  else if (bytes >= 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
+  else
+    std::snprintf(buf, sizeof buf, "%llu B", (unsigned long long)bytes);
+  return buf;
+}
+
+static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
+  unsigned kernels = 0, gemms = 0, copies = 0;
+  for (const rt::Step &step : package.steps) {
+    if (step.kind == rt::Step::Kind::Kernel)
+      ++kernels;
+    else if (step.kind == rt::Step::Kind::Gemm)
+      ++gemms;
+    else
+      ++copies;
+  }
+  os << package.sourceOpCount << " ops -> " << kernels << " fused kernels, "
+     << gemms << " GEMM calls";
+  if (copies)
+    os << ", " << copies << " copies";
+  os << "; arena " << humanBytes(package.arenaBytes) << " for "
+     << humanBytes(package.intermediateBytes) << " of intermediates";
+  if (!package.cubins.empty()) {
+    os << "; cubins:";
+    for (const rt::Cubin &c : package.cubins)
+      os << " " << c.arch;
+  }
+  os << "\n";
+}
+
+static int runCompile() {
+  if (inputPath.empty())
+    return fail("'dlc compile' needs a model file (.mlir)");
+  ::dlc::Stage stop = ::dlc::Stage::Package;
+  if (!emit.empty()) {
+    if (emit == "dlc")
+      stop = ::dlc::Stage::Lowered;
+    else if (emit == "fused")
+      stop = ::dlc::Stage::Fused;
+    else if (emit != "cuda")
+      return fail("unknown --emit value '" + emit +
+                  "' (expected dlc, fused or cuda)");
+  }
+  rt::Package package;
+  if (int rc = compileMlir(inputPath, stop, emit, &package))
+    return rc;
+  if (!emit.empty())
+    return 0;
+  std::string out = outputPath;
+  if (out.empty()) {
+    llvm::SmallString<256> p(inputPath.getValue());
+    llvm::sys::path::replace_extension(p, "dlcpkg");
+    out = std::string(p);
+  }
+  if (rt::Status s = rt::writePackageFile(out, package); !s)
+    return fail(s.message());
+  if (!quiet) {
+    llvm::errs() << "compiled " << inputPath << " -> " << out << ": ";
+    printSummary(package, llvm::errs());
+  }
+  return 0;
+}
+
+static int runRun() {
+  if (inputPath.empty())
+    return fail("'dlc run' needs a package (.dlcpkg) or a model (.mlir)");
+  rt::DeviceKind kind = rt::defaultDeviceKind();
+  if (!device.empty()) {
+    auto parsed = rt::parseDeviceKind(device);
+    if (!parsed)
+      return fail(parsed.message());
+    kind = *parsed;
+  }
+
+  rt::Package package;
+  if (llvm::StringRef(inputPath).ends_with(".mlir")) {
+    // A model compiled in one step only needs cubins for the GPU at hand.
+    if (archs.empty() && kind == rt::DeviceKind::Cuda)
+      archs.push_back(rt::defaultCudaArch("sm_90"));
+    if (kind == rt::DeviceKind::Sim)
+      noCubin = true;
+    if (int rc = compileMlir(inputPath, ::dlc::Stage::Package, "", &package))
+      return rc;
+  } else {
+    auto loaded = rt::readPackageFile(inputPath);
+    if (!loaded)
+      return fail(loaded.message());
+    package = loaded.take();
+  }
+
+  std::vector<rt::HostTensor> args;
+  if (inputs.empty()) {
+    args = ::dlc::randomInputs(package, seed);
+  } else {
+    if (inputs.size() != package.inputs.size())
+      return fail("the model takes " + llvm::Twine(package.inputs.size()) +
+                  " inputs, but " + llvm::Twine(inputs.size()) +
+                  " --input files were given");
+    for (const std::string &path : inputs) {
+      auto t = rt::readNpy(path);
+      if (!t)
+        return fail(t.message());
+      args.push_back(t.take());
+    }
+  }
+
+  rt::SessionOptions sessionOptions;
+  sessionOptions.device = kind;
+  auto session = rt::Session::create(package, sessionOptions);
+  if (!session)
+    return fail(session.message());
+  if (!quiet) {
+    llvm::errs() << "running on " << (*session)->deviceDescription() << ": ";
+    printSummary(package, llvm::errs());
+  }
+
+  std::vector<rt::HostTensor> outputs;
+  double totalMs = 0;
+  for (unsigned i = 0; i < std::max(1u, iterations.getValue()); ++i) {
+    auto start = std::chrono::steady_clock::now();
+    auto result = (*session)->run(args);
+    auto end = std::chrono::steady_clock::now();
+    if (!result)
+      return fail(result.message());
+    if (i > 0 || iterations == 1)
+      totalMs += std::chrono::duration<double, std::milli>(end - start).count();
+    outputs = result.take();
+  }
+  if (iterations > 1 && !quiet)
+    llvm::errs() << llvm::format("%.3f ms per run (host wall clock, mean of %u "
+                                 "runs after the first)\n",
+                                 totalMs / (iterations - 1), iterations - 1);
+
+  if (!outputDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create '" + outputDir + "': " + ec.message());
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const rt::HostTensor &t = outputs[i];
+    if (!outputDir.empty()) {
+      llvm::SmallString<256> p(outputDir.getValue());
+      llvm::sys::path::append(p, "output_" + std::to_string(i) + ".npy");
+      if (rt::Status s = rt::writeNpy(std::string(p), t); !s)
+        return fail(s.message());
+    }
+    if (!quiet) {
+      llvm::outs() << "output_" << i << ": "
+                   << rt::describe(t.dtype, t.shape) << " [";
+      for (int64_t j = 0, e = std::min<int64_t>(t.numElements(), 6); j < e; ++j)
+        llvm::outs() << (j ? ", " : "") << llvm::format("%.6g", t.getAsDouble(j));
+      llvm::outs() << (t.numElements() > 6 ? ", ...]\n" : "]\n");
+    }
+  }
+
+  if (!check)
+    return 0;
+  auto reference = ::dlc::runReference(package, args);
+  if (!reference)
+    return fail(reference.message());
+  bool ok = true;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    double tol = rtol >= 0 ? rtol.getValue()
+                           : ::dlc::defaultTolerance(outputs[i].dtype);
+    double err = rt::relativeError(outputs[i], (*reference)[i]);
+    bool pass = err <= tol;
+    ok &= pass;
+    llvm::outs() << "check output_" << i << ": relative error "
+                 << llvm::format("%.3g", err) << " (tolerance "
+                 << llvm::format("%.3g", tol) << ") "
+                 << (pass ? "ok" : "FAILED") << "\n";
+  }
+  return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  if (argc < 2 || llvm::StringRef(argv[1]) == "--help" ||
+      llvm::StringRef(argv[1]) == "-h" || llvm::StringRef(argv[1]) == "help") {
+    llvm::outs() << kUsage;
+    return argc < 2 ? 1 : 0;
+  }
+  if (llvm::StringRef(argv[1]) == "--version") {
+    llvm::outs() << "dlc 0.1.0 (package format " << rt::kPackageVersion
+                 << ")\n";
+    return 0;
+  }
+  std::string command = argv[1];
+  if (command != "compile" && command != "run")
+    return fail("unknown command '" + command + "'\n" + kUsage);
+
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  std::vector<char *> args;
+  std::string program = "dlc " + command;
+  args.push_back(program.data());
+  for (int i = 2; i < argc; ++i)
+    args.push_back(argv[i]);
+  if (!cl::ParseCommandLineOptions(args.size(), args.data(), kUsage))
+    return 1;
+  return command == "compile" ? runCompile() : runRun();
+}

@@ -1,0 +1,69 @@
+//===- dlc.h - The dlc C++ API: compile a model, run it -----------*- C++ -*-===//
+//
+// The public entry point for programs that use dlc as a JIT:
+//
+//   dlc::CompileOptions options;
+//   auto package = dlc::compileFile("model.mlir", options);
+//   if (!package) { std::cerr << package.message(); return 1; }
+//   auto session = dlc::rt::Session::create(*package, {dlc::rt::DeviceKind::Sim});
+//   auto outputs = (*session)->run(inputs);
+//
+// This header exposes no MLIR or LLVM types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_DLC_H
+#define DLC_DLC_H
+
+#include "runtime/Package.h"
+#include "runtime/Runtime.h"
+#include "runtime/Status.h"
+#include "runtime/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dlc {
+
+
+struct CompileOptions {
+  /// GPU architectures to compile cubins for; empty means the present GPU's,
+  /// or sm_90 without one.
+  std::vector<std::string> archs;
+  /// Compile cubins with NVRTC at compile time (else on first CUDA load).
+  bool compileCubins = true;
+  bool fuse = true;
+  bool planMemory = true;
+  bool inPlace = true;
+  /// Name of the function to compile.
+  std::string entry = "main";
+};
+
+/// Compiles MLIR text (TOSA and/or dlc, with a func.func named
+/// options.entry). On failure the message holds every diagnostic, each with
+/// its `name:line:col` location.
+rt::Result<rt::Package> compile(const std::string &mlirText,
+                                const CompileOptions &options = {},
+                                const std::string &bufferName = "<input>");
+/// Compiles an MLIR file.
+rt::Result<rt::Package> compileFile(const std::string &path,
+                                    const CompileOptions &options = {});
+
+/// Evaluates the package's model with the double-precision reference
+/// interpreter (the oracle of `dlc run --check`).
+rt::Result<std::vector<rt::HostTensor>>
+runReference(const rt::Package &package,
+             const std::vector<rt::HostTensor> &inputs);
+
+/// Deterministic pseudo-random inputs for the package: floats uniform in
+/// [-1, 1), integers in [0, 8), booleans fair.
+std::vector<rt::HostTensor> randomInputs(const rt::Package &package,
+                                         uint64_t seed);
+
+/// The default tolerance of a relative error (by norm) for an output type:
+/// 1e-5 for f32 and integers, 1e-2 for f16, 2e-2 for bf16.
+double defaultTolerance(rt::DType type);
+
+} // namespace dlc
+
+#endif // DLC_DLC_H

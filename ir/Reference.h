@@ -1,0 +1,39 @@
+//===- Reference.h - Double-precision reference interpreter -------*- C++ -*-===//
+//
+// A slow, simple evaluator of dlc IR on the CPU. It is the ground truth that
+// the generated kernels are checked against (`dlc run --check`), so it favours
+// being obviously right over being fast: every value is a flat vector of
+// doubles plus a shape, and every op is a direct transcription of its
+// description in ir/DlcOps.td.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_IR_REFERENCE_H
+#define DLC_IR_REFERENCE_H
+
+#include "ir/Dialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "runtime/Tensor.h"
+
+#include <vector>
+
+namespace mlir::dlc {
+
+/// Evaluates `func` op by op in double precision on the CPU. `func` must hold
+/// dlc IR (dlc ops, dlc.kernel, func.return), before or after fusion and
+/// memory planning. Inputs and outputs are host tensors of the function's
+/// argument and result types.
+///
+/// Rounding: values of f32 ops stay in double precision; values of f16/bf16
+/// ops are rounded to the op's element type after each op, like the device;
+/// dlc.cast rounds to its result type; outputs are rounded to their types.
+/// Integer ops wrap like two's-complement integers of their width and
+/// integer division truncates. i64 values are exact up to 2^53.
+///
+/// Wrong input count, type or shape, an op that is not dlc, or an integer
+/// division by zero are diagnosed at the function or op and give failure.
+FailureOr<std::vector<rt::HostTensor>>
+evaluateReference(func::FuncOp func, const std::vector<rt::HostTensor> &inputs);
+
+} // namespace mlir::dlc
+
+#endif // DLC_IR_REFERENCE_H
