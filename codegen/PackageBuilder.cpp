@@ -1,10 +1,477 @@
 //===- PackageBuilder.cpp - Schedule, buffers and constants ---------------===//
-#include "codegen/Codegen.h"
+//
+// Walks the top level of a planned function in order and turns it into the
+// package's steps: a kernel launch per dlc.kernel, one or more GEMMs per
+// dlc.matmul and copies for returned values that are not produced directly
+// into their output buffer. Every tensor is resolved to a buffer: an input,
+// an output, the arena (at the offset chosen by dlc-plan-memory) or the
+// constant blob; reshapes are views of their operand's buffer.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CudaEmitter.h"
+#include "runtime/Runtime.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <fmt/format.h>
 
 using namespace mlir;
 using namespace mlir::dlc;
+namespace rt = ::dlc::rt;
+
+namespace {
+
+constexpr uint64_t kConstantAlignment = 256;
+
+std::optional<rt::DType> dtypeOf(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  if (type.isF32())
+    return rt::DType::F32;
+  if (type.isF16())
+    return rt::DType::F16;
+  if (type.isBF16())
+    return rt::DType::BF16;
+  if (type.isInteger(32))
+    return rt::DType::I32;
+  if (type.isInteger(64))
+    return rt::DType::I64;
+  if (type.isInteger(1))
+    return rt::DType::I1;
+  return std::nullopt;
+}
+
+class PackageBuilder {
+public:
+  PackageBuilder(func::FuncOp func, const CodegenOptions &options)
+      : func(func), options(options) {}
+
+  FailureOr<rt::Package> build();
+
+private:
+  /// The package description of a tensor type, or an error at `loc`.
+  FailureOr<rt::TensorDesc> describe(Type type, Location loc);
+  uint64_t byteSize(Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return type.getNumElements() * rt::dtypeSize(*dtypeOf(type));
+  }
+  LogicalResult addConstant(ConstantOp op);
+  LogicalResult resultStorage(Operation *op);
+  FailureOr<rt::BufferRef> storageOf(Value v, Operation *user);
+  LogicalResult addKernel(KernelOp op, const EmittedKernel &emitted);
+  LogicalResult addMatmul(MatmulOp op);
+
+  func::FuncOp func;
+  const CodegenOptions &options;
+  rt::Package pkg;
+  DenseMap<Value, rt::BufferRef> storage;
+  /// Producer results written straight into an output: the first return
+  /// index whose view chain roots at them.
+  DenseMap<Value, unsigned> firstReturn;
+};
+
+FailureOr<rt::TensorDesc> PackageBuilder::describe(Type type, Location loc) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<rt::DType> dtype = dtypeOf(type);
+  if (!tensor || !tensor.hasStaticShape() || !dtype)
+    return emitError(loc) << "cannot pass a value of type " << type
+                          << " to or from a compiled model (expected a "
+                             "static tensor of f32, f16, bf16, i32, i64 or "
+                             "i1)";
+  rt::TensorDesc desc;
+  desc.dtype = *dtype;
+  desc.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  return desc;
+}
+
+LogicalResult PackageBuilder::addConstant(ConstantOp op) {
+  auto type = cast<RankedTensorType>(op.getType());
+  std::optional<rt::DType> dtype = dtypeOf(type);
+  if (!dtype)
+    return op.emitOpError() << "has an element type the package cannot hold";
+  size_t elementSize = rt::dtypeSize(*dtype);
+  int64_t n = type.getNumElements();
+  uint64_t bytes = n * elementSize;
+  std::vector<uint8_t> &blob = pkg.constants;
+  blob.resize((blob.size() + kConstantAlignment - 1) / kConstantAlignment *
+              kConstantAlignment);
+  uint64_t offset = blob.size();
+  blob.resize(offset + bytes);
+  uint8_t *dst = blob.data() + offset;
+
+  Attribute value = op.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (*dtype == rt::DType::I1) {
+      int64_t i = 0;
+      for (bool b : dense.getValues<bool>())
+        dst[i++] = b ? 1 : 0;
+    } else if (dense.isSplat()) {
+      ArrayRef<char> raw = dense.getRawData();
+      if (raw.size() < elementSize)
+        return op.emitOpError() << "has a splat value of unexpected size";
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(dst + i * elementSize, raw.data(), elementSize);
+    } else {
+      ArrayRef<char> raw = dense.getRawData();
+      if (raw.size() != bytes)
+        return op.emitOpError() << "holds " << raw.size() << " bytes of data, "
+                                << "but " << bytes << " are expected";
+      std::memcpy(dst, raw.data(), bytes);
+    }
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *data = resource.getRawHandle().getBlob();
+    if (!data)
+      return op.emitOpError()
+             << "refers to the resource '" << resource.getRawHandle().getKey()
+             << "', whose data is not loaded";
+    ArrayRef<char> raw = data->getData();
+    if (*dtype == rt::DType::I1 || raw.size() != bytes)
+      return op.emitOpError() << "resource holds " << raw.size()
+                              << " bytes, but " << bytes
+                              << " are needed for " << n << " elements";
+    std::memcpy(dst, raw.data(), bytes);
+  } else {
+    return op.emitOpError() << "has a value the package cannot store "
+                               "(expected dense or dense_resource elements)";
+  }
+  rt::BufferRef ref;
+  ref.kind = rt::BufferRef::Kind::Constant;
+  ref.offset = offset;
+  ref.bytes = bytes;
+  storage[op.getResult()] = ref;
+  return success();
+}
+
+/// Assigns the results of a kernel or matmul their planned buffers.
+LogicalResult PackageBuilder::resultStorage(Operation *op) {
+  auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("dlc.offsets");
+  if (!offsets)
+    return op->emitOpError() << "has no 'dlc.offsets' attribute; run "
+                                "dlc-plan-memory before code generation";
+  if ((int64_t)offsets.size() != op->getNumResults())
+    return op->emitOpError() << "has " << offsets.size()
+                             << " planned offsets for " << op->getNumResults()
+                             << " results";
+  for (auto [result, offset] : llvm::zip(op->getResults(), offsets.asArrayRef())) {
+    rt::BufferRef ref;
+    ref.bytes = byteSize(result);
+    if (offset >= 0) {
+      if ((uint64_t)offset + ref.bytes > pkg.arenaBytes)
+        return op->emitOpError()
+               << "result #" << cast<OpResult>(result).getResultNumber()
+               << " is planned at arena offset " << offset << " with "
+               << ref.bytes << " bytes, past the arena's " << pkg.arenaBytes
+               << " bytes";
+      ref.kind = rt::BufferRef::Kind::Arena;
+      ref.offset = offset;
+    } else if (offset == -1) {
+      auto it = firstReturn.find(result);
+      if (it == firstReturn.end())
+        return op->emitOpError()
+               << "result #" << cast<OpResult>(result).getResultNumber()
+               << " is planned into an output buffer, but no returned value "
+                  "is a view of it";
+      ref.kind = rt::BufferRef::Kind::Output;
+      ref.index = it->second;
+    } else {
+      return op->emitOpError() << "has an invalid planned offset " << offset;
+    }
+    storage[result] = ref;
+  }
+  return success();
+}
+
+FailureOr<rt::BufferRef> PackageBuilder::storageOf(Value v, Operation *user) {
+  auto it = storage.find(v);
+  if (it == storage.end())
+    return user->emitOpError()
+           << "uses a value that has no buffer (its producer is not a "
+              "constant, kernel, matmul, reshape or argument)";
+  return it->second;
+}
+
+LogicalResult PackageBuilder::addKernel(KernelOp op,
+                                        const EmittedKernel &emitted) {
+  if (failed(resultStorage(op)))
+    return failure();
+  rt::Step step;
+  step.kind = rt::Step::Kind::Kernel;
+  step.label = emitted.label;
+  rt::KernelStep &k = step.kernel;
+  k.kernel = pkg.kernels.size();
+  for (int d = 0; d < 3; ++d) {
+    k.grid[d] = emitted.grid[d];
+    k.block[d] = emitted.block[d];
+  }
+  k.sharedBytes = emitted.sharedBytes;
+  for (Value v : op.getInputs()) {
+    FailureOr<rt::BufferRef> ref = storageOf(v, op);
+    if (failed(ref))
+      return failure();
+    k.args.push_back(*ref);
+  }
+  for (Value v : op.getResults())
+    k.args.push_back(storage[v]);
+  pkg.kernels.push_back(emitted.info);
+  pkg.steps.push_back(std::move(step));
+  return success();
+}
+
+LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
+  if (failed(resultStorage(op)))
+    return failure();
+  std::optional<rt::DType> dtype = dtypeOf(op.getType());
+  if (!dtype || (*dtype != rt::DType::F32 && *dtype != rt::DType::F16 &&
+                 *dtype != rt::DType::BF16))
+    return op.emitOpError() << "multiplies " << op.getType().getElementType()
+                            << " matrices; GEMMs support f32, f16 and bf16";
+  if (auto acc = op.getAccType(); acc && !acc->isF32())
+    return op.emitOpError() << "asks for accumulation in " << *acc
+                            << "; GEMMs accumulate in f32";
+  FailureOr<rt::BufferRef> aRef = storageOf(op.getLhs(), op);
+  FailureOr<rt::BufferRef> bRef = storageOf(op.getRhs(), op);
+  if (failed(aRef) || failed(bRef))
+    return failure();
+  rt::BufferRef cRef = storage[op.getResult()];
+
+  ArrayRef<int64_t> aShape = cast<RankedTensorType>(op.getLhs().getType()).getShape();
+  ArrayRef<int64_t> bShape = cast<RankedTensorType>(op.getRhs().getType()).getShape();
+  ArrayRef<int64_t> cShape = op.getType().getShape();
+  size_t rank = cShape.size(), nb = rank - 2;
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  int64_t ra = aShape[rank - 2], ca = aShape[rank - 1];
+  int64_t rb = bShape[rank - 2], cb = bShape[rank - 1];
+  int64_t m = ta ? ca : ra, k = ta ? ra : ca, n = tb ? rb : cb;
+  int64_t matA = ra * ca, matB = rb * cb, matC = m * n;
+  ArrayRef<int64_t> bA = aShape.take_front(nb), bB = bShape.take_front(nb),
+                    bC = cShape.take_front(nb);
+  int64_t batches = 1;
+  for (int64_t d : bC)
+    batches *= d;
+  if (batches == 0 || m == 0 || n == 0)
+    return success(); // nothing to write
+  uint64_t es = rt::dtypeSize(*dtype);
+
+  rt::GemmStep g;
+  g.dtype = *dtype;
+  g.accType = rt::DType::F32;
+  g.transA = ta;
+  g.transB = tb;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.lda = ca;
+  g.ldb = cb;
+  g.ldc = n;
+  auto addStep = [&](const rt::GemmStep &gemm) {
+    rt::Step step;
+    step.kind = rt::Step::Kind::Gemm;
+    step.gemm = gemm;
+    step.label = fmt::format("gemm {}x{}x{}", gemm.m, gemm.n, gemm.k);
+    if (gemm.batch > 1)
+      step.label += fmt::format(" batch {}", gemm.batch);
+    pkg.steps.push_back(std::move(step));
+  };
+  auto extent = [&](int64_t stride, int64_t batch, int64_t mat) -> uint64_t {
+    return ((batch - 1) * stride + mat) * es;
+  };
+
+  bool aFull = bA == bC, bAllOne = llvm::all_of(bB, [](int64_t d) {
+    return d == 1;
+  });
+  if (batches == 1 || (bAllOne && aFull && !ta)) {
+    // One GEMM: a single matrix product, or B shared by every batch and A's
+    // rows stacked into one tall matrix.
+    g.m = m * batches;
+    g.batch = 1;
+    g.a = *aRef;
+    g.b = *bRef;
+    g.c = cRef;
+    g.a.bytes = matA * batches * es;
+    g.b.bytes = matB * es;
+    g.c.bytes = g.m * n * es;
+    addStep(g);
+    return success();
+  }
+
+  // The longest run of trailing batch dimensions over which each operand is
+  // either fully present or fully broadcast becomes the GEMM's batch; the
+  // remaining outer batch indices get one GEMM each.
+  auto uniform = [&](ArrayRef<int64_t> bx, size_t s) {
+    bool full = true, broadcast = true;
+    for (size_t d = s; d < nb; ++d) {
+      full &= bx[d] == bC[d];
+      broadcast &= bx[d] == 1;
+    }
+    return full || broadcast;
+  };
+  size_t split = nb;
+  while (split > 0 && uniform(bA, split - 1) && uniform(bB, split - 1))
+    --split;
+  int64_t inner = 1;
+  for (size_t d = split; d < nb; ++d)
+    inner *= bC[d];
+  auto innerStride = [&](ArrayRef<int64_t> bx, int64_t mat) -> int64_t {
+    for (size_t d = split; d < nb; ++d)
+      if (bx[d] != 1)
+        return mat;
+    return 0;
+  };
+  g.batch = inner;
+  g.strideA = innerStride(bA, matA);
+  g.strideB = innerStride(bB, matB);
+  g.strideC = matC;
+  // Element strides of every batch dimension of each operand.
+  auto batchStrides = [&](ArrayRef<int64_t> bx, int64_t mat) {
+    SmallVector<int64_t> strides(nb);
+    int64_t s = mat;
+    for (int64_t d = (int64_t)nb - 1; d >= 0; --d) {
+      strides[d] = s;
+      s *= bx[d];
+    }
+    return strides;
+  };
+  SmallVector<int64_t> sA = batchStrides(bA, matA), sB = batchStrides(bB, matB),
+                       sC = batchStrides(bC, matC);
+  int64_t outer = batches / inner;
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t rest = o, offA = 0, offB = 0, offC = 0;
+    for (int64_t d = (int64_t)split - 1; d >= 0; --d) {
+      int64_t i = rest % bC[d];
+      rest /= bC[d];
+      offA += (bA[d] == 1 ? 0 : i) * sA[d];
+      offB += (bB[d] == 1 ? 0 : i) * sB[d];
+      offC += i * sC[d];
+    }
+    rt::GemmStep step = g;
+    step.a = *aRef;
+    step.b = *bRef;
+    step.c = cRef;
+    step.a.offset += offA * es;
+    step.b.offset += offB * es;
+    step.c.offset += offC * es;
+    step.a.bytes = extent(step.strideA, inner, matA);
+    step.b.bytes = extent(step.strideB, inner, matB);
+    step.c.bytes = extent(step.strideC, inner, matC);
+    addStep(step);
+  }
+  return success();
+}
+
+FailureOr<rt::Package> PackageBuilder::build() {
+  if (func.getBody().empty())
+    return func.emitError("cannot compile a function without a body");
+  pkg.entry = func.getSymName().str();
+  auto arena = func->getAttrOfType<IntegerAttr>("dlc.arena_bytes");
+  if (!arena)
+    return func.emitError("has no 'dlc.arena_bytes' attribute; run "
+                          "dlc-plan-memory before code generation");
+  if (arena.getInt() < 0)
+    return func.emitError("has a negative arena size");
+  pkg.arenaBytes = arena.getInt();
+  if (auto attr = func->getAttrOfType<IntegerAttr>("dlc.intermediate_bytes"))
+    pkg.intermediateBytes = attr.getInt();
+  if (auto attr = func->getAttrOfType<IntegerAttr>("dlc.source_ops"))
+    pkg.sourceOpCount = attr.getInt();
+
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    FailureOr<rt::TensorDesc> desc = describe(arg.getType(), arg.getLoc());
+    if (failed(desc))
+      return failure();
+    rt::BufferRef ref;
+    ref.kind = rt::BufferRef::Kind::Input;
+    ref.index = arg.getArgNumber();
+    ref.bytes = desc->byteSize();
+    storage[arg] = ref;
+    pkg.inputs.push_back(std::move(*desc));
+  }
+  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+  if (!ret)
+    return func.emitError("does not end in func.return");
+  for (auto [j, v] : llvm::enumerate(ret.getOperands())) {
+    FailureOr<rt::TensorDesc> desc = describe(v.getType(), ret.getLoc());
+    if (failed(desc))
+      return failure();
+    pkg.outputs.push_back(std::move(*desc));
+    Value root = v;
+    while (auto reshape = root.getDefiningOp<ReshapeOp>())
+      root = reshape.getInput();
+    firstReturn.try_emplace(root, j);
+  }
+
+  std::vector<EmittedKernel> kernels;
+  if (failed(emitCudaKernels(func, pkg.cudaSource, kernels)))
+    return failure();
+  size_t nextKernel = 0;
+
+  for (Operation &op : body) {
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      if (failed(addConstant(c)))
+        return failure();
+    } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      FailureOr<rt::BufferRef> ref = storageOf(reshape.getInput(), reshape);
+      if (failed(ref))
+        return failure();
+      storage[reshape.getResult()] = *ref;
+    } else if (auto kernel = dyn_cast<KernelOp>(op)) {
+      if (nextKernel >= kernels.size() || kernels[nextKernel].op != kernel)
+        return kernel.emitOpError("was not emitted as CUDA code");
+      if (failed(addKernel(kernel, kernels[nextKernel++])))
+        return failure();
+    } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
+      if (failed(addMatmul(matmul)))
+        return failure();
+    } else if (isa<func::ReturnOp>(op)) {
+      continue;
+    } else {
+      return op.emitOpError()
+             << "cannot appear at the top level of a function given to code "
+                "generation (run dlc-fuse and dlc-plan-memory first)";
+    }
+  }
+
+  // Returned values not produced in place: inputs, constants, views of
+  // arena buffers, and values returned more than once.
+  for (auto [j, v] : llvm::enumerate(ret.getOperands())) {
+    FailureOr<rt::BufferRef> src = storageOf(v, ret);
+    if (failed(src))
+      return failure();
+    if (src->kind == rt::BufferRef::Kind::Output && src->index == j)
+      continue;
+    rt::Step step;
+    step.kind = rt::Step::Kind::Copy;
+    step.copy.src = *src;
+    step.copy.src.bytes = byteSize(v);
+    step.copy.dst.kind = rt::BufferRef::Kind::Output;
+    step.copy.dst.index = j;
+    step.copy.dst.bytes = byteSize(v);
+    step.label = fmt::format("copy to output {}", j);
+    pkg.steps.push_back(std::move(step));
+  }
+
+  if (rt::Status s = rt::validatePackage(pkg); !s)
+    return func.emitError() << "generated an invalid package: " << s.message();
+
+  if (options.compileCubins) {
+    for (const std::string &arch : options.archs) {
+      auto cubin = rt::compileCudaToCubin(pkg.cudaSource, arch);
+      if (!cubin)
+        return func.emitError() << "cannot compile the generated CUDA code for "
+                                << arch << ": " << cubin.message();
+      pkg.cubins.push_back({arch, cubin.take()});
+    }
+  }
+  return std::move(pkg);
+}
+
+} // namespace
 
 FailureOr<rt::Package> mlir::dlc::generatePackage(func::FuncOp func,
-                                                  const CodegenOptions &) {
-  return func.emitError("package generation is not available in this build");
+                                                  const CodegenOptions &options) {
+  PackageBuilder builder(func, options);
+  return builder.build();
 }

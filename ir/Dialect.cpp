@@ -10,6 +10,8 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dlc;
 
@@ -185,9 +187,79 @@ LogicalResult CastOp::verify() {
   return success();
 }
 
-OpFoldResult CastOp::fold(FoldAdaptor) {
+/// Converts one element as dlc.cast does, or returns null where the result
+/// is not fully specified (NaN to integer, narrowing an integer that does not
+/// fit).
+static Attribute castElement(Attribute value, Type to) {
+  if (auto f = dyn_cast<FloatAttr>(value)) {
+    // f32, f16 and bf16 values are exact doubles.
+    double d = f.getValueAsDouble();
+    if (auto toFloat = dyn_cast<FloatType>(to)) {
+      APFloat converted = f.getValue();
+      bool losesInfo;
+      converted.convert(toFloat.getFloatSemantics(),
+                        APFloat::rmNearestTiesToEven, &losesInfo);
+      return FloatAttr::get(to, converted);
+    }
+    if (to.isInteger(1))
+      return IntegerAttr::get(to, d != 0.0 ? 1 : 0);
+    if (std::isnan(d))
+      return {};
+    unsigned width = to.getIntOrFloatBitWidth();
+    double limit = std::ldexp(1.0, width - 1);
+    if (d >= limit)
+      return IntegerAttr::get(to, APInt::getSignedMaxValue(width));
+    if (d < -limit)
+      return IntegerAttr::get(to, APInt::getSignedMinValue(width));
+    return IntegerAttr::get(to, static_cast<int64_t>(std::nearbyint(d)));
+  }
+  auto i = dyn_cast<IntegerAttr>(value);
+  if (!i)
+    return {};
+  // Booleans are 0/1, the other integers signed.
+  bool isSigned = !i.getType().isInteger(1);
+  APInt v = i.getValue();
+  if (auto toFloat = dyn_cast<FloatType>(to)) {
+    APFloat converted(toFloat.getFloatSemantics());
+    converted.convertFromAPInt(v, isSigned, APFloat::rmNearestTiesToEven);
+    return FloatAttr::get(to, converted);
+  }
+  unsigned width = to.getIntOrFloatBitWidth();
+  if (width == 1)
+    return IntegerAttr::get(to, v.isZero() ? 0 : 1);
+  if (width >= v.getBitWidth())
+    return IntegerAttr::get(to, isSigned ? v.sext(width) : v.zext(width));
+  if (!v.isSignedIntN(width))
+    return {};
+  return IntegerAttr::get(to, v.trunc(width));
+}
+
+/// Whether every value of `from` survives a round trip through `via`.
+static bool castIsLossless(Type from, Type via) {
+  if (from == via || from.isInteger(1))
+    return true;
+  if (from.isF16() || from.isBF16())
+    return via.isF32();
+  return from.isInteger(32) && via.isInteger(64);
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  // cast(cast(x : A -> B) -> A) is x when B holds every value of A.
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    if (inner.getInput().getType() == getType() &&
+        castIsLossless(getType().getElementType(),
+                       getInput().getType().getElementType()))
+      return inner.getInput();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+      dense && dense.isSplat()) {
+    Attribute element = castElement(dense.getSplatValue<Attribute>(),
+                                    getType().getElementType());
+    if (element)
+      return DenseElementsAttr::get(getType(), element);
+  }
   return {};
 }
 
@@ -326,6 +398,48 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// matmul(tile(x)) where the tile only repeats batch dimensions of size 1
+/// that the other operand has at full size becomes matmul(x): the matmul
+/// broadcasts batch dimensions itself, so the copy is not needed.
+struct FoldBatchTileIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// The tile's input if dropping the tile keeps the matmul's result.
+  static Value broadcastSource(Value operand, Value other) {
+    auto tile = operand.getDefiningOp<TileOp>();
+    if (!tile)
+      return {};
+    ArrayRef<int64_t> multiples = tile.getMultiples();
+    auto in = tensorType(tile.getInput());
+    auto otherType = tensorType(other);
+    int64_t r = multiples.size();
+    if (multiples[r - 2] != 1 || multiples[r - 1] != 1)
+      return {};
+    for (int64_t d = 0; d < r - 2; ++d)
+      if (multiples[d] != 1 &&
+          (in.getDimSize(d) != 1 || otherType.getDimSize(d) != multiples[d]))
+        return {};
+    return tile.getInput();
+  }
+
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Value lhs = broadcastSource(op.getLhs(), op.getRhs());
+    Value rhs = broadcastSource(op.getRhs(), op.getLhs());
+    if (!lhs && !rhs)
+      return failure();
+    // Drop one tile at a time: the condition looks at the other operand's
+    // current shape.
+    rewriter.modifyOpInPlace(op, [&] {
+      if (lhs)
+        op->setOperand(0, lhs);
+      else
+        op->setOperand(1, rhs);
+    });
+    return success();
+  }
+};
+
 /// transpose(transpose(x, p), q) becomes transpose(x, p o q).
 struct ComposeTransposes : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -346,7 +460,7 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
 
 void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
-  results.add<FoldTransposeIntoMatmul>(context);
+  results.add<FoldTransposeIntoMatmul, FoldBatchTileIntoMatmul>(context);
 }
 
 //===----------------------------------------------------------------------===//
@@ -376,7 +490,10 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+      dense && dense.isSplat())
+    return dense.resizeSplat(getType());
   for (auto [i, p] : llvm::enumerate(getPerm()))
     if ((int64_t)i != p)
       return {};
@@ -431,9 +548,12 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
-OpFoldResult SliceOp::fold(FoldAdaptor) {
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+      dense && dense.isSplat())
+    return dense.resizeSplat(getType());
   return {};
 }
 

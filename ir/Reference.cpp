@@ -1,0 +1,996 @@
+//===- Reference.cpp - Double-precision reference interpreter -------------===//
+//
+// Each value is a row-major vector of doubles. Integers (i32, i64, i1) are
+// stored as exact integral doubles; floating-point values of f32 ops keep full
+// double precision, values of f16/bf16 ops are rounded to their type.
+//
+// Conversions to and from the runtime's byte layout are done here with
+// llvm::APFloat rather than with the runtime's helpers so that the reference
+// does not share code (and bugs) with what it checks.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Reference.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+enum class Elem { F32, F16, BF16, I32, I64, I1 };
+
+std::optional<Elem> elemOf(Type type) {
+  if (type.isF32())
+    return Elem::F32;
+  if (type.isF16())
+    return Elem::F16;
+  if (type.isBF16())
+    return Elem::BF16;
+  if (type.isInteger(32))
+    return Elem::I32;
+  if (type.isInteger(64))
+    return Elem::I64;
+  if (type.isInteger(1))
+    return Elem::I1;
+  return std::nullopt;
+}
+
+bool isFloat(Elem e) { return e == Elem::F32 || e == Elem::F16 || e == Elem::BF16; }
+
+rt::DType dtypeOf(Elem e) {
+  switch (e) {
+  case Elem::F32:
+    return rt::DType::F32;
+  case Elem::F16:
+    return rt::DType::F16;
+  case Elem::BF16:
+    return rt::DType::BF16;
+  case Elem::I32:
+    return rt::DType::I32;
+  case Elem::I64:
+    return rt::DType::I64;
+  case Elem::I1:
+    return rt::DType::I1;
+  }
+  return rt::DType::F32;
+}
+
+size_t byteSize(Elem e) {
+  switch (e) {
+  case Elem::F32:
+  case Elem::I32:
+    return 4;
+  case Elem::F16:
+  case Elem::BF16:
+    return 2;
+  case Elem::I64:
+    return 8;
+  case Elem::I1:
+    return 1;
+  }
+  return 0;
+}
+
+const llvm::fltSemantics &semanticsOf(Elem e) {
+  if (e == Elem::F16)
+    return llvm::APFloat::IEEEhalf();
+  if (e == Elem::BF16)
+    return llvm::APFloat::BFloat();
+  return llvm::APFloat::IEEEsingle();
+}
+
+/// `v` rounded to nearest even in the float type `e` (overflow gives inf).
+double roundToFloat(Elem e, double v) {
+  llvm::APFloat f(v);
+  bool losesInfo = false;
+  f.convert(semanticsOf(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return f.convertToDouble();
+}
+
+/// The two's-complement value of the low bits of `v` for the integer type `e`.
+/// i1 is treated as an unsigned 1-bit integer (0 or 1), as it is stored.
+int64_t wrapInt(Elem e, uint64_t v) {
+  switch (e) {
+  case Elem::I32:
+    return static_cast<int32_t>(static_cast<uint32_t>(v));
+  case Elem::I1:
+    return static_cast<int64_t>(v & 1);
+  default:
+    return static_cast<int64_t>(v);
+  }
+}
+
+/// A stored integer value as int64 (its double is exact and in range).
+int64_t asInt(double v) {
+  if (v >= 9223372036854775807.0)
+    return std::numeric_limits<int64_t>::max();
+  if (v <= -9223372036854775808.0)
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+/// Round half to even, written out rather than relying on the FP environment.
+double roundHalfEven(double v) {
+  double lower = std::floor(v);
+  double diff = v - lower;
+  if (diff > 0.5)
+    return lower + 1;
+  if (diff < 0.5)
+    return lower;
+  return std::fmod(lower, 2.0) == 0 ? lower : lower + 1;
+}
+
+/// Converts `v` (a value of type `from`) to type `to` with dlc.cast semantics:
+/// float to float rounds to nearest even; float to integer rounds to nearest
+/// even and saturates (NaN gives 0); anything to i1 is `v != 0`; integer to
+/// integer wraps.
+double convertValue(Elem from, Elem to, double v) {
+  if (to == Elem::I1)
+    return v != 0 ? 1.0 : 0.0;
+  if (isFloat(to))
+    return roundToFloat(to, v);
+  if (!isFloat(from))
+    return static_cast<double>(wrapInt(to, static_cast<uint64_t>(asInt(v))));
+  if (std::isnan(v))
+    return 0;
+  double r = roundHalfEven(v);
+  double lo = to == Elem::I32 ? -2147483648.0 : -9223372036854775808.0;
+  // 2^63 - 1 is not a double; asInt() saturates 2^63 when it is stored.
+  double hi = to == Elem::I32 ? 2147483647.0 : 9223372036854775807.0;
+  return std::min(std::max(r, lo), hi);
+}
+
+/// Converts an f64 attribute (clamp bounds, pad value) to the element type,
+/// with the dlc.cast rules for a floating-point source.
+double convertScalar(Elem to, double v) {
+  // Only whether the source is a float matters to convertValue; rounding to
+  // a float `to` is done from the full double value.
+  return convertValue(/*from=*/Elem::F32, to, v);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors and index helpers
+//===----------------------------------------------------------------------===//
+
+struct Tensor {
+  SmallVector<int64_t> shape;
+  std::vector<double> data;
+};
+using TensorPtr = std::shared_ptr<const Tensor>;
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = (int64_t)shape.size() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Calls `fn(index, flat)` for every multi-index of `shape` in row-major
+/// order, `flat` being its row-major position.
+template <typename Fn> void forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
+  int64_t n = numElements(shape);
+  SmallVector<int64_t> idx(shape.size(), 0);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    fn(ArrayRef<int64_t>(idx), flat);
+    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// For every element of `outShape`, the flat position of the element of a
+/// tensor of shape `inShape` (same rank, each dimension equal or 1) that it
+/// reads under broadcasting.
+std::vector<int64_t> broadcastMap(ArrayRef<int64_t> inShape,
+                                  ArrayRef<int64_t> outShape) {
+  SmallVector<int64_t> strides = stridesOf(inShape);
+  std::vector<int64_t> map(numElements(outShape));
+  forEachIndex(outShape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    int64_t pos = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      pos += (inShape[d] == 1 ? 0 : idx[d]) * strides[d];
+    map[flat] = pos;
+  });
+  return map;
+}
+
+//===----------------------------------------------------------------------===//
+// Host tensor conversion
+//===----------------------------------------------------------------------===//
+
+double decodeElement(Elem e, const uint8_t *p) {
+  switch (e) {
+  case Elem::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case Elem::F16:
+  case Elem::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return llvm::APFloat(semanticsOf(e), llvm::APInt(16, bits))
+        .convertToDouble();
+  }
+  case Elem::I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case Elem::I64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return static_cast<double>(v);
+  }
+  case Elem::I1:
+    return *p != 0 ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+void encodeElement(Elem e, double v, uint8_t *p) {
+  switch (e) {
+  case Elem::F32: {
+    // Exact: the rounded value is a float (or an infinity or NaN).
+    float f = static_cast<float>(roundToFloat(Elem::F32, v));
+    std::memcpy(p, &f, 4);
+    return;
+  }
+  case Elem::F16:
+  case Elem::BF16: {
+    llvm::APFloat f(v);
+    bool losesInfo = false;
+    f.convert(semanticsOf(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    uint16_t bits = static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+    std::memcpy(p, &bits, 2);
+    return;
+  }
+  case Elem::I32: {
+    int32_t x = static_cast<int32_t>(wrapInt(Elem::I32, asInt(v)));
+    std::memcpy(p, &x, 4);
+    return;
+  }
+  case Elem::I64: {
+    int64_t x = asInt(v);
+    std::memcpy(p, &x, 8);
+    return;
+  }
+  case Elem::I1:
+    *p = v != 0 ? 1 : 0;
+    return;
+  }
+}
+
+/// "f32[2, 3]" (spelled here so that the reference needs no runtime code).
+std::string describeTensor(rt::DType dtype, ArrayRef<int64_t> shape) {
+  static const char *const names[] = {"f32", "f16", "bf16", "i32", "i64", "i1"};
+  unsigned index = static_cast<unsigned>(dtype);
+  std::string s = index < 6 ? names[index] : "<unknown dtype>";
+  s += "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+class Interpreter {
+public:
+  /// Evaluates the ops of `block` (whose arguments are already bound) up to
+  /// its terminator and returns the terminator's operand values.
+  FailureOr<SmallVector<TensorPtr>> runBlock(Block &block);
+
+  void bind(Value v, TensorPtr t) { env[v] = std::move(t); }
+
+private:
+  LogicalResult evalOp(Operation *op);
+  FailureOr<Tensor> evalKernel(KernelOp op);
+  FailureOr<Tensor> evalConstant(ConstantOp op);
+  FailureOr<Tensor> evalUnary(Operation *op, Elem e);
+  FailureOr<Tensor> evalBinary(Operation *op, Elem e);
+  Tensor evalCmp(CmpOp op);
+  Tensor evalSelect(SelectOp op);
+  Tensor evalReduce(ReduceOp op, Elem e);
+  Tensor evalArgMax(ArgMaxOp op);
+  Tensor evalMatmul(MatmulOp op, Elem e);
+  Tensor evalTranspose(TransposeOp op);
+  Tensor evalSlice(SliceOp op);
+  Tensor evalConcat(ConcatOp op);
+  Tensor evalPad(PadOp op, Elem e);
+  Tensor evalTile(TileOp op);
+
+  const Tensor &get(Value v) const { return *env.lookup(v); }
+
+  /// Values of the ops evaluated so far. Shared pointers keep references
+  /// stable while the map grows and let reshape and kernel arguments alias.
+  llvm::DenseMap<Value, TensorPtr> env;
+};
+
+/// A tensor of the shape of `v`'s type with zero-filled data.
+Tensor emptyLike(Value v) {
+  Tensor t;
+  auto type = cast<RankedTensorType>(v.getType());
+  t.shape.assign(type.getShape().begin(), type.getShape().end());
+  t.data.assign(numElements(t.shape), 0.0);
+  return t;
+}
+
+Elem elemOfValue(Value v) {
+  return *elemOf(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+FailureOr<SmallVector<TensorPtr>> Interpreter::runBlock(Block &block) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      if (!isa<func::ReturnOp, YieldOp>(op))
+        return op.emitOpError()
+               << "is not supported by the reference interpreter";
+      SmallVector<TensorPtr> results;
+      for (Value v : op.getOperands())
+        results.push_back(env.lookup(v));
+      return results;
+    }
+    if (failed(evalOp(&op)))
+      return failure();
+  }
+  return emitError(block.getParentOp()->getLoc())
+         << "block has no terminator";
+}
+
+LogicalResult Interpreter::evalOp(Operation *op) {
+  if (!isa<DlcDialect>(op->getDialect()))
+    return op->emitOpError()
+           << "is not a dlc operation; the reference interpreter evaluates "
+              "dlc IR only (lower the model with the dlc-lower pipeline first)";
+  for (Value v : op->getResults()) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.hasStaticShape() || !elemOf(type.getElementType()))
+      return op->emitOpError()
+             << "has a result of type " << v.getType()
+             << ", which the reference interpreter does not support";
+  }
+  for (Value v : op->getOperands())
+    if (!env.count(v))
+      return op->emitOpError()
+             << "uses a value the reference interpreter has not computed";
+
+  if (auto kernel = dyn_cast<KernelOp>(op)) {
+    // A kernel has several results: evaluate the body and bind them all.
+    for (auto [arg, input] :
+         llvm::zip(kernel.getBodyBlock().getArguments(), kernel.getInputs()))
+      bind(arg, env.lookup(input));
+    FailureOr<SmallVector<TensorPtr>> results = runBlock(kernel.getBodyBlock());
+    if (failed(results))
+      return failure();
+    for (auto [result, value] : llvm::zip(kernel.getResults(), *results))
+      bind(result, value);
+    return success();
+  }
+  if (op->getNumResults() != 1)
+    return op->emitOpError() << "is not supported by the reference interpreter";
+
+  Value result = op->getResult(0);
+  Elem e = elemOfValue(result);
+  FailureOr<Tensor> out = failure();
+  if (auto c = dyn_cast<ConstantOp>(op)) {
+    out = evalConstant(c);
+  } else if (isa<ExpOp, LogOp, TanhOp, SigmoidOp, ErfOp, RsqrtOp, SqrtOp,
+                 ReciprocalOp, AbsOp, NegOp, NotOp, ClampOp, CastOp>(op)) {
+    out = evalUnary(op, e);
+  } else if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, AndOp,
+                 OrOp>(op)) {
+    out = evalBinary(op, e);
+  } else if (auto cmp = dyn_cast<CmpOp>(op)) {
+    out = evalCmp(cmp);
+  } else if (auto sel = dyn_cast<SelectOp>(op)) {
+    out = evalSelect(sel);
+  } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    out = evalReduce(reduce, e);
+  } else if (auto argmax = dyn_cast<ArgMaxOp>(op)) {
+    out = evalArgMax(argmax);
+  } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    out = evalMatmul(matmul, e);
+  } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    out = evalTranspose(transpose);
+  } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    Tensor t = emptyLike(result);
+    t.data = get(reshape.getInput()).data;
+    out = std::move(t);
+  } else if (auto slice = dyn_cast<SliceOp>(op)) {
+    out = evalSlice(slice);
+  } else if (auto concat = dyn_cast<ConcatOp>(op)) {
+    out = evalConcat(concat);
+  } else if (auto pad = dyn_cast<PadOp>(op)) {
+    out = evalPad(pad, e);
+  } else if (auto tile = dyn_cast<TileOp>(op)) {
+    out = evalTile(tile);
+  } else {
+    return op->emitOpError() << "is not supported by the reference interpreter";
+  }
+  if (failed(out))
+    return failure();
+  // The device stores every f16/bf16 intermediate in its type.
+  if (e == Elem::F16 || e == Elem::BF16)
+    for (double &x : out->data)
+      x = roundToFloat(e, x);
+  bind(result, std::make_shared<const Tensor>(std::move(*out)));
+  return success();
+}
+
+FailureOr<Tensor> Interpreter::evalConstant(ConstantOp op) {
+  Tensor t = emptyLike(op.getResult());
+  Elem e = elemOfValue(op.getResult());
+  Attribute value = op.getValue();
+  int64_t n = t.data.size();
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    int64_t i = 0;
+    if (isFloat(e)) {
+      for (const APFloat &f : dense.getValues<APFloat>())
+        t.data[i++] = f.convertToDouble();
+    } else {
+      for (const APInt &v : dense.getValues<APInt>())
+        t.data[i++] = e == Elem::I1 ? (v.isZero() ? 0.0 : 1.0)
+                                    : static_cast<double>(v.getSExtValue());
+    }
+    return t;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return op.emitOpError()
+             << "refers to the resource '" << resource.getRawHandle().getKey()
+             << "', whose data is not loaded";
+    ArrayRef<char> bytes = blob->getData();
+    if ((int64_t)bytes.size() != n * (int64_t)byteSize(e))
+      return op.emitOpError()
+             << "resource holds " << bytes.size() << " bytes, but "
+             << n * byteSize(e) << " are needed for " << n << " elements";
+    for (int64_t i = 0; i < n; ++i)
+      t.data[i] = decodeElement(
+          e, reinterpret_cast<const uint8_t *>(bytes.data()) + i * byteSize(e));
+    return t;
+  }
+  return op.emitOpError()
+         << "has a value attribute the reference interpreter cannot read "
+            "(expected dense or dense_resource elements)";
+}
+
+/// Logistic function written to avoid overflow of exp for large |x|.
+double sigmoid(double x) {
+  if (x >= 0)
+    return 1.0 / (1.0 + std::exp(-x));
+  double z = std::exp(x);
+  return z / (1.0 + z);
+}
+
+FailureOr<Tensor> Interpreter::evalUnary(Operation *op, Elem e) {
+  const Tensor &in = get(op->getOperand(0));
+  Elem inElem = elemOfValue(op->getOperand(0));
+  Tensor out = emptyLike(op->getResult(0));
+  std::function<double(double)> fn;
+  if (isa<ExpOp>(op)) {
+    fn = [](double x) { return std::exp(x); };
+  } else if (isa<LogOp>(op)) {
+    fn = [](double x) { return std::log(x); };
+  } else if (isa<TanhOp>(op)) {
+    fn = [](double x) { return std::tanh(x); };
+  } else if (isa<SigmoidOp>(op)) {
+    fn = sigmoid;
+  } else if (isa<ErfOp>(op)) {
+    fn = [](double x) { return std::erf(x); };
+  } else if (isa<RsqrtOp>(op)) {
+    fn = [](double x) { return 1.0 / std::sqrt(x); };
+  } else if (isa<SqrtOp>(op)) {
+    fn = [](double x) { return std::sqrt(x); };
+  } else if (isa<ReciprocalOp>(op)) {
+    fn = [](double x) { return 1.0 / x; };
+  } else if (isa<AbsOp>(op)) {
+    if (isFloat(e))
+      fn = [](double x) { return std::fabs(x); };
+    else // |INT_MIN| wraps to INT_MIN, like the device.
+      fn = [e](double x) {
+        int64_t v = asInt(x);
+        uint64_t u = static_cast<uint64_t>(v);
+        return static_cast<double>(wrapInt(e, v < 0 ? 0 - u : u));
+      };
+  } else if (isa<NegOp>(op)) {
+    if (isFloat(e))
+      fn = [](double x) { return -x; };
+    else
+      fn = [e](double x) {
+        return static_cast<double>(
+            wrapInt(e, 0 - static_cast<uint64_t>(asInt(x))));
+      };
+  } else if (isa<NotOp>(op)) {
+    fn = [](double x) { return x != 0 ? 0.0 : 1.0; };
+  } else if (auto clamp = dyn_cast<ClampOp>(op)) {
+    double lo = convertScalar(e, clamp.getMin().convertToDouble());
+    double hi = convertScalar(e, clamp.getMax().convertToDouble());
+    // fmax/fmin (CUDA's fmaxf/fminf): a NaN input gives the lower bound.
+    fn = [lo, hi](double x) { return std::fmin(std::fmax(x, lo), hi); };
+  } else if (isa<CastOp>(op)) {
+    fn = [inElem, e](double x) { return convertValue(inElem, e, x); };
+  } else {
+    return op->emitOpError() << "is not supported by the reference interpreter";
+  }
+  for (size_t i = 0; i < in.data.size(); ++i)
+    out.data[i] = fn(in.data[i]);
+  return out;
+}
+
+/// `base` to the power `exp` with wrap-around; negative exponents truncate
+/// toward zero like integer division (1/base^|exp|).
+int64_t intPow(Elem e, int64_t base, int64_t exp) {
+  if (exp < 0) {
+    if (base == 1)
+      return 1;
+    if (base == -1)
+      return (exp % 2 == 0) ? 1 : wrapInt(e, static_cast<uint64_t>(-1));
+    return 0;
+  }
+  uint64_t result = 1, b = static_cast<uint64_t>(base);
+  while (exp > 0) {
+    if (exp & 1)
+      result *= b;
+    b *= b;
+    exp >>= 1;
+  }
+  return wrapInt(e, result);
+}
+
+FailureOr<Tensor> Interpreter::evalBinary(Operation *op, Elem e) {
+  const Tensor &lhs = get(op->getOperand(0));
+  const Tensor &rhs = get(op->getOperand(1));
+  Tensor out = emptyLike(op->getResult(0));
+  std::vector<int64_t> lmap = broadcastMap(lhs.shape, out.shape);
+  std::vector<int64_t> rmap = broadcastMap(rhs.shape, out.shape);
+
+  if (isFloat(e)) {
+    std::function<double(double, double)> fn;
+    if (isa<AddOp>(op))
+      fn = [](double a, double b) { return a + b; };
+    else if (isa<SubOp>(op))
+      fn = [](double a, double b) { return a - b; };
+    else if (isa<MulOp>(op))
+      fn = [](double a, double b) { return a * b; };
+    else if (isa<DivOp>(op))
+      fn = [](double a, double b) { return a / b; };
+    else if (isa<MaxOp>(op))
+      fn = [](double a, double b) { return std::fmax(a, b); };
+    else if (isa<MinOp>(op))
+      fn = [](double a, double b) { return std::fmin(a, b); };
+    else if (isa<PowOp>(op))
+      fn = [](double a, double b) { return std::pow(a, b); };
+    else
+      return op->emitOpError()
+             << "is not defined on floating-point tensors (it needs i1 or "
+                "integer operands)";
+    for (size_t i = 0; i < out.data.size(); ++i)
+      out.data[i] = fn(lhs.data[lmap[i]], rhs.data[rmap[i]]);
+    return out;
+  }
+
+  // Integers: compute on uint64 so that overflow wraps, then truncate to the
+  // element width.
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    int64_t a = asInt(lhs.data[lmap[i]]), b = asInt(rhs.data[rmap[i]]);
+    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    int64_t r;
+    if (isa<AddOp>(op)) {
+      r = wrapInt(e, ua + ub);
+    } else if (isa<SubOp>(op)) {
+      r = wrapInt(e, ua - ub);
+    } else if (isa<MulOp>(op)) {
+      r = wrapInt(e, ua * ub);
+    } else if (isa<DivOp>(op)) {
+      if (b == 0)
+        return op->emitOpError() << "divides by zero (element " << i
+                                 << " of the result)";
+      // INT64_MIN / -1 overflows in C++; its wrapped quotient is INT64_MIN.
+      if (b == -1)
+        r = wrapInt(e, 0 - ua);
+      else
+        r = wrapInt(e, static_cast<uint64_t>(a / b));
+    } else if (isa<MaxOp>(op)) {
+      r = std::max(a, b);
+    } else if (isa<MinOp>(op)) {
+      r = std::min(a, b);
+    } else if (isa<PowOp>(op)) {
+      r = intPow(e, a, b);
+    } else if (isa<AndOp>(op)) {
+      r = wrapInt(e, ua & ub);
+    } else if (isa<OrOp>(op)) {
+      r = wrapInt(e, ua | ub);
+    } else {
+      return op->emitOpError()
+             << "is not supported by the reference interpreter";
+    }
+    out.data[i] = static_cast<double>(r);
+  }
+  return out;
+}
+
+Tensor Interpreter::evalCmp(CmpOp op) {
+  const Tensor &lhs = get(op.getLhs());
+  const Tensor &rhs = get(op.getRhs());
+  Tensor out = emptyLike(op.getResult());
+  std::vector<int64_t> lmap = broadcastMap(lhs.shape, out.shape);
+  std::vector<int64_t> rmap = broadcastMap(rhs.shape, out.shape);
+  CmpPredicate pred = op.getPredicate();
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    double a = lhs.data[lmap[i]], b = rhs.data[rmap[i]];
+    bool r = false;
+    switch (pred) {
+    case CmpPredicate::eq:
+      r = a == b;
+      break;
+    case CmpPredicate::ne:
+      r = a != b;
+      break;
+    case CmpPredicate::lt:
+      r = a < b;
+      break;
+    case CmpPredicate::le:
+      r = a <= b;
+      break;
+    case CmpPredicate::gt:
+      r = a > b;
+      break;
+    case CmpPredicate::ge:
+      r = a >= b;
+      break;
+    }
+    out.data[i] = r ? 1.0 : 0.0;
+  }
+  return out;
+}
+
+Tensor Interpreter::evalSelect(SelectOp op) {
+  const Tensor &cond = get(op.getCond());
+  const Tensor &onTrue = get(op.getOnTrue());
+  const Tensor &onFalse = get(op.getOnFalse());
+  Tensor out = emptyLike(op.getResult());
+  std::vector<int64_t> cmap = broadcastMap(cond.shape, out.shape);
+  std::vector<int64_t> tmap = broadcastMap(onTrue.shape, out.shape);
+  std::vector<int64_t> fmap = broadcastMap(onFalse.shape, out.shape);
+  for (size_t i = 0; i < out.data.size(); ++i)
+    out.data[i] = cond.data[cmap[i]] != 0 ? onTrue.data[tmap[i]]
+                                          : onFalse.data[fmap[i]];
+  return out;
+}
+
+Tensor Interpreter::evalReduce(ReduceOp op, Elem e) {
+  const Tensor &in = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  ReduceKind kind = op.getKind();
+  // Position in the result of every input element: reduced axes collapse.
+  std::vector<int64_t> outPos(in.data.size());
+  SmallVector<int64_t> outStrides = stridesOf(out.shape);
+  forEachIndex(in.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    int64_t pos = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      pos += (out.shape[d] == 1 ? 0 : idx[d]) * outStrides[d];
+    outPos[flat] = pos;
+  });
+
+  if (isFloat(e)) {
+    double init = 0;
+    if (kind == ReduceKind::prod)
+      init = 1;
+    else if (kind == ReduceKind::max)
+      init = -std::numeric_limits<double>::infinity();
+    else if (kind == ReduceKind::min)
+      init = std::numeric_limits<double>::infinity();
+    std::fill(out.data.begin(), out.data.end(), init);
+    for (size_t i = 0; i < in.data.size(); ++i) {
+      double &acc = out.data[outPos[i]];
+      double x = in.data[i];
+      switch (kind) {
+      case ReduceKind::sum:
+        acc += x;
+        break;
+      case ReduceKind::prod:
+        acc *= x;
+        break;
+      case ReduceKind::max:
+        acc = std::fmax(acc, x);
+        break;
+      case ReduceKind::min:
+        acc = std::fmin(acc, x);
+        break;
+      }
+    }
+    return out;
+  }
+
+  std::vector<uint64_t> acc(out.data.size());
+  std::vector<bool> seen(out.data.size(), false);
+  for (size_t i = 0; i < in.data.size(); ++i) {
+    int64_t pos = outPos[i];
+    int64_t x = asInt(in.data[i]);
+    if (!seen[pos]) {
+      acc[pos] = static_cast<uint64_t>(x);
+      seen[pos] = true;
+      continue;
+    }
+    int64_t a = static_cast<int64_t>(acc[pos]);
+    switch (kind) {
+    case ReduceKind::sum:
+      acc[pos] += static_cast<uint64_t>(x);
+      break;
+    case ReduceKind::prod:
+      acc[pos] *= static_cast<uint64_t>(x);
+      break;
+    case ReduceKind::max:
+      acc[pos] = static_cast<uint64_t>(std::max(a, x));
+      break;
+    case ReduceKind::min:
+      acc[pos] = static_cast<uint64_t>(std::min(a, x));
+      break;
+    }
+  }
+  // An empty reduction gives the identity of the combiner.
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    if (!seen[i]) {
+      out.data[i] = kind == ReduceKind::prod ? 1 : 0;
+      continue;
+    }
+    out.data[i] = static_cast<double>(wrapInt(e, acc[i]));
+  }
+  return out;
+}
+
+Tensor Interpreter::evalArgMax(ArgMaxOp op) {
+  const Tensor &in = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  int64_t axis = op.getAxis();
+  int64_t size = in.shape[axis];
+  SmallVector<int64_t> inStrides = stridesOf(in.shape);
+  int64_t stride = inStrides[axis];
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    int64_t base = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      base += idx[d] * inStrides[d];
+    // Strictly greater: ties keep the first index (NaNs are never chosen
+    // unless they come first).
+    int64_t best = 0;
+    for (int64_t k = 1; k < size; ++k)
+      if (in.data[base + k * stride] > in.data[base + best * stride])
+        best = k;
+    out.data[flat] = static_cast<double>(best);
+  });
+  return out;
+}
+
+Tensor Interpreter::evalMatmul(MatmulOp op, Elem e) {
+  const Tensor &a = get(op.getLhs());
+  const Tensor &b = get(op.getRhs());
+  Tensor out = emptyLike(op.getResult());
+  int64_t rank = out.shape.size();
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  int64_t m = out.shape[rank - 2], n = out.shape[rank - 1];
+  int64_t k = ta ? a.shape[rank - 2] : a.shape[rank - 1];
+  ArrayRef<int64_t> outBatch = ArrayRef<int64_t>(out.shape).drop_back(2);
+  ArrayRef<int64_t> aBatch = ArrayRef<int64_t>(a.shape).drop_back(2);
+  ArrayRef<int64_t> bBatch = ArrayRef<int64_t>(b.shape).drop_back(2);
+  // Matrix index within each operand's batch for every result batch index.
+  std::vector<int64_t> aMap = broadcastMap(aBatch, outBatch);
+  std::vector<int64_t> bMap = broadcastMap(bBatch, outBatch);
+  // acc_type is not modelled: float products accumulate in double.
+  bool fp = isFloat(e);
+  for (size_t batch = 0; batch < aMap.size(); ++batch) {
+    const double *A = a.data.data() + aMap[batch] * m * k;
+    const double *B = b.data.data() + bMap[batch] * k * n;
+    double *C = out.data.data() + batch * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double facc = 0;
+        uint64_t iacc = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          // A is stored [k, m] when transposed, [m, k] otherwise; B is
+          // stored [n, k] when transposed, [k, n] otherwise.
+          double x = ta ? A[p * m + i] : A[i * k + p];
+          double y = tb ? B[j * k + p] : B[p * n + j];
+          if (fp)
+            facc += x * y;
+          else
+            iacc += static_cast<uint64_t>(asInt(x)) *
+                    static_cast<uint64_t>(asInt(y));
+        }
+        C[i * n + j] = fp ? facc : static_cast<double>(wrapInt(e, iacc));
+      }
+    }
+  }
+  return out;
+}
+
+Tensor Interpreter::evalTranspose(TransposeOp op) {
+  const Tensor &in = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  ArrayRef<int64_t> perm = op.getPerm();
+  SmallVector<int64_t> inStrides = stridesOf(in.shape);
+  // Result dimension k is input dimension perm[k].
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    int64_t pos = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      pos += idx[d] * inStrides[perm[d]];
+    out.data[flat] = in.data[pos];
+  });
+  return out;
+}
+
+Tensor Interpreter::evalSlice(SliceOp op) {
+  const Tensor &in = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  ArrayRef<int64_t> start = op.getStart();
+  SmallVector<int64_t> inStrides = stridesOf(in.shape);
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    int64_t pos = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      pos += (idx[d] + start[d]) * inStrides[d];
+    out.data[flat] = in.data[pos];
+  });
+  return out;
+}
+
+Tensor Interpreter::evalConcat(ConcatOp op) {
+  Tensor out = emptyLike(op.getResult());
+  int64_t axis = op.getAxis();
+  SmallVector<int64_t> outStrides = stridesOf(out.shape);
+  int64_t offset = 0;
+  for (Value v : op.getInputs()) {
+    const Tensor &in = get(v);
+    forEachIndex(in.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+      int64_t pos = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        pos += (idx[d] + ((int64_t)d == axis ? offset : 0)) * outStrides[d];
+      out.data[pos] = in.data[flat];
+    });
+    offset += in.shape[axis];
+  }
+  return out;
+}
+
+Tensor Interpreter::evalPad(PadOp op, Elem e) {
+  const Tensor &in = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  std::fill(out.data.begin(), out.data.end(),
+            convertScalar(e, op.getValue().convertToDouble()));
+  ArrayRef<int64_t> low = op.getLow();
+  SmallVector<int64_t> outStrides = stridesOf(out.shape);
+  forEachIndex(in.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    int64_t pos = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      pos += (idx[d] + low[d]) * outStrides[d];
+    out.data[pos] = in.data[flat];
+  });
+  return out;
+}
+
+Tensor Interpreter::evalTile(TileOp op) {
+  const Tensor &in = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  SmallVector<int64_t> inStrides = stridesOf(in.shape);
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    int64_t pos = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      pos += (idx[d] % in.shape[d]) * inStrides[d];
+    out.data[flat] = in.data[pos];
+  });
+  return out;
+}
+
+} // namespace
+
+FailureOr<std::vector<rt::HostTensor>>
+mlir::dlc::evaluateReference(func::FuncOp func,
+                             const std::vector<rt::HostTensor> &inputs) {
+  if (func.isExternal())
+    return func.emitOpError() << "has no body to evaluate";
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError()
+           << "has several blocks; the reference interpreter evaluates "
+              "single-block functions";
+  FunctionType type = func.getFunctionType();
+  if (inputs.size() != type.getNumInputs())
+    return func.emitOpError() << "expects " << type.getNumInputs()
+                              << " inputs, but " << inputs.size()
+                              << " were given";
+
+  auto checkType = [&](Type t, StringRef what,
+                       unsigned i) -> FailureOr<RankedTensorType> {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape() || !elemOf(tensor.getElementType()))
+      return func.emitOpError()
+             << what << " #" << i << " has type " << t
+             << "; the reference interpreter needs static-shape tensors of "
+                "f32, f16, bf16, i32, i64 or i1";
+    return tensor;
+  };
+
+  Interpreter interp;
+  Block &body = func.getBody().front();
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    FailureOr<RankedTensorType> argType = checkType(arg.getType(), "argument", i);
+    if (failed(argType))
+      return failure();
+    Elem e = *elemOf(argType->getElementType());
+    const rt::HostTensor &host = inputs[i];
+    ArrayRef<int64_t> shape = argType->getShape();
+    if (host.dtype != dtypeOf(e) ||
+        ArrayRef<int64_t>(host.shape) != shape) {
+      return func.emitOpError()
+             << "input #" << i << " is " << describeTensor(host.dtype, host.shape)
+             << ", but the function expects " << describeTensor(dtypeOf(e), shape);
+    }
+    int64_t n = numElements(shape);
+    if (host.data.size() != (size_t)n * byteSize(e))
+      return func.emitOpError()
+             << "input #" << i << " holds " << host.data.size()
+             << " bytes, but " << n * byteSize(e) << " are needed";
+    auto t = std::make_shared<Tensor>();
+    t->shape.assign(shape.begin(), shape.end());
+    t->data.resize(n);
+    for (int64_t j = 0; j < n; ++j)
+      t->data[j] = decodeElement(e, host.data.data() + j * byteSize(e));
+    interp.bind(arg, std::move(t));
+  }
+
+  for (auto [i, t] : llvm::enumerate(type.getResults()))
+    if (failed(checkType(t, "result", i)))
+      return failure();
+
+  FailureOr<SmallVector<TensorPtr>> results = interp.runBlock(body);
+  if (failed(results))
+    return failure();
+
+  std::vector<rt::HostTensor> outputs;
+  for (auto [value, t] : llvm::zip(*results, type.getResults())) {
+    auto tensorType = cast<RankedTensorType>(t);
+    Elem e = *elemOf(tensorType.getElementType());
+    rt::HostTensor host;
+    host.dtype = dtypeOf(e);
+    host.shape.assign(tensorType.getShape().begin(),
+                      tensorType.getShape().end());
+    host.data.resize(value->data.size() * byteSize(e));
+    for (size_t j = 0; j < value->data.size(); ++j)
+      encodeElement(e, value->data[j], host.data.data() + j * byteSize(e));
+    outputs.push_back(std::move(host));
+  }
+  return outputs;
+}

@@ -1,5 +1,24 @@
-//===- PlanMemory.cpp ----------------------------------------------------------===//
+//===- PlanMemory.cpp - Assign intermediate tensors to one arena ----------===//
+//
+// Every result of a top-level dlc.kernel or dlc.matmul is a buffer. A buffer
+// lives from its producer to its last user in the schedule, where users of a
+// reshape view count as users of the viewed buffer. Buffers that hold a
+// returned value are written straight into the output (offset -1); the rest
+// share one arena: largest first, each at the lowest aligned offset that no
+// buffer with an overlapping live range occupies. A pointwise kernel that
+// reads an operand only at its own output index may write its result over
+// that operand when the operand dies there (in-place).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <algorithm>
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_PLANMEMORY
@@ -10,8 +29,266 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-struct PlanMemoryPass : public dlc::impl::PlanMemoryBase<PlanMemoryPass> {
-  using PlanMemoryBase::PlanMemoryBase;
-  void runOnOperation() override {}
+
+int64_t valueBytes(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  Type element = type.getElementType();
+  int64_t elementBytes =
+      element.isIntOrFloat()
+          ? std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
+          : 4;
+  return type.getNumElements() * elementBytes;
+}
+
+int64_t alignUp(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+/// The value whose buffer `v` shares: follows reshape views to their source.
+Value viewRoot(Value v) {
+  while (auto reshape = v.getDefiningOp<ReshapeOp>())
+    v = reshape.getInput();
+  return v;
+}
+
+struct Buffer {
+  Value value;
+  int64_t bytes = 0;
+  unsigned start = 0, end = 0;
+  /// Written straight into a function output.
+  bool returned = false;
+  /// Already overwritten in place by a later kernel result.
+  bool reusedInPlace = false;
+  /// The set of buffers sharing one memory block (in-place chains).
+  unsigned cls = 0;
+  int64_t offset = -1;
 };
+
+/// Whether every use of `arg` in the kernel body reads it at the index of
+/// the element being computed: only elementwise ops whose result has the
+/// argument's shape, up to the yield. A kernel thread then never reads an
+/// element that another thread may already have overwritten.
+bool readsOnlyAtOwnIndex(BlockArgument arg) {
+  auto shape = cast<RankedTensorType>(arg.getType()).getShape();
+  SmallVector<Value> worklist{arg};
+  llvm::SmallPtrSet<Operation *, 16> visited;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<YieldOp>(user))
+        continue;
+      if (!visited.insert(user).second)
+        continue;
+      if (!isElementwise(user) || user->getNumResults() != 1)
+        return false;
+      auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+      if (!type || type.getShape() != shape)
+        return false;
+      worklist.push_back(user->getResult(0));
+    }
+  }
+  return true;
+}
+
+struct PlanMemoryPass
+    : public ::mlir::dlc::impl::PlanMemoryBase<PlanMemoryPass> {
+  using PlanMemoryBase::PlanMemoryBase;
+
+  void runOnOperation() override;
+};
+
+void PlanMemoryPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  if (alignment <= 0) {
+    func.emitError() << "dlc-plan-memory needs a positive alignment, but got "
+                     << alignment;
+    return signalPassFailure();
+  }
+  if (!func.getBody().hasOneBlock()) {
+    func.emitError() << "dlc-plan-memory expects a function with one block";
+    return signalPassFailure();
+  }
+  Block &block = func.getBody().front();
+
+  DenseMap<Operation *, unsigned> position;
+  std::vector<Buffer> buffers;
+  DenseMap<Value, unsigned> bufferOf;
+  for (auto [i, op] : llvm::enumerate(block)) {
+    position[&op] = i;
+    if (!isa<KernelOp, MatmulOp>(op))
+      continue;
+    for (Value result : op.getResults()) {
+      Buffer buffer;
+      buffer.value = result;
+      buffer.bytes = valueBytes(result);
+      buffer.start = buffer.end = i;
+      bufferOf[result] = buffers.size();
+      buffers.push_back(buffer);
+    }
+  }
+
+  // Live ranges: a use of a view keeps the viewed buffer alive.
+  for (auto [i, op] : llvm::enumerate(block)) {
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        auto it = bufferOf.find(viewRoot(operand));
+        if (it != bufferOf.end())
+          buffers[it->second].end = std::max<unsigned>(buffers[it->second].end, i);
+      }
+    });
+  }
+
+  // Returned values: the first output naming a buffer receives it directly.
+  if (auto ret = dyn_cast_or_null<func::ReturnOp>(
+          block.mightHaveTerminator() ? block.getTerminator() : nullptr)) {
+    for (Value v : ret.getOperands()) {
+      auto it = bufferOf.find(viewRoot(v));
+      if (it != bufferOf.end())
+        buffers[it->second].returned = true;
+    }
+  }
+
+  for (auto [i, buffer] : llvm::enumerate(buffers))
+    buffer.cls = i;
+
+  // In-place: a pointwise kernel result takes over an operand buffer of the
+  // same size that dies at this kernel and is read only at the identity
+  // index.
+  if (allowInPlace) {
+    for (Operation &op : block) {
+      auto kernel = dyn_cast<KernelOp>(op);
+      if (!kernel)
+        continue;
+      FailureOr<KernelPlan> plan = analyzeKernel(kernel);
+      if (failed(plan) || plan->kind != KernelTemplate::Pointwise)
+        continue;
+      unsigned here = position[kernel];
+      Block &body = kernel.getBodyBlock();
+      for (Value result : kernel.getResults()) {
+        Buffer &out = buffers[bufferOf[result]];
+        if (out.returned || out.bytes == 0)
+          continue;
+        auto resultShape = cast<RankedTensorType>(result.getType()).getShape();
+        for (Value operand : kernel.getInputs()) {
+          auto it = bufferOf.find(viewRoot(operand));
+          if (it == bufferOf.end())
+            continue;
+          Buffer &in = buffers[it->second];
+          if (in.returned || in.reusedInPlace || in.end != here ||
+              in.bytes != out.bytes)
+            continue;
+          // Every operand viewing this buffer must read at the identity
+          // index of the result.
+          bool safe = true;
+          for (auto [j, other] : llvm::enumerate(kernel.getInputs())) {
+            if (viewRoot(other) != in.value)
+              continue;
+            BlockArgument arg = body.getArgument(j);
+            if (cast<RankedTensorType>(arg.getType()).getShape() !=
+                    resultShape ||
+                !readsOnlyAtOwnIndex(arg)) {
+              safe = false;
+              break;
+            }
+          }
+          if (!safe)
+            continue;
+          in.reusedInPlace = true;
+          unsigned cls = in.cls;
+          for (Buffer &b : buffers)
+            if (b.cls == out.cls)
+              b.cls = cls;
+          break;
+        }
+      }
+    }
+  }
+
+  // One block of memory per class of buffers sharing storage.
+  struct Slot {
+    unsigned cls;
+    int64_t bytes = 0;
+    unsigned start = ~0u, end = 0;
+    int64_t offset = 0;
+  };
+  DenseMap<unsigned, unsigned> slotOf;
+  SmallVector<Slot> slots;
+  int64_t intermediateBytes = 0;
+  for (Buffer &buffer : buffers) {
+    if (buffer.returned)
+      continue;
+    intermediateBytes += buffer.bytes;
+    auto [it, inserted] = slotOf.try_emplace(buffer.cls, slots.size());
+    if (inserted) {
+      slots.push_back({});
+      slots.back().cls = buffer.cls;
+    }
+    Slot &b = slots[it->second];
+    b.bytes = std::max(b.bytes, buffer.bytes);
+    b.start = std::min(b.start, buffer.start);
+    b.end = std::max(b.end, buffer.end);
+  }
+
+  SmallVector<unsigned> byDecreasingSize(slots.size());
+  for (unsigned i = 0; i < slots.size(); ++i)
+    byDecreasingSize[i] = i;
+  std::stable_sort(byDecreasingSize.begin(), byDecreasingSize.end(),
+                   [&](unsigned a, unsigned b) {
+                     // Sizes as occupied in the arena: small tensors all
+                     // take one aligned unit and are then placed in
+                     // schedule order, which packs short chains tightly.
+                     int64_t sizeA = alignUp(slots[a].bytes, alignment);
+                     int64_t sizeB = alignUp(slots[b].bytes, alignment);
+                     if (sizeA != sizeB)
+                       return sizeA > sizeB;
+                     return slots[a].start < slots[b].start;
+                   });
+  SmallVector<unsigned> placed;
+  int64_t arenaBytes = 0;
+  for (unsigned i : byDecreasingSize) {
+    Slot &b = slots[i];
+    // Memory taken during this block's lifetime, by offset.
+    SmallVector<std::pair<int64_t, int64_t>> taken;
+    for (unsigned j : placed) {
+      const Slot &o = slots[j];
+      if (o.bytes > 0 && o.start <= b.end && b.start <= o.end)
+        taken.push_back({o.offset, o.offset + o.bytes});
+    }
+    llvm::sort(taken);
+    int64_t offset = 0;
+    if (b.bytes > 0) {
+      for (auto [lo, hi] : taken) {
+        if (offset + b.bytes <= lo)
+          break;
+        offset = std::max(offset, alignUp(hi, alignment));
+      }
+    }
+    b.offset = offset;
+    arenaBytes = std::max(arenaBytes, offset + b.bytes);
+    placed.push_back(i);
+  }
+  arenaBytes = alignUp(arenaBytes, alignment);
+
+  for (Buffer &buffer : buffers)
+    if (!buffer.returned)
+      buffer.offset = slots[slotOf[buffer.cls]].offset;
+
+  Builder builder(&getContext());
+  for (Operation &op : block) {
+    if (!isa<KernelOp, MatmulOp>(op))
+      continue;
+    SmallVector<int64_t> offsets;
+    for (Value result : op.getResults())
+      offsets.push_back(buffers[bufferOf[result]].offset);
+    op.setAttr("dlc.offsets", builder.getDenseI64ArrayAttr(offsets));
+  }
+  func->setAttr("dlc.arena_bytes", builder.getI64IntegerAttr(arenaBytes));
+  func->setAttr("dlc.intermediate_bytes",
+                builder.getI64IntegerAttr(intermediateBytes));
+}
+
 } // namespace

@@ -1,0 +1,755 @@
+//===- Package.cpp - The .dlcpkg format and package validation ------------===//
+//
+// Layout (docs/package-format.md has the full description): a 32-byte
+// header (magic, version, flags, payload size, FNV-1a checksum of the
+// payload), then the payload: a sequence of tagged, length-prefixed
+// sections. Everything is little-endian.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Package.h"
+#include "runtime/Support.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <set>
+
+namespace dlc::rt {
+
+int64_t TensorDesc::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+uint64_t TensorDesc::byteSize() const {
+  return uint64_t(numElements()) * dtypeSize(dtype);
+}
+
+namespace {
+
+constexpr char kMagic[8] = {'D', 'L', 'C', 'P', 'K', 'G', 0, 0};
+constexpr size_t kHeaderBytes = 32;
+
+constexpr uint32_t tag(const char (&s)[5]) {
+  return uint32_t(uint8_t(s[0])) | uint32_t(uint8_t(s[1])) << 8 |
+         uint32_t(uint8_t(s[2])) << 16 | uint32_t(uint8_t(s[3])) << 24;
+}
+
+constexpr uint32_t kMeta = tag("META");
+constexpr uint32_t kInputs = tag("INPT");
+constexpr uint32_t kOutputs = tag("OUTP");
+constexpr uint32_t kSource = tag("SRCE");
+constexpr uint32_t kKernels = tag("KERN");
+constexpr uint32_t kCubins = tag("CUBN");
+constexpr uint32_t kSteps = tag("STEP");
+constexpr uint32_t kConstants = tag("CNST");
+constexpr uint32_t kReference = tag("RFIR");
+
+std::string tagName(uint32_t t) {
+  std::string s;
+  for (int i = 0; i < 4; ++i) {
+    char c = char(t >> (8 * i));
+    s += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  }
+  return s;
+}
+
+//===--------------------------------------------------------------------===//
+// Writing
+//===--------------------------------------------------------------------===//
+
+void writeSection(std::vector<uint8_t> &payload, uint32_t sectionTag,
+                  const std::vector<uint8_t> &body) {
+  ByteWriter w(payload);
+  w.u32(sectionTag);
+  w.u32(0); // flags, reserved
+  w.u64(body.size());
+  w.bytes(body.data(), body.size());
+}
+
+void writeDescs(ByteWriter &w, const std::vector<TensorDesc> &descs) {
+  w.u32(uint32_t(descs.size()));
+  for (const TensorDesc &d : descs) {
+    w.u8(uint8_t(d.dtype));
+    w.u32(uint32_t(d.shape.size()));
+    for (int64_t dim : d.shape)
+      w.i64(dim);
+  }
+}
+
+void writeRef(ByteWriter &w, const BufferRef &r) {
+  w.u8(uint8_t(r.kind));
+  w.u32(r.index);
+  w.u64(r.offset);
+  w.u64(r.bytes);
+}
+
+//===--------------------------------------------------------------------===//
+// Reading
+//===--------------------------------------------------------------------===//
+
+/// Parses one section body; every read is bounds-checked, and counts are
+/// checked against the bytes left so that a corrupt count cannot make us
+/// allocate gigabytes.
+class SectionParser {
+public:
+  SectionParser(uint32_t sectionTag, const uint8_t *data, size_t size)
+      : tag_(sectionTag), r_(data, size) {}
+
+  Status finish() {
+    if (!r_.ok())
+      return corrupt("ends early");
+    if (r_.remaining() != 0)
+      return corrupt("has " + std::to_string(r_.remaining()) +
+                     " unexpected trailing bytes");
+    return Status::ok();
+  }
+  Status corrupt(const std::string &what) {
+    return Status::error("corrupt package: section '" + tagName(tag_) + "' " +
+                         what);
+  }
+
+  bool count(uint32_t &n, size_t minElementBytes) {
+    if (!r_.u32(n))
+      return false;
+    if (uint64_t(n) * minElementBytes > r_.remaining()) {
+      badCount_ = true;
+      return false;
+    }
+    return true;
+  }
+  bool badCount() const { return badCount_; }
+
+  bool dtype(DType &t) {
+    uint8_t v;
+    if (!r_.u8(v))
+      return false;
+    if (v > uint8_t(DType::I1)) {
+      badEnum_ = "element type " + std::to_string(v);
+      return false;
+    }
+    t = DType(v);
+    return true;
+  }
+  bool descs(std::vector<TensorDesc> &out) {
+    uint32_t n;
+    if (!count(n, 5))
+      return false;
+    out.resize(n);
+    for (TensorDesc &d : out) {
+      uint32_t rank;
+      if (!dtype(d.dtype) || !count(rank, 8))
+        return false;
+      d.shape.resize(rank);
+      for (int64_t &dim : d.shape)
+        if (!r_.i64(dim))
+          return false;
+    }
+    return true;
+  }
+  bool ref(BufferRef &out) {
+    uint8_t kind;
+    if (!r_.u8(kind))
+      return false;
+    if (kind > uint8_t(BufferRef::Kind::Constant)) {
+      badEnum_ = "buffer kind " + std::to_string(kind);
+      return false;
+    }
+    out.kind = BufferRef::Kind(kind);
+    return r_.u32(out.index) && r_.u64(out.offset) && r_.u64(out.bytes);
+  }
+  bool flag(bool &b) {
+    uint8_t v;
+    if (!r_.u8(v))
+      return false;
+    if (v > 1) {
+      badEnum_ = "flag value " + std::to_string(v);
+      return false;
+    }
+    b = v != 0;
+    return true;
+  }
+
+  /// The error for a failed read: a bad enum, a bad count, or early end.
+  Status failure() {
+    if (!badEnum_.empty())
+      return corrupt("holds an invalid " + badEnum_);
+    if (badCount_)
+      return corrupt("holds a count larger than its contents");
+    return corrupt("ends early");
+  }
+
+  ByteReader &reader() { return r_; }
+
+private:
+  uint32_t tag_;
+  ByteReader r_;
+  bool badCount_ = false;
+  std::string badEnum_;
+};
+
+Status parseMeta(SectionParser &p, Package &pkg) {
+  ByteReader &r = p.reader();
+  if (!(r.string(pkg.entry) && r.u64(pkg.arenaBytes) &&
+        r.u64(pkg.intermediateBytes) && r.u32(pkg.sourceOpCount)))
+    return p.failure();
+  return p.finish();
+}
+
+Status parseKernels(SectionParser &p, Package &pkg) {
+  uint32_t n;
+  if (!p.count(n, 9))
+    return p.failure();
+  pkg.kernels.resize(n);
+  for (KernelInfo &k : pkg.kernels)
+    if (!p.reader().string(k.name) || !p.flag(k.usesBarriers))
+      return p.failure();
+  return p.finish();
+}
+
+Status parseCubins(SectionParser &p, Package &pkg) {
+  uint32_t n;
+  if (!p.count(n, 16))
+    return p.failure();
+  pkg.cubins.resize(n);
+  for (Cubin &c : pkg.cubins)
+    if (!p.reader().string(c.arch) || !p.reader().blob(c.image))
+      return p.failure();
+  return p.finish();
+}
+
+Status parseSteps(SectionParser &p, Package &pkg) {
+  ByteReader &r = p.reader();
+  uint32_t n;
+  if (!p.count(n, 9))
+    return p.failure();
+  pkg.steps.resize(n);
+  for (Step &s : pkg.steps) {
+    uint8_t kind;
+    if (!r.u8(kind) || !r.string(s.label))
+      return p.failure();
+    if (kind > uint8_t(Step::Kind::Copy))
+      return p.corrupt("holds an invalid step kind " + std::to_string(kind));
+    s.kind = Step::Kind(kind);
+    switch (s.kind) {
+    case Step::Kind::Kernel: {
+      KernelStep &k = s.kernel;
+      uint32_t nargs;
+      if (!(r.u32(k.kernel) && r.u32(k.grid[0]) && r.u32(k.grid[1]) &&
+            r.u32(k.grid[2]) && r.u32(k.block[0]) && r.u32(k.block[1]) &&
+            r.u32(k.block[2]) && r.u32(k.sharedBytes) && p.count(nargs, 21)))
+        return p.failure();
+      k.args.resize(nargs);
+      for (BufferRef &a : k.args)
+        if (!p.ref(a))
+          return p.failure();
+      break;
+    }
+    case Step::Kind::Gemm: {
+      GemmStep &g = s.gemm;
+      if (!(p.dtype(g.dtype) && p.dtype(g.accType) && p.flag(g.transA) &&
+            p.flag(g.transB) && r.i64(g.m) && r.i64(g.n) && r.i64(g.k) &&
+            r.i64(g.batch) && r.i64(g.lda) && r.i64(g.ldb) && r.i64(g.ldc) &&
+            r.i64(g.strideA) && r.i64(g.strideB) && r.i64(g.strideC) &&
+            r.f64(g.alpha) && r.f64(g.beta) && p.ref(g.a) && p.ref(g.b) &&
+            p.ref(g.c)))
+        return p.failure();
+      break;
+    }
+    case Step::Kind::Copy:
+      if (!(p.ref(s.copy.src) && p.ref(s.copy.dst)))
+        return p.failure();
+      break;
+    }
+  }
+  return p.finish();
+}
+
+} // namespace
+
+std::vector<uint8_t> serializePackage(const Package &pkg) {
+  std::vector<uint8_t> payload;
+  std::vector<uint8_t> body;
+  ByteWriter w(body);
+
+  w.string(pkg.entry);
+  w.u64(pkg.arenaBytes);
+  w.u64(pkg.intermediateBytes);
+  w.u32(pkg.sourceOpCount);
+  writeSection(payload, kMeta, body);
+
+  body.clear();
+  writeDescs(w, pkg.inputs);
+  writeSection(payload, kInputs, body);
+
+  body.clear();
+  writeDescs(w, pkg.outputs);
+  writeSection(payload, kOutputs, body);
+
+  body.clear();
+  w.string(pkg.cudaSource);
+  writeSection(payload, kSource, body);
+
+  body.clear();
+  w.u32(uint32_t(pkg.kernels.size()));
+  for (const KernelInfo &k : pkg.kernels) {
+    w.string(k.name);
+    w.u8(k.usesBarriers ? 1 : 0);
+  }
+  writeSection(payload, kKernels, body);
+
+  body.clear();
+  w.u32(uint32_t(pkg.cubins.size()));
+  for (const Cubin &c : pkg.cubins) {
+    w.string(c.arch);
+    w.blob(c.image.data(), c.image.size());
+  }
+  writeSection(payload, kCubins, body);
+
+  body.clear();
+  w.u32(uint32_t(pkg.steps.size()));
+  for (const Step &s : pkg.steps) {
+    w.u8(uint8_t(s.kind));
+    w.string(s.label);
+    switch (s.kind) {
+    case Step::Kind::Kernel: {
+      const KernelStep &k = s.kernel;
+      w.u32(k.kernel);
+      for (uint32_t g : k.grid)
+        w.u32(g);
+      for (uint32_t b : k.block)
+        w.u32(b);
+      w.u32(k.sharedBytes);
+      w.u32(uint32_t(k.args.size()));
+      for (const BufferRef &a : k.args)
+        writeRef(w, a);
+      break;
+    }
+    case Step::Kind::Gemm: {
+      const GemmStep &g = s.gemm;
+      w.u8(uint8_t(g.dtype));
+      w.u8(uint8_t(g.accType));
+      w.u8(g.transA ? 1 : 0);
+      w.u8(g.transB ? 1 : 0);
+      for (int64_t v : {g.m, g.n, g.k, g.batch, g.lda, g.ldb, g.ldc,
+                        g.strideA, g.strideB, g.strideC})
+        w.i64(v);
+      w.f64(g.alpha);
+      w.f64(g.beta);
+      writeRef(w, g.a);
+      writeRef(w, g.b);
+      writeRef(w, g.c);
+      break;
+    }
+    case Step::Kind::Copy:
+      writeRef(w, s.copy.src);
+      writeRef(w, s.copy.dst);
+      break;
+    }
+  }
+  writeSection(payload, kSteps, body);
+
+  body.clear();
+  w.blob(pkg.constants.data(), pkg.constants.size());
+  writeSection(payload, kConstants, body);
+
+  body.clear();
+  w.string(pkg.referenceIR);
+  writeSection(payload, kReference, body);
+
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderBytes + payload.size());
+  ByteWriter h(out);
+  h.bytes(kMagic, sizeof(kMagic));
+  h.u32(kPackageVersion);
+  h.u32(0); // flags, reserved
+  h.u64(payload.size());
+  h.u64(fnv1a64(payload.data(), payload.size()));
+  h.bytes(payload.data(), payload.size());
+  return out;
+}
+
+Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
+  if (!bytes.empty() &&
+      std::memcmp(bytes.data(), kMagic,
+                  std::min(bytes.size(), sizeof(kMagic))) != 0)
+    return Status::error("not a dlc package (bad magic)");
+  if (bytes.size() < kHeaderBytes)
+    return Status::error("package is truncated (" +
+                         std::to_string(bytes.size()) +
+                         " bytes, the header alone has 32)");
+  ByteReader hr(bytes.data() + sizeof(kMagic), kHeaderBytes - sizeof(kMagic));
+  uint32_t version = 0, flags = 0;
+  uint64_t payloadBytes = 0, checksum = 0;
+  (void)(hr.u32(version) && hr.u32(flags) && hr.u64(payloadBytes) &&
+         hr.u64(checksum));
+  // The version comes before everything else: a package from another dlc
+  // should say so rather than look corrupt.
+  if (version != kPackageVersion)
+    return Status::error("package format version " + std::to_string(version) +
+                         ", this dlc reads version " +
+                         std::to_string(kPackageVersion) +
+                         " (recompile the model)");
+  if (flags != 0)
+    return Status::error("corrupt package: unknown header flags");
+  uint64_t present = bytes.size() - kHeaderBytes;
+  if (payloadBytes > present)
+    return Status::error("package is truncated (" + std::to_string(present) +
+                         " of " + std::to_string(payloadBytes) +
+                         " payload bytes present)");
+  if (payloadBytes < present)
+    return Status::error("corrupt package: " +
+                         std::to_string(present - payloadBytes) +
+                         " unexpected bytes after the payload");
+  const uint8_t *payload = bytes.data() + kHeaderBytes;
+  if (fnv1a64(payload, payloadBytes) != checksum)
+    return Status::error("checksum mismatch: the file is corrupt");
+
+  Package pkg;
+  std::set<uint32_t> seen;
+  ByteReader r(payload, payloadBytes);
+  while (r.remaining() > 0) {
+    uint32_t sectionTag = 0, sectionFlags = 0;
+    uint64_t length = 0;
+    if (!(r.u32(sectionTag) && r.u32(sectionFlags) && r.u64(length)) ||
+        length > r.remaining())
+      return Status::error("corrupt package: a section header runs past the "
+                           "end of the payload");
+    const uint8_t *body = r.position();
+    r.skip(length);
+    if (!seen.insert(sectionTag).second)
+      return Status::error("corrupt package: section '" + tagName(sectionTag) +
+                           "' appears twice");
+    SectionParser p(sectionTag, body, length);
+    Status st;
+    if (sectionTag == kMeta) {
+      st = parseMeta(p, pkg);
+    } else if (sectionTag == kInputs) {
+      st = p.descs(pkg.inputs) ? p.finish() : p.failure();
+    } else if (sectionTag == kOutputs) {
+      st = p.descs(pkg.outputs) ? p.finish() : p.failure();
+    } else if (sectionTag == kSource) {
+      st = p.reader().string(pkg.cudaSource) ? p.finish() : p.failure();
+    } else if (sectionTag == kKernels) {
+      st = parseKernels(p, pkg);
+    } else if (sectionTag == kCubins) {
+      st = parseCubins(p, pkg);
+    } else if (sectionTag == kSteps) {
+      st = parseSteps(p, pkg);
+    } else if (sectionTag == kConstants) {
+      st = p.reader().blob(pkg.constants) ? p.finish() : p.failure();
+    } else if (sectionTag == kReference) {
+      st = p.reader().string(pkg.referenceIR) ? p.finish() : p.failure();
+    } else {
+      // Unknown sections are optional additions that keep the version; a
+      // reader that does not know them skips them.
+      continue;
+    }
+    DLC_RT_RETURN_IF_ERROR(st);
+  }
+  for (uint32_t required : {kMeta, kInputs, kOutputs, kSource, kKernels,
+                            kCubins, kSteps, kConstants, kReference})
+    if (!seen.count(required))
+      return Status::error("corrupt package: section '" + tagName(required) +
+                           "' is missing");
+  return pkg;
+}
+
+Status writePackageFile(const std::string &path, const Package &package) {
+  std::vector<uint8_t> bytes = serializePackage(package);
+  return writeFileAtomic(path, bytes.data(), bytes.size());
+}
+
+Result<Package> readPackageFile(const std::string &path) {
+  Result<std::vector<uint8_t>> bytes = readFileBytes(path);
+  if (!bytes)
+    return bytes.status();
+  Result<Package> pkg = deserializePackage(*bytes);
+  if (!pkg) {
+    // "package is truncated" reads better as "model.dlcpkg is truncated".
+    std::string msg = pkg.message();
+    const std::string prefix = "package is ";
+    if (msg.compare(0, prefix.size(), prefix) == 0)
+      return Status::error(path + " is " + msg.substr(prefix.size()));
+    return Status::error(path + ": " + msg);
+  }
+  return pkg;
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string stepName(const Package &pkg, size_t i) {
+  const Step &s = pkg.steps[i];
+  std::string name = "step " + std::to_string(i);
+  if (!s.label.empty())
+    name += " (" + s.label + ")";
+  return name;
+}
+
+const char *refKindName(BufferRef::Kind kind) {
+  switch (kind) {
+  case BufferRef::Kind::Input:
+    return "input";
+  case BufferRef::Kind::Output:
+    return "output";
+  case BufferRef::Kind::Arena:
+    return "arena";
+  case BufferRef::Kind::Constant:
+    return "constants";
+  }
+  return "?";
+}
+
+Status checkDesc(const TensorDesc &d, const std::string &what) {
+  if (uint8_t(d.dtype) > uint8_t(DType::I1))
+    return Status::error(what + " has an invalid element type");
+  uint64_t n = 1;
+  for (int64_t dim : d.shape) {
+    if (dim < 0)
+      return Status::error(what + " has a negative dimension: " +
+                           describe(d.dtype, d.shape));
+    if (dim != 0 && n > (uint64_t(1) << 56) / uint64_t(dim))
+      return Status::error(what + " is too large: " +
+                           describe(d.dtype, d.shape));
+    n *= uint64_t(dim);
+  }
+  return Status::ok();
+}
+
+/// The size of the buffer `ref` points into, or an error if it names no
+/// buffer.
+Result<uint64_t> bufferSize(const Package &pkg, const BufferRef &ref,
+                            const std::string &where) {
+  switch (ref.kind) {
+  case BufferRef::Kind::Input:
+    if (ref.index >= pkg.inputs.size())
+      return Status::error(where + " refers to input #" +
+                           std::to_string(ref.index) + " but there are " +
+                           std::to_string(pkg.inputs.size()) + " inputs");
+    return pkg.inputs[ref.index].byteSize();
+  case BufferRef::Kind::Output:
+    if (ref.index >= pkg.outputs.size())
+      return Status::error(where + " refers to output #" +
+                           std::to_string(ref.index) + " but there are " +
+                           std::to_string(pkg.outputs.size()) + " outputs");
+    return pkg.outputs[ref.index].byteSize();
+  case BufferRef::Kind::Arena:
+    return pkg.arenaBytes;
+  case BufferRef::Kind::Constant:
+    return uint64_t(pkg.constants.size());
+  }
+  return Status::error(where + " has an invalid buffer kind");
+}
+
+Status checkRef(const Package &pkg, const BufferRef &ref,
+                const std::string &where) {
+  Result<uint64_t> size = bufferSize(pkg, ref, where);
+  if (!size)
+    return size.status();
+  if (ref.offset > *size || ref.bytes > *size - ref.offset) {
+    std::string buffer = refKindName(ref.kind);
+    if (ref.kind == BufferRef::Kind::Input ||
+        ref.kind == BufferRef::Kind::Output)
+      buffer += " #" + std::to_string(ref.index);
+    return Status::error(where + " refers to " + buffer + " bytes [" +
+                         std::to_string(ref.offset) + ", " +
+                         std::to_string(ref.offset + ref.bytes) + ") but " +
+                         buffer + " has " + std::to_string(*size) + " bytes");
+  }
+  return Status::ok();
+}
+
+Status checkWritable(const BufferRef &ref, const std::string &where) {
+  if (ref.kind == BufferRef::Kind::Input ||
+      ref.kind == BufferRef::Kind::Constant)
+    return Status::error(where + " writes to " + refKindName(ref.kind) +
+                         " memory, which is read-only");
+  return Status::ok();
+}
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      return false;
+  return true;
+}
+
+/// Checks that one GEMM operand's elements lie inside its BufferRef: the last
+/// element touched is at (batch-1)*stride + (rows-1)*ld + cols-1.
+Status checkGemmOperand(const char *name, const BufferRef &ref, int64_t rows,
+                        int64_t cols, int64_t ld, int64_t stride,
+                        int64_t batch, size_t elemSize,
+                        const std::string &where) {
+  std::string what = where + ": operand " + name;
+  if (ld < std::max<int64_t>(1, cols))
+    return Status::error(what + " has leading dimension " +
+                         std::to_string(ld) + " but rows of " +
+                         std::to_string(cols) + " elements");
+  if (stride < 0)
+    return Status::error(what + " has a negative batch stride");
+  if (rows == 0 || cols == 0)
+    return Status::ok();
+  // Compute in unsigned 128-bit-safe steps: all factors are < 2^40 after the
+  // checks in validatePackage, so 64 bits suffice.
+  uint64_t last = uint64_t(batch - 1) * uint64_t(stride) +
+                  uint64_t(rows - 1) * uint64_t(ld) + uint64_t(cols - 1);
+  uint64_t needed = (last + 1) * elemSize;
+  if (needed > ref.bytes)
+    return Status::error(what + " needs " + std::to_string(needed) +
+                         " bytes but its buffer reference covers " +
+                         std::to_string(ref.bytes));
+  return Status::ok();
+}
+
+} // namespace
+
+Status validatePackage(const Package &pkg) {
+  for (size_t i = 0; i < pkg.inputs.size(); ++i)
+    DLC_RT_RETURN_IF_ERROR(
+        checkDesc(pkg.inputs[i], "input #" + std::to_string(i)));
+  for (size_t i = 0; i < pkg.outputs.size(); ++i)
+    DLC_RT_RETURN_IF_ERROR(
+        checkDesc(pkg.outputs[i], "output #" + std::to_string(i)));
+
+  std::set<std::string> names;
+  for (size_t i = 0; i < pkg.kernels.size(); ++i) {
+    const std::string &name = pkg.kernels[i].name;
+    if (!isIdentifier(name))
+      return Status::error("kernel #" + std::to_string(i) + " has name '" +
+                           name + "', which is not a C identifier");
+    if (!names.insert(name).second)
+      return Status::error("kernel name '" + name + "' appears twice");
+  }
+  if (!pkg.kernels.empty() && pkg.cudaSource.empty())
+    return Status::error("the package has kernels but no CUDA source");
+  for (const Cubin &c : pkg.cubins) {
+    bool ok = c.arch.size() > 3 && c.arch.compare(0, 3, "sm_") == 0;
+    for (size_t j = 3; ok && j < c.arch.size(); ++j)
+      ok = std::isalnum(static_cast<unsigned char>(c.arch[j]));
+    if (!ok)
+      return Status::error("cubin architecture '" + c.arch +
+                           "' is not of the form sm_XX");
+    if (c.image.empty())
+      return Status::error("the cubin for " + c.arch + " is empty");
+  }
+
+  for (size_t i = 0; i < pkg.steps.size(); ++i) {
+    const Step &s = pkg.steps[i];
+    std::string where = stepName(pkg, i);
+    switch (s.kind) {
+    case Step::Kind::Kernel: {
+      const KernelStep &k = s.kernel;
+      if (k.kernel >= pkg.kernels.size())
+        return Status::error(where + " launches kernel #" +
+                             std::to_string(k.kernel) + " but there are " +
+                             std::to_string(pkg.kernels.size()) + " kernels");
+      // CUDA's traditional parameter space is 4 KiB: 512 pointers.
+      if (k.args.size() > 512)
+        return Status::error(where + " passes " +
+                             std::to_string(k.args.size()) +
+                             " arguments; at most 512 are allowed");
+      static const uint64_t maxGrid[3] = {0x7fffffffull, 65535, 65535};
+      static const uint64_t maxBlock[3] = {1024, 1024, 64};
+      uint64_t threads = 1;
+      for (int d = 0; d < 3; ++d) {
+        if (k.grid[d] == 0 || k.grid[d] > maxGrid[d])
+          return Status::error(where + " has grid dimension " +
+                               std::to_string(d) + " = " +
+                               std::to_string(k.grid[d]) +
+                               ", outside [1, " + std::to_string(maxGrid[d]) +
+                               "]");
+        if (k.block[d] == 0 || k.block[d] > maxBlock[d])
+          return Status::error(where + " has block dimension " +
+                               std::to_string(d) + " = " +
+                               std::to_string(k.block[d]) +
+                               ", outside [1, " + std::to_string(maxBlock[d]) +
+                               "]");
+        threads *= k.block[d];
+      }
+      if (threads > 1024)
+        return Status::error(where + " has " + std::to_string(threads) +
+                             " threads per block; at most 1024 are allowed");
+      if (k.sharedBytes > 227 * 1024)
+        return Status::error(where + " asks for " +
+                             std::to_string(k.sharedBytes) +
+                             " bytes of dynamic shared memory; at most 227 "
+                             "KiB are available");
+      for (size_t a = 0; a < k.args.size(); ++a)
+        DLC_RT_RETURN_IF_ERROR(checkRef(
+            pkg, k.args[a], where + ": argument " + std::to_string(a)));
+      break;
+    }
+    case Step::Kind::Gemm: {
+      const GemmStep &g = s.gemm;
+      if (g.dtype != DType::F32 && g.dtype != DType::F16 &&
+          g.dtype != DType::BF16)
+        return Status::error(where + ": GEMM on " + dtypeName(g.dtype) +
+                             " is not supported (f32, f16 and bf16 are)");
+      if (g.accType != DType::F32)
+        return Status::error(where + ": GEMM accumulation in " +
+                             std::string(dtypeName(g.accType)) +
+                             " is not supported (only f32)");
+      const int64_t limit = int64_t(1) << 31;
+      if (g.m < 0 || g.n < 0 || g.k < 0 || g.m >= limit || g.n >= limit ||
+          g.k >= limit)
+        return Status::error(where + ": GEMM sizes m=" + std::to_string(g.m) +
+                             " n=" + std::to_string(g.n) +
+                             " k=" + std::to_string(g.k) +
+                             " must lie in [0, 2^31)");
+      if (g.batch < 1 || g.batch >= limit)
+        return Status::error(where + ": GEMM batch " +
+                             std::to_string(g.batch) + " must lie in [1, 2^31)");
+      const int64_t bigLimit = int64_t(1) << 40;
+      for (int64_t v : {g.lda, g.ldb, g.ldc, g.strideA, g.strideB, g.strideC})
+        if (v >= bigLimit)
+          return Status::error(where + ": GEMM stride " + std::to_string(v) +
+                               " is too large");
+      if (g.strideC == 0 && g.batch > 1 && g.m > 0 && g.n > 0)
+        return Status::error(where + ": GEMM with batch " +
+                             std::to_string(g.batch) +
+                             " has output batch stride 0; every batch would "
+                             "write the same matrix");
+      DLC_RT_RETURN_IF_ERROR(checkRef(pkg, g.a, where + ": operand A"));
+      DLC_RT_RETURN_IF_ERROR(checkRef(pkg, g.b, where + ": operand B"));
+      DLC_RT_RETURN_IF_ERROR(checkRef(pkg, g.c, where + ": operand C"));
+      DLC_RT_RETURN_IF_ERROR(checkWritable(g.c, where + ": operand C"));
+      size_t es = dtypeSize(g.dtype);
+      DLC_RT_RETURN_IF_ERROR(checkGemmOperand(
+          "A", g.a, g.transA ? g.k : g.m, g.transA ? g.m : g.k, g.lda,
+          g.strideA, g.batch, es, where));
+      DLC_RT_RETURN_IF_ERROR(checkGemmOperand(
+          "B", g.b, g.transB ? g.n : g.k, g.transB ? g.k : g.n, g.ldb,
+          g.strideB, g.batch, es, where));
+      DLC_RT_RETURN_IF_ERROR(checkGemmOperand("C", g.c, g.m, g.n, g.ldc,
+                                              g.strideC, g.batch, es, where));
+      break;
+    }
+    case Step::Kind::Copy: {
+      const CopyStep &c = s.copy;
+      DLC_RT_RETURN_IF_ERROR(checkRef(pkg, c.src, where + ": source"));
+      DLC_RT_RETURN_IF_ERROR(checkRef(pkg, c.dst, where + ": destination"));
+      DLC_RT_RETURN_IF_ERROR(checkWritable(c.dst, where + ": destination"));
+      if (c.dst.bytes < c.src.bytes)
+        return Status::error(where + " copies " +
+                             std::to_string(c.src.bytes) +
+                             " bytes into a destination of " +
+                             std::to_string(c.dst.bytes));
+      break;
+    }
+    default:
+      return Status::error(where + " has an invalid kind");
+    }
+  }
+  return Status::ok();
+}
+
+} // namespace dlc::rt

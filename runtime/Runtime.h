@@ -13,6 +13,7 @@
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,16 @@ Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
 Result<std::string> nvrtcVersion();
 /// $DLC_CACHE_DIR, else $XDG_CACHE_HOME/dlc, else ~/.cache/dlc.
 std::string kernelCacheDir();
+
+/// Counters of the on-disk kernel cache of this process (NVRTC cubins and
+/// sim shared objects), for tests and `--verbose`.
+struct KernelCacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  /// Entries found corrupt or truncated, ignored and rewritten.
+  uint64_t corruptEntries = 0;
+};
+KernelCacheStats kernelCacheStats();
 
 struct SessionOptions {
   DeviceKind device = DeviceKind::Sim;

@@ -1,0 +1,211 @@
+//===- Compile.cpp - NVRTC compilation through the on-disk kernel cache ---===//
+//
+// compileCudaToCubin compiles with NVRTC for a real architecture (cubin, no
+// PTX JIT at load time) and caches the result under kernelCacheDir()/cubin.
+// The key hashes everything that affects the output: the source, the
+// architecture, the options and the NVRTC version. An entry carries a header
+// (magic, key, length, checksum) so a truncated or corrupt entry is
+// detected, ignored and rewritten; entries are written to a temporary file
+// and renamed into place, so concurrent writers never expose a partial file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CudaLibs.h"
+#include "runtime/RuntimeImpl.h"
+#include "runtime/Support.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace dlc::rt {
+
+KernelCacheCounters &kernelCacheCounters() {
+  static KernelCacheCounters counters;
+  return counters;
+}
+
+KernelCacheStats kernelCacheStats() {
+  KernelCacheCounters &c = kernelCacheCounters();
+  KernelCacheStats s;
+  s.hits = c.hits.load();
+  s.misses = c.misses.load();
+  s.corruptEntries = c.corruptEntries.load();
+  return s;
+}
+
+std::string kernelCacheDir() {
+  if (const char *dir = std::getenv("DLC_CACHE_DIR"))
+    if (*dir)
+      return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
+    if (*xdg)
+      return std::string(xdg) + "/dlc";
+  if (const char *home = std::getenv("HOME"))
+    if (*home)
+      return std::string(home) + "/.cache/dlc";
+  return "/tmp/dlc-cache-" + std::to_string(::getuid());
+}
+
+Result<std::string> nvrtcVersion() {
+  std::string why;
+  const Nvrtc *nv = loadNvrtc(&why);
+  if (!nv)
+    return Status::error("NVRTC is not available: " + why);
+  return std::to_string(nv->major) + "." + std::to_string(nv->minor);
+}
+
+namespace {
+
+constexpr char kEntryMagic[8] = {'D', 'L', 'C', 'K', 'C', 'H', '0', '1'};
+constexpr size_t kEntryHeaderBytes = 8 + 8 + 8 + 8 + 8;
+
+bool isValidArch(const std::string &arch) {
+  if (arch.size() < 5 || arch.compare(0, 3, "sm_") != 0)
+    return false;
+  size_t i = 3;
+  while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])))
+    ++i;
+  if (i < 5)
+    return false;
+  // An optional feature suffix: sm_90a, sm_100f.
+  return i == arch.size() ||
+         (i + 1 == arch.size() &&
+          std::islower(static_cast<unsigned char>(arch[i])));
+}
+
+struct CacheKey {
+  uint64_t lo = 0, hi = 0;
+  std::string hex() const { return hex64(hi) + hex64(lo); }
+};
+
+CacheKey cubinKey(const std::string &source, const std::string &arch,
+                  const std::vector<std::string> &options,
+                  const std::string &version) {
+  // Two FNV-1a streams with different seeds give a 128-bit key.
+  Fnv1a64 a, b(0x84222325cbf29ce4ull);
+  for (Fnv1a64 *h : {&a, &b}) {
+    h->updateString("dlc-cubin-v1");
+    h->updateString(source);
+    h->updateString(arch);
+    for (const std::string &o : options)
+      h->updateString(o);
+    h->updateString(version);
+  }
+  return {a.digest(), b.digest()};
+}
+
+} // namespace
+
+/// Reads a cache entry; returns false (and counts a corrupt entry when the
+/// file exists) unless it is complete and matches `key`.
+static bool readCacheEntry(const std::string &path, uint64_t keyLo,
+                           uint64_t keyHi, std::vector<uint8_t> &payload) {
+  if (!fileExists(path))
+    return false;
+  Result<std::vector<uint8_t>> bytes = readFileBytes(path);
+  bool ok = bytes.isOk() && bytes->size() >= kEntryHeaderBytes &&
+            std::memcmp(bytes->data(), kEntryMagic, 8) == 0;
+  if (ok) {
+    ByteReader r(bytes->data() + 8, kEntryHeaderBytes - 8);
+    uint64_t lo = 0, hi = 0, length = 0, checksum = 0;
+    (void)(r.u64(lo) && r.u64(hi) && r.u64(length) && r.u64(checksum));
+    const uint8_t *data = bytes->data() + kEntryHeaderBytes;
+    ok = lo == keyLo && hi == keyHi &&
+         length == bytes->size() - kEntryHeaderBytes &&
+         fnv1a64(data, length) == checksum;
+    if (ok)
+      payload.assign(data, data + length);
+  }
+  if (!ok)
+    ++kernelCacheCounters().corruptEntries;
+  return ok;
+}
+
+/// Best effort: a cache that cannot be written only costs recompilation.
+static void writeCacheEntry(const std::string &dir, const std::string &path,
+                            uint64_t keyLo, uint64_t keyHi,
+                            const std::vector<uint8_t> &payload) {
+  if (!makeDirectories(dir).isOk())
+    return;
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.bytes(kEntryMagic, 8);
+  w.u64(keyLo);
+  w.u64(keyHi);
+  w.u64(payload.size());
+  w.u64(fnv1a64(payload.data(), payload.size()));
+  w.bytes(payload.data(), payload.size());
+  (void)writeFileAtomic(path, out.data(), out.size());
+}
+
+Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
+                                                const std::string &arch) {
+  if (!isValidArch(arch))
+    return Status::error("invalid GPU architecture '" + arch +
+                         "' (expected sm_XX, e.g. sm_90)");
+  std::string why;
+  const Nvrtc *nv = loadNvrtc(&why);
+  if (!nv)
+    return Status::error("cannot compile CUDA kernels: NVRTC is not "
+                         "available: " +
+                         why);
+  std::string version =
+      std::to_string(nv->major) + "." + std::to_string(nv->minor);
+  // Exact math: no --use_fast_math.
+  std::vector<std::string> options = {"--gpu-architecture=" + arch,
+                                      "-std=c++17"};
+
+  CacheKey key = cubinKey(source, arch, options, version);
+  std::string dir = kernelCacheDir() + "/cubin";
+  std::string path = dir + "/" + key.hex() + ".cubin";
+  std::vector<uint8_t> cubin;
+  if (readCacheEntry(path, key.lo, key.hi, cubin)) {
+    ++kernelCacheCounters().hits;
+    return cubin;
+  }
+  ++kernelCacheCounters().misses;
+
+  nvrtcProgram prog = nullptr;
+  nvrtcResult rc = nv->nvrtcCreateProgram(&prog, source.c_str(),
+                                          "dlc_kernels.cu", 0, nullptr,
+                                          nullptr);
+  if (rc != NVRTC_SUCCESS)
+    return Status::error(std::string("nvrtcCreateProgram failed: ") +
+                         nv->nvrtcGetErrorString(rc));
+  std::vector<const char *> argv;
+  for (const std::string &o : options)
+    argv.push_back(o.c_str());
+  rc = nv->nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+  std::string log;
+  size_t logSize = 0;
+  if (nv->nvrtcGetProgramLogSize(prog, &logSize) == NVRTC_SUCCESS &&
+      logSize > 1) {
+    log.resize(logSize);
+    if (nv->nvrtcGetProgramLog(prog, &log[0]) != NVRTC_SUCCESS)
+      log.clear();
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+      log.pop_back();
+  }
+  if (rc != NVRTC_SUCCESS) {
+    nv->nvrtcDestroyProgram(&prog);
+    return Status::error("NVRTC failed to compile the kernels for " + arch +
+                         " (" + nv->nvrtcGetErrorString(rc) + "):\n" + log);
+  }
+  size_t size = 0;
+  rc = nv->nvrtcGetCUBINSize(prog, &size);
+  if (rc == NVRTC_SUCCESS && size == 0)
+    rc = NVRTC_ERROR_INVALID_INPUT;
+  if (rc == NVRTC_SUCCESS) {
+    cubin.resize(size);
+    rc = nv->nvrtcGetCUBIN(prog, reinterpret_cast<char *>(cubin.data()));
+  }
+  nv->nvrtcDestroyProgram(&prog);
+  if (rc != NVRTC_SUCCESS)
+    return Status::error(std::string("nvrtcGetCUBIN failed for ") + arch +
+                         ": " + nv->nvrtcGetErrorString(rc));
+  writeCacheEntry(dir, path, key.lo, key.hi, cubin);
+  return cubin;
+}
+
+} // namespace dlc::rt

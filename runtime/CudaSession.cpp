@@ -1,0 +1,498 @@
+//===- CudaSession.cpp - Running packages on a GPU ------------------------===//
+//
+// A CUDA session uses the device's primary context (the one the CUDA runtime
+// inside cuBLAS also uses), one stream, one arena allocation and the
+// constants uploaded once. Steps run in order on the stream: kernels through
+// cuLaunchKernel, GEMMs through cublasGemmStridedBatchedEx, copies through
+// cuMemcpyDtoDAsync. The first run executes the steps directly (which also
+// lets cuBLAS finish its lazy setup); the next one captures them into a CUDA
+// Graph that later runs replay, re-captured when the input or output
+// pointers change.
+//
+// Set DLC_CUDA_SYNC_STEPS=1 to synchronize after every step (and skip the
+// graph), so an asynchronous fault is reported against the step causing it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CudaLibs.h"
+#include "runtime/RuntimeImpl.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace dlc::rt {
+namespace {
+
+/// 32 MiB is what cuBLAS recommends on Hopper; a user-owned workspace also
+/// keeps cuBLAS from allocating during graph capture.
+constexpr size_t kCublasWorkspaceBytes = 32u << 20;
+
+cudaDataType cudaTypeOf(DType t) {
+  switch (t) {
+  case DType::F16:
+    return CUDA_R_16F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
+class CudaSession final : public Session {
+public:
+  CudaSession(const Package &pkg, const SessionOptions &opts,
+              const CudaDriver *cu)
+      : pkg_(pkg), opts_(opts), cu_(cu) {
+    const char *sync = std::getenv("DLC_CUDA_SYNC_STEPS");
+    syncSteps_ = sync && *sync && std::string(sync) != "0";
+  }
+  ~CudaSession() override;
+
+  Status init();
+
+  Result<std::vector<HostTensor>>
+  run(const std::vector<HostTensor> &inputs) override;
+  Status runOnDevice(const std::vector<const void *> &inputs,
+                     const std::vector<void *> &outputs) override;
+  const Package &package() const override { return pkg_; }
+  std::string deviceDescription() const override { return description_; }
+
+private:
+  /// Makes the session's context current for a scope, restoring the
+  /// caller's afterwards, so sessions work from any thread.
+  class ContextScope {
+  public:
+    ContextScope(const CudaDriver *cu, CUcontext ctx) : cu_(cu) {
+      pushed_ = ctx && cu->cuCtxPushCurrent(ctx) == CUDA_SUCCESS;
+    }
+    ~ContextScope() {
+      if (pushed_) {
+        CUcontext ignored;
+        cu_->cuCtxPopCurrent(&ignored);
+      }
+    }
+
+  private:
+    const CudaDriver *cu_;
+    bool pushed_;
+  };
+
+  Status check(CUresult r, const std::string &call,
+               const std::string &what = "") const {
+    if (r == CUDA_SUCCESS)
+      return Status::ok();
+    return Status::error(call + " failed" + (what.empty() ? "" : " for " + what) +
+                         ": " + cu_->errorName(r));
+  }
+  Status loadModule();
+  Status allocate(CUdeviceptr &ptr, size_t bytes, const std::string &what);
+  Status ensureStaging();
+  Status enqueueSteps(const std::vector<CUdeviceptr> &in,
+                      const std::vector<CUdeviceptr> &out);
+  /// Runs all steps on the stream (directly or through the graph) without
+  /// waiting for them.
+  Status execute(const std::vector<CUdeviceptr> &in,
+                 const std::vector<CUdeviceptr> &out);
+  Status synchronize(const std::string &what);
+
+  Package pkg_;
+  SessionOptions opts_;
+  const CudaDriver *cu_;
+  const Cublas *blas_ = nullptr;
+  bool syncSteps_ = false;
+  std::string description_;
+  std::string arch_;
+
+  CUdevice device_ = 0;
+  CUcontext ctx_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUmodule module_ = nullptr;
+  std::vector<CUfunction> functions_;
+  CUdeviceptr arena_ = 0, constants_ = 0, workspace_ = 0;
+  std::vector<CUdeviceptr> inputBuffers_, outputBuffers_;
+  bool stagingReady_ = false;
+  cublasHandle_t blasHandle_ = nullptr;
+
+  CUgraphExec graph_ = nullptr;
+  std::vector<CUdeviceptr> graphPointers_;
+  uint64_t runs_ = 0;
+};
+
+CudaSession::~CudaSession() {
+  if (!ctx_)
+    return;
+  {
+    ContextScope scope(cu_, ctx_);
+    if (stream_)
+      cu_->cuStreamSynchronize(stream_);
+    if (graph_)
+      cu_->cuGraphExecDestroy(graph_);
+    if (blasHandle_)
+      blas_->destroy(blasHandle_);
+    for (CUdeviceptr p : inputBuffers_)
+      if (p)
+        cu_->cuMemFree(p);
+    for (CUdeviceptr p : outputBuffers_)
+      if (p)
+        cu_->cuMemFree(p);
+    for (CUdeviceptr p : {arena_, constants_, workspace_})
+      if (p)
+        cu_->cuMemFree(p);
+    if (module_)
+      cu_->cuModuleUnload(module_);
+    if (stream_)
+      cu_->cuStreamDestroy(stream_);
+  }
+  cu_->cuDevicePrimaryCtxRelease(device_);
+}
+
+Status CudaSession::allocate(CUdeviceptr &ptr, size_t bytes,
+                             const std::string &what) {
+  // Zero-sized tensors still get a valid, distinct address.
+  return check(cu_->cuMemAlloc(&ptr, bytes ? bytes : 256), "cuMemAlloc",
+               what + " (" + std::to_string(bytes) + " bytes)");
+}
+
+Status CudaSession::init() {
+  int count = 0;
+  DLC_RT_RETURN_IF_ERROR(check(cu_->cuDeviceGetCount(&count), "cuDeviceGetCount"));
+  if (opts_.cudaDevice < 0 || opts_.cudaDevice >= count)
+    return Status::error("CUDA device " + std::to_string(opts_.cudaDevice) +
+                         " does not exist (" + std::to_string(count) +
+                         " device" + (count == 1 ? "" : "s") + ")");
+  DLC_RT_RETURN_IF_ERROR(
+      check(cu_->cuDeviceGet(&device_, opts_.cudaDevice), "cuDeviceGet"));
+  DLC_RT_RETURN_IF_ERROR(check(cu_->cuDevicePrimaryCtxRetain(&ctx_, device_),
+                               "cuDevicePrimaryCtxRetain"));
+  ContextScope scope(cu_, ctx_);
+
+  char name[256] = {0};
+  DLC_RT_RETURN_IF_ERROR(
+      check(cu_->cuDeviceGetName(name, sizeof(name) - 1, device_),
+            "cuDeviceGetName"));
+  int major = 0, minor = 0;
+  DLC_RT_RETURN_IF_ERROR(check(
+      cu_->cuDeviceGetAttribute(
+          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_),
+      "cuDeviceGetAttribute"));
+  DLC_RT_RETURN_IF_ERROR(check(
+      cu_->cuDeviceGetAttribute(
+          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_),
+      "cuDeviceGetAttribute"));
+  arch_ = "sm_" + std::to_string(major) + std::to_string(minor);
+  description_ = std::string(name) + " (" + arch_ + ")";
+
+  DLC_RT_RETURN_IF_ERROR(check(
+      cu_->cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+  DLC_RT_RETURN_IF_ERROR(loadModule());
+
+  if (pkg_.arenaBytes > 0)
+    DLC_RT_RETURN_IF_ERROR(allocate(arena_, pkg_.arenaBytes, "the arena"));
+  if (!pkg_.constants.empty()) {
+    DLC_RT_RETURN_IF_ERROR(
+        allocate(constants_, pkg_.constants.size(), "the constants"));
+    DLC_RT_RETURN_IF_ERROR(
+        check(cu_->cuMemcpyHtoD(constants_, pkg_.constants.data(),
+                                pkg_.constants.size()),
+              "cuMemcpyHtoD", "the constants"));
+  }
+
+  bool hasGemm = false;
+  for (const Step &s : pkg_.steps)
+    hasGemm |= s.kind == Step::Kind::Gemm;
+  if (hasGemm) {
+    std::string why;
+    blas_ = loadCublas(&why);
+    if (!blas_)
+      return Status::error("the package has GEMM steps but cuBLAS is not "
+                           "available: " +
+                           why);
+    cublasStatus_t st = blas_->create(&blasHandle_);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      blasHandle_ = nullptr;
+      return Status::error("cublasCreate failed: " + blas_->statusName(st));
+    }
+    DLC_RT_RETURN_IF_ERROR(
+        allocate(workspace_, kCublasWorkspaceBytes, "the cuBLAS workspace"));
+    st = blas_->setStream(blasHandle_, stream_);
+    if (st == CUBLAS_STATUS_SUCCESS)
+      st = blas_->setWorkspace(blasHandle_, reinterpret_cast<void *>(workspace_),
+                               kCublasWorkspaceBytes);
+    // Default math with CUBLAS_COMPUTE_32F: full f32, no TF32.
+    if (st == CUBLAS_STATUS_SUCCESS)
+      st = blas_->setMathMode(blasHandle_, CUBLAS_DEFAULT_MATH);
+    if (st != CUBLAS_STATUS_SUCCESS)
+      return Status::error("setting up cuBLAS failed: " +
+                           blas_->statusName(st));
+  }
+  return Status::ok();
+}
+
+Status CudaSession::loadModule() {
+  if (pkg_.kernels.empty())
+    return Status::ok();
+  const Cubin *match = nullptr;
+  for (const Cubin &c : pkg_.cubins)
+    if (c.arch == arch_)
+      match = &c;
+
+  CUresult r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+  if (match)
+    r = cu_->cuModuleLoadData(&module_, match->image.data());
+  if (r != CUDA_SUCCESS) {
+    // No cubin for this GPU, or one it rejects: compile the source for it.
+    std::string reason =
+        match ? "its " + arch_ + " cubin does not load (" + cu_->errorName(r) + ")"
+              : "the package has no cubin for " + arch_;
+    Result<std::vector<uint8_t>> cubin =
+        compileCudaToCubin(pkg_.cudaSource, arch_);
+    if (!cubin)
+      return Status::error(reason + ", and compiling its CUDA source failed: " +
+                           cubin.message());
+    module_ = nullptr;
+    DLC_RT_RETURN_IF_ERROR(check(cu_->cuModuleLoadData(&module_, cubin->data()),
+                                 "cuModuleLoadData",
+                                 "the kernels compiled for " + arch_));
+  }
+
+  functions_.resize(pkg_.kernels.size(), nullptr);
+  for (size_t i = 0; i < pkg_.kernels.size(); ++i)
+    DLC_RT_RETURN_IF_ERROR(check(
+        cu_->cuModuleGetFunction(&functions_[i], module_,
+                                 pkg_.kernels[i].name.c_str()),
+        "cuModuleGetFunction", pkg_.kernels[i].name));
+
+  // Kernels using more than 48 KiB of dynamic shared memory must opt in.
+  std::vector<uint32_t> maxShared(pkg_.kernels.size(), 0);
+  for (const Step &s : pkg_.steps)
+    if (s.kind == Step::Kind::Kernel)
+      maxShared[s.kernel.kernel] =
+          std::max(maxShared[s.kernel.kernel], s.kernel.sharedBytes);
+  for (size_t i = 0; i < maxShared.size(); ++i)
+    if (maxShared[i] > 48 * 1024)
+      DLC_RT_RETURN_IF_ERROR(check(
+          cu_->cuFuncSetAttribute(functions_[i],
+                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  int(maxShared[i])),
+          "cuFuncSetAttribute", pkg_.kernels[i].name));
+  return Status::ok();
+}
+
+Status CudaSession::ensureStaging() {
+  if (stagingReady_)
+    return Status::ok();
+  inputBuffers_.assign(pkg_.inputs.size(), 0);
+  outputBuffers_.assign(pkg_.outputs.size(), 0);
+  for (size_t i = 0; i < pkg_.inputs.size(); ++i)
+    DLC_RT_RETURN_IF_ERROR(allocate(inputBuffers_[i], pkg_.inputs[i].byteSize(),
+                                    "input #" + std::to_string(i)));
+  for (size_t i = 0; i < pkg_.outputs.size(); ++i)
+    DLC_RT_RETURN_IF_ERROR(allocate(outputBuffers_[i],
+                                    pkg_.outputs[i].byteSize(),
+                                    "output #" + std::to_string(i)));
+  stagingReady_ = true;
+  return Status::ok();
+}
+
+Status CudaSession::enqueueSteps(const std::vector<CUdeviceptr> &in,
+                                 const std::vector<CUdeviceptr> &out) {
+  auto resolve = [&](const BufferRef &ref) -> CUdeviceptr {
+    switch (ref.kind) {
+    case BufferRef::Kind::Input:
+      return in[ref.index] + ref.offset;
+    case BufferRef::Kind::Output:
+      return out[ref.index] + ref.offset;
+    case BufferRef::Kind::Arena:
+      return arena_ + ref.offset;
+    case BufferRef::Kind::Constant:
+      return constants_ + ref.offset;
+    }
+    return 0;
+  };
+
+  std::vector<CUdeviceptr> argValues;
+  std::vector<void *> argPointers;
+  for (size_t i = 0; i < pkg_.steps.size(); ++i) {
+    const Step &step = pkg_.steps[i];
+    switch (step.kind) {
+    case Step::Kind::Kernel: {
+      const KernelStep &k = step.kernel;
+      argValues.resize(k.args.size());
+      argPointers.resize(k.args.size());
+      for (size_t a = 0; a < k.args.size(); ++a) {
+        argValues[a] = resolve(k.args[a]);
+        argPointers[a] = &argValues[a];
+      }
+      // cuLaunchKernel copies the parameter values, so reusing the vectors
+      // for the next launch is fine.
+      DLC_RT_RETURN_IF_ERROR(check(
+          cu_->cuLaunchKernel(functions_[k.kernel], k.grid[0], k.grid[1],
+                              k.grid[2], k.block[0], k.block[1], k.block[2],
+                              k.sharedBytes, stream_,
+                              argPointers.empty() ? nullptr : argPointers.data(),
+                              nullptr),
+          "cuLaunchKernel", describeStep(pkg_, i)));
+      break;
+    }
+    case Step::Kind::Gemm: {
+      const GemmStep &g = step.gemm;
+      if (g.m == 0 || g.n == 0)
+        break;
+      // cuBLAS is column-major: a row-major C (m x n) is a column-major
+      // C^T (n x m), and C^T = op(B)^T op(A)^T, so swap the operands and
+      // pass the row strides as leading dimensions.
+      float alpha = float(g.alpha), beta = float(g.beta);
+      cudaDataType type = cudaTypeOf(g.dtype);
+      cublasStatus_t st = blas_->gemmStridedBatchedEx(
+          blasHandle_, g.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+          g.transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(g.n), int(g.m), int(g.k),
+          &alpha, reinterpret_cast<const void *>(resolve(g.b)), type,
+          int(g.ldb), g.strideB, reinterpret_cast<const void *>(resolve(g.a)),
+          type, int(g.lda), g.strideA, &beta,
+          reinterpret_cast<void *>(resolve(g.c)), type, int(g.ldc), g.strideC,
+          int(g.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      if (st != CUBLAS_STATUS_SUCCESS)
+        return Status::error("cublasGemmStridedBatchedEx failed for " +
+                             describeStep(pkg_, i) + ": " +
+                             blas_->statusName(st));
+      break;
+    }
+    case Step::Kind::Copy: {
+      const CopyStep &c = step.copy;
+      if (c.src.bytes == 0)
+        break;
+      DLC_RT_RETURN_IF_ERROR(check(
+          cu_->cuMemcpyDtoDAsync(resolve(c.dst), resolve(c.src), c.src.bytes,
+                                 stream_),
+          "cuMemcpyDtoDAsync", describeStep(pkg_, i)));
+      break;
+    }
+    }
+    if (syncSteps_)
+      DLC_RT_RETURN_IF_ERROR(
+          check(cu_->cuStreamSynchronize(stream_), "cuStreamSynchronize",
+                describeStep(pkg_, i)));
+  }
+  return Status::ok();
+}
+
+Status CudaSession::execute(const std::vector<CUdeviceptr> &in,
+                            const std::vector<CUdeviceptr> &out) {
+  bool useGraph = opts_.useCudaGraph && !syncSteps_ && !pkg_.steps.empty();
+  if (!useGraph || runs_ == 0) {
+    DLC_RT_RETURN_IF_ERROR(enqueueSteps(in, out));
+    ++runs_;
+    return Status::ok();
+  }
+  std::vector<CUdeviceptr> pointers = in;
+  pointers.insert(pointers.end(), out.begin(), out.end());
+  if (!graph_ || pointers != graphPointers_) {
+    if (graph_) {
+      cu_->cuGraphExecDestroy(graph_);
+      graph_ = nullptr;
+    }
+    DLC_RT_RETURN_IF_ERROR(check(
+        cu_->cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_RELAXED),
+        "cuStreamBeginCapture"));
+    Status enqueued = enqueueSteps(in, out);
+    CUgraph graph = nullptr;
+    CUresult ended = cu_->cuStreamEndCapture(stream_, &graph);
+    if (!enqueued.isOk()) {
+      if (graph)
+        cu_->cuGraphDestroy(graph);
+      return enqueued;
+    }
+    DLC_RT_RETURN_IF_ERROR(check(ended, "cuStreamEndCapture"));
+    CUresult r = cu_->cuGraphInstantiate(&graph_, graph, 0);
+    cu_->cuGraphDestroy(graph);
+    if (r != CUDA_SUCCESS) {
+      graph_ = nullptr;
+      return check(r, "cuGraphInstantiate");
+    }
+    graphPointers_ = pointers;
+  }
+  DLC_RT_RETURN_IF_ERROR(check(cu_->cuGraphLaunch(graph_, stream_),
+                               "cuGraphLaunch"));
+  ++runs_;
+  return Status::ok();
+}
+
+Status CudaSession::synchronize(const std::string &what) {
+  CUresult r = cu_->cuStreamSynchronize(stream_);
+  if (r == CUDA_SUCCESS)
+    return Status::ok();
+  std::string msg = "cuStreamSynchronize failed after " + what + ": " +
+                    cu_->errorName(r);
+  if (!syncSteps_)
+    msg += " (set DLC_CUDA_SYNC_STEPS=1 to find the failing step)";
+  return Status::error(msg);
+}
+
+Result<std::vector<HostTensor>>
+CudaSession::run(const std::vector<HostTensor> &inputs) {
+  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+  ContextScope scope(cu_, ctx_);
+  DLC_RT_RETURN_IF_ERROR(ensureStaging());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].data.empty())
+      DLC_RT_RETURN_IF_ERROR(
+          check(cu_->cuMemcpyHtoDAsync(inputBuffers_[i], inputs[i].data.data(),
+                                       inputs[i].data.size(), stream_),
+                "cuMemcpyHtoDAsync", "input #" + std::to_string(i)));
+  DLC_RT_RETURN_IF_ERROR(execute(inputBuffers_, outputBuffers_));
+  std::vector<HostTensor> outputs;
+  outputs.reserve(pkg_.outputs.size());
+  for (size_t i = 0; i < pkg_.outputs.size(); ++i) {
+    outputs.emplace_back(pkg_.outputs[i].dtype, pkg_.outputs[i].shape);
+    HostTensor &t = outputs.back();
+    if (!t.data.empty())
+      DLC_RT_RETURN_IF_ERROR(
+          check(cu_->cuMemcpyDtoHAsync(t.data.data(), outputBuffers_[i],
+                                       t.data.size(), stream_),
+                "cuMemcpyDtoHAsync", "output #" + std::to_string(i)));
+  }
+  DLC_RT_RETURN_IF_ERROR(synchronize("running the package"));
+  return outputs;
+}
+
+Status CudaSession::runOnDevice(const std::vector<const void *> &inputs,
+                                const std::vector<void *> &outputs) {
+  if (inputs.size() != pkg_.inputs.size() ||
+      outputs.size() != pkg_.outputs.size())
+    return Status::error("runOnDevice: expected " +
+                         std::to_string(pkg_.inputs.size()) + " inputs and " +
+                         std::to_string(pkg_.outputs.size()) +
+                         " outputs, got " + std::to_string(inputs.size()) +
+                         " and " + std::to_string(outputs.size()));
+  std::vector<CUdeviceptr> in, out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i] && pkg_.inputs[i].byteSize() > 0)
+      return Status::error("runOnDevice: input #" + std::to_string(i) +
+                           " is a null pointer");
+    in.push_back(CUdeviceptr(reinterpret_cast<uintptr_t>(inputs[i])));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i] && pkg_.outputs[i].byteSize() > 0)
+      return Status::error("runOnDevice: output #" + std::to_string(i) +
+                           " is a null pointer");
+    out.push_back(CUdeviceptr(reinterpret_cast<uintptr_t>(outputs[i])));
+  }
+  ContextScope scope(cu_, ctx_);
+  DLC_RT_RETURN_IF_ERROR(execute(in, out));
+  return synchronize("running the package");
+}
+
+} // namespace
+
+Result<std::unique_ptr<Session>>
+createCudaSession(const Package &package, const SessionOptions &options) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    return Status::error("no CUDA GPU: " + why + " (use --device=sim)");
+  auto session = std::make_unique<CudaSession>(package, options,
+                                               loadCudaDriver(nullptr));
+  DLC_RT_RETURN_IF_ERROR(session->init());
+  return std::unique_ptr<Session>(std::move(session));
+}
+
+} // namespace dlc::rt

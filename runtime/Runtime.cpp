@@ -1,0 +1,131 @@
+//===- Runtime.cpp - Devices and sessions ---------------------------------===//
+
+#include "runtime/CudaLibs.h"
+#include "runtime/RuntimeImpl.h"
+
+#include <mutex>
+
+namespace dlc::rt {
+
+Result<DeviceKind> parseDeviceKind(const std::string &name) {
+  if (name == "cuda")
+    return DeviceKind::Cuda;
+  if (name == "sim")
+    return DeviceKind::Sim;
+  return Status::error("unknown device '" + name + "' (expected cuda or sim)");
+}
+
+const char *deviceKindName(DeviceKind kind) {
+  return kind == DeviceKind::Cuda ? "cuda" : "sim";
+}
+
+namespace {
+/// The outcome of loading the driver and cuInit, computed once.
+struct CudaProbe {
+  bool available = false;
+  std::string why;
+};
+
+const CudaProbe &probeCuda() {
+  static CudaProbe probe;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string why;
+    const CudaDriver *cu = loadCudaDriver(&why);
+    if (!cu) {
+      probe.why = why;
+      return;
+    }
+    CUresult r = cu->cuInit(0);
+    if (r != CUDA_SUCCESS) {
+      probe.why = "cuInit failed: " + cu->errorName(r);
+      return;
+    }
+    int count = 0;
+    r = cu->cuDeviceGetCount(&count);
+    if (r != CUDA_SUCCESS) {
+      probe.why = "cuDeviceGetCount failed: " + cu->errorName(r);
+      return;
+    }
+    if (count == 0) {
+      probe.why = "no CUDA device";
+      return;
+    }
+    probe.available = true;
+  });
+  return probe;
+}
+} // namespace
+
+bool cudaAvailable(std::string *why) {
+  const CudaProbe &probe = probeCuda();
+  if (!probe.available && why)
+    *why = probe.why;
+  return probe.available;
+}
+
+DeviceKind defaultDeviceKind() {
+  return cudaAvailable() ? DeviceKind::Cuda : DeviceKind::Sim;
+}
+
+std::string defaultCudaArch(const std::string &fallback) {
+  if (!cudaAvailable())
+    return fallback;
+  const CudaDriver *cu = loadCudaDriver(nullptr);
+  CUdevice dev;
+  int major = 0, minor = 0;
+  if (cu->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
+      cu->cuDeviceGetAttribute(
+          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
+          CUDA_SUCCESS ||
+      cu->cuDeviceGetAttribute(
+          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
+          CUDA_SUCCESS)
+    return fallback;
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+
+std::string describeStep(const Package &package, size_t index) {
+  std::string s = "step " + std::to_string(index);
+  if (index < package.steps.size() && !package.steps[index].label.empty())
+    s += " (" + package.steps[index].label + ")";
+  return s;
+}
+
+Status checkRunInputs(const Package &package,
+                      const std::vector<HostTensor> &inputs) {
+  if (inputs.size() != package.inputs.size())
+    return Status::error("expected " + std::to_string(package.inputs.size()) +
+                         " input" + (package.inputs.size() == 1 ? "" : "s") +
+                         ", got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorDesc &want = package.inputs[i];
+    const HostTensor &got = inputs[i];
+    std::string name = "input #" + std::to_string(i) + " (arg" +
+                       std::to_string(i) + ")";
+    if (got.dtype != want.dtype || got.shape != want.shape)
+      return Status::error(name + ": expected " +
+                           describe(want.dtype, want.shape) + ", got " +
+                           describe(got.dtype, got.shape));
+    if (got.data.size() != want.byteSize())
+      return Status::error(name + ": " + describe(got.dtype, got.shape) +
+                           " should hold " + std::to_string(want.byteSize()) +
+                           " bytes, but its data has " +
+                           std::to_string(got.data.size()));
+  }
+  return Status::ok();
+}
+
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::create(const Package &package,
+                                                 const SessionOptions &options) {
+  Status valid = validatePackage(package);
+  if (!valid)
+    return Status::error("invalid package: " + valid.message());
+  if (options.device == DeviceKind::Cuda)
+    return createCudaSession(package, options);
+  return createSimSession(package, options);
+}
+
+} // namespace dlc::rt

@@ -1,0 +1,416 @@
+//===- SimSession.cpp - The sim device: CUDA source run on the CPU --------===//
+//
+// The sim device compiles Package::cudaSource with the host C++ compiler
+// against the embedded shim (runtime/sim/SimShim.h) into a shared object,
+// cached under kernelCacheDir()/sim, opens it with dlopen and runs each
+// kernel step through its dlc_sim_entry_<name> trampoline on the executor
+// (SimExecutor.h). GEMM steps use the CPU reference GEMM, copies memmove.
+// The arena and the constants live in host memory. docs/sim.md describes the
+// model and its limits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CpuGemm.h"
+#include "runtime/RuntimeImpl.h"
+#include "runtime/SimExecutor.h"
+#include "runtime/Support.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <sstream>
+
+namespace dlc::rt {
+
+// Generated at build time from runtime/sim/SimShim.h (SimShimEmbedded.cpp).
+extern const char kSimShimSource[];
+extern const size_t kSimShimSourceSize;
+
+namespace {
+
+constexpr char kSumMagic[8] = {'D', 'L', 'C', 'S', 'O', 'S', 'U', 'M'};
+
+std::vector<std::string> simCompilerCommand() {
+  const char *env = std::getenv("DLC_SIM_CXX");
+  std::string cmd = env && *env ? env : "c++";
+  std::vector<std::string> words;
+  std::istringstream in(cmd);
+  for (std::string w; in >> w;)
+    words.push_back(w);
+  if (words.empty())
+    words.push_back("c++");
+  return words;
+}
+
+const std::vector<std::string> &simCompilerFlags() {
+  // -ffp-contract=off: no FMA contraction, so results do not depend on the
+  // host's instruction set. -fno-math-errno only lets sqrtf inline.
+  static const std::vector<std::string> flags = {
+      "-std=c++17",      "-O1",       "-fPIC",
+      "-shared",         "-DDLC_SIM", "-ffp-contract=off",
+      "-fno-math-errno"};
+  return flags;
+}
+
+/// The checksum file next to a cached shared object: magic, length, FNV-1a.
+std::vector<uint8_t> makeSum(const std::vector<uint8_t> &so) {
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.bytes(kSumMagic, 8);
+  w.u64(so.size());
+  w.u64(fnv1a64(so.data(), so.size()));
+  return out;
+}
+
+/// Whether the cached shared object is complete: it matches its checksum.
+bool cachedObjectIsIntact(const std::string &soPath,
+                          const std::string &sumPath) {
+  Result<std::vector<uint8_t>> so = readFileBytes(soPath);
+  Result<std::vector<uint8_t>> sum = readFileBytes(sumPath);
+  return so.isOk() && sum.isOk() && *sum == makeSum(*so);
+}
+
+/// Compiles `source` into a shared object in the cache (or finds it there)
+/// and returns its path.
+Result<std::string> buildSimLibrary(const std::string &source,
+                                    bool forceRebuild) {
+  std::string dir = kernelCacheDir() + "/sim";
+  Status st = makeDirectories(dir);
+  if (!st)
+    return Status::error("sim: cannot create the kernel cache: " +
+                         st.message());
+
+  const std::string shim(kSimShimSource, kSimShimSourceSize);
+  const uint64_t shimHash = fnv1a64(shim.data(), shim.size());
+  const std::string shimPath = dir + "/SimShim-" + hex64(shimHash) + ".h";
+  Result<std::vector<uint8_t>> existing = readFileBytes(shimPath);
+  if (!existing ||
+      std::string(existing->begin(), existing->end()) != shim)
+    DLC_RT_RETURN_IF_ERROR(
+        writeFileAtomic(shimPath, shim.data(), shim.size()));
+
+  const std::vector<std::string> compiler = simCompilerCommand();
+  Fnv1a64 ha, hb(0x84222325cbf29ce4ull);
+  for (Fnv1a64 *h : {&ha, &hb}) {
+    h->updateString("dlc-sim-v1");
+    h->updateString(source);
+    h->updateString(hex64(shimHash));
+    for (const std::string &w : compiler)
+      h->updateString(w);
+    for (const std::string &f : simCompilerFlags())
+      h->updateString(f);
+  }
+  const std::string key = hex64(hb.digest()) + hex64(ha.digest());
+  const std::string soPath = dir + "/" + key + ".so";
+  const std::string sumPath = dir + "/" + key + ".sum";
+
+  if (!forceRebuild && fileExists(soPath)) {
+    if (cachedObjectIsIntact(soPath, sumPath)) {
+      ++kernelCacheCounters().hits;
+      return soPath;
+    }
+    ++kernelCacheCounters().corruptEntries;
+  }
+  ++kernelCacheCounters().misses;
+
+  const std::string srcPath = dir + "/" + key + ".cpp";
+  DLC_RT_RETURN_IF_ERROR(
+      writeFileAtomic(srcPath, source.data(), source.size()));
+  const std::string suffix = uniqueSuffix();
+  const std::string tmpSo = soPath + ".tmp." + suffix;
+  const std::string logPath = dir + "/" + key + ".log." + suffix;
+  std::vector<std::string> argv = compiler;
+  for (const std::string &f : simCompilerFlags())
+    argv.push_back(f);
+  for (const char *a : {"-include"})
+    argv.push_back(a);
+  argv.push_back(shimPath);
+  for (const char *a : {"-x", "c++"})
+    argv.push_back(a);
+  argv.push_back(srcPath);
+  for (const char *a : {"-x", "none", "-o"})
+    argv.push_back(a);
+  argv.push_back(tmpSo);
+
+  Result<int> rc = runProcess(argv, logPath);
+  std::string log;
+  if (Result<std::vector<uint8_t>> bytes = readFileBytes(logPath))
+    log.assign(bytes->begin(), bytes->end());
+  std::remove(logPath.c_str());
+  if (!rc) {
+    std::remove(tmpSo.c_str());
+    return Status::error("sim: " + rc.message() +
+                         " (set DLC_SIM_CXX to a C++17 compiler)");
+  }
+  if (*rc != 0) {
+    std::remove(tmpSo.c_str());
+    const size_t maxLog = 12000;
+    if (log.size() > maxLog)
+      log = log.substr(0, maxLog) + "\n... (log truncated)";
+    return Status::error("sim: compiling the CUDA source with '" + compiler[0] +
+                         "' failed (exit code " + std::to_string(*rc) +
+                         "); the source is " + srcPath + ":\n" + log);
+  }
+  Result<std::vector<uint8_t>> so = readFileBytes(tmpSo);
+  if (!so)
+    return so.status();
+  if (std::rename(tmpSo.c_str(), soPath.c_str()) != 0) {
+    std::remove(tmpSo.c_str());
+    return Status::error("sim: cannot move the compiled kernels to " + soPath +
+                         ": " + std::strerror(errno));
+  }
+  std::vector<uint8_t> sum = makeSum(*so);
+  (void)writeFileAtomic(sumPath, sum.data(), sum.size());
+  return soPath;
+}
+
+/// Host memory for the arena and the constants, aligned like cudaMalloc's.
+class AlignedBuffer {
+public:
+  AlignedBuffer() = default;
+  AlignedBuffer(const AlignedBuffer &) = delete;
+  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
+  ~AlignedBuffer() { std::free(data_); }
+  bool allocate(size_t bytes) {
+    std::free(data_);
+    size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
+    data_ = static_cast<uint8_t *>(std::aligned_alloc(256, rounded));
+    if (data_)
+      std::memset(data_, 0, rounded);
+    return data_ != nullptr;
+  }
+  uint8_t *data() const { return data_; }
+
+private:
+  uint8_t *data_ = nullptr;
+};
+
+class SimSession final : public Session {
+public:
+  explicit SimSession(const Package &pkg) : pkg_(pkg) {}
+  ~SimSession() override {
+    executor_.reset();
+    if (library_)
+      ::dlclose(library_);
+  }
+
+  Status init();
+
+  Result<std::vector<HostTensor>>
+  run(const std::vector<HostTensor> &inputs) override;
+  Status runOnDevice(const std::vector<const void *> &inputs,
+                     const std::vector<void *> &outputs) override;
+  const Package &package() const override { return pkg_; }
+  std::string deviceDescription() const override {
+    return "sim (CPU emulation)";
+  }
+
+private:
+  Status openLibrary(const std::string &path);
+  Status runSteps(const std::vector<uint8_t *> &in,
+                  const std::vector<uint8_t *> &out);
+
+  Package pkg_;
+  void *library_ = nullptr;
+  sim::StateFn stateFn_ = nullptr;
+  std::vector<sim::EntryFn> entries_;
+  std::unique_ptr<sim::Executor> executor_;
+  AlignedBuffer arena_, constants_;
+};
+
+Status SimSession::openLibrary(const std::string &path) {
+  library_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library_) {
+    const char *e = ::dlerror();
+    return Status::error("sim: cannot load " + path + ": " +
+                         (e ? e : "unknown error"));
+  }
+  auto abi = reinterpret_cast<unsigned (*)()>(
+      ::dlsym(library_, "dlc_sim_abi_version"));
+  stateFn_ = reinterpret_cast<sim::StateFn>(
+      ::dlsym(library_, "dlc_sim_thread_state"));
+  if (!abi || !stateFn_)
+    return Status::error("sim: " + path +
+                         " was not built against the sim shim (it lacks "
+                         "dlc_sim_thread_state)");
+  if (abi() != dlc_sim::kAbiVersion)
+    return Status::error("sim: " + path + " uses sim ABI version " +
+                         std::to_string(abi()) + ", this runtime uses " +
+                         std::to_string(dlc_sim::kAbiVersion));
+  entries_.assign(pkg_.kernels.size(), nullptr);
+  for (size_t i = 0; i < pkg_.kernels.size(); ++i) {
+    const std::string symbol = "dlc_sim_entry_" + pkg_.kernels[i].name;
+    entries_[i] =
+        reinterpret_cast<sim::EntryFn>(::dlsym(library_, symbol.c_str()));
+    if (!entries_[i])
+      return Status::error("sim: the CUDA source has no trampoline " + symbol +
+                           " for kernel " + pkg_.kernels[i].name +
+                           " (expected under #ifdef DLC_SIM)");
+  }
+  return Status::ok();
+}
+
+Status SimSession::init() {
+  for (size_t i = 0; i < pkg_.steps.size(); ++i) {
+    const Step &s = pkg_.steps[i];
+    if (s.kind == Step::Kind::Kernel && s.kernel.sharedBytes > 0)
+      return Status::error(
+          describeStep(pkg_, i) + " uses " +
+          std::to_string(s.kernel.sharedBytes) +
+          " bytes of dynamic shared memory (extern __shared__), which the "
+          "sim device does not support; use static __shared__ arrays");
+  }
+  if (!pkg_.kernels.empty()) {
+    Result<std::string> path = buildSimLibrary(pkg_.cudaSource, false);
+    if (!path)
+      return path.status();
+    Status opened = openLibrary(*path);
+    if (!opened) {
+      // A damaged cache entry that passed the checksum is unlikely, but a
+      // rebuild costs only time.
+      if (library_)
+        ::dlclose(library_);
+      library_ = nullptr;
+      ++kernelCacheCounters().corruptEntries;
+      path = buildSimLibrary(pkg_.cudaSource, true);
+      if (!path)
+        return path.status();
+      DLC_RT_RETURN_IF_ERROR(openLibrary(*path));
+    }
+  }
+  int threads = 2;
+  if (const char *env = std::getenv("DLC_SIM_THREADS")) {
+    int v = std::atoi(env);
+    if (v >= 1)
+      threads = std::min(v, 64);
+  }
+  executor_ = std::make_unique<sim::Executor>(stateFn_, threads,
+                                              sim::defaultFiberBackend());
+  if (!arena_.allocate(pkg_.arenaBytes) ||
+      !constants_.allocate(pkg_.constants.size()))
+    return Status::error("sim: cannot allocate " +
+                         std::to_string(pkg_.arenaBytes) +
+                         " bytes for the arena");
+  if (!pkg_.constants.empty())
+    std::memcpy(constants_.data(), pkg_.constants.data(),
+                pkg_.constants.size());
+  return Status::ok();
+}
+
+Status SimSession::runSteps(const std::vector<uint8_t *> &in,
+                            const std::vector<uint8_t *> &out) {
+  auto resolve = [&](const BufferRef &ref) -> uint8_t * {
+    switch (ref.kind) {
+    case BufferRef::Kind::Input:
+      return in[ref.index] + ref.offset;
+    case BufferRef::Kind::Output:
+      return out[ref.index] + ref.offset;
+    case BufferRef::Kind::Arena:
+      return arena_.data() + ref.offset;
+    case BufferRef::Kind::Constant:
+      return constants_.data() + ref.offset;
+    }
+    return nullptr;
+  };
+  std::vector<void *> args;
+  for (size_t i = 0; i < pkg_.steps.size(); ++i) {
+    const Step &step = pkg_.steps[i];
+    switch (step.kind) {
+    case Step::Kind::Kernel: {
+      const KernelStep &k = step.kernel;
+      args.resize(k.args.size());
+      for (size_t a = 0; a < k.args.size(); ++a)
+        args[a] = resolve(k.args[a]);
+      sim::Launch launch;
+      launch.entry = entries_[k.kernel];
+      launch.args = args.data();
+      for (int d = 0; d < 3; ++d) {
+        launch.grid[d] = k.grid[d];
+        launch.block[d] = k.block[d];
+      }
+      launch.usesBarriers = pkg_.kernels[k.kernel].usesBarriers;
+      Status st = executor_->launch(launch);
+      if (!st)
+        return Status::error(describeStep(pkg_, i) + ": kernel " +
+                             pkg_.kernels[k.kernel].name + ": " +
+                             st.message());
+      break;
+    }
+    case Step::Kind::Gemm: {
+      const GemmStep &g = step.gemm;
+      cpuGemm(g, resolve(g.a), resolve(g.b), resolve(g.c));
+      break;
+    }
+    case Step::Kind::Copy:
+      if (step.copy.src.bytes)
+        std::memmove(resolve(step.copy.dst), resolve(step.copy.src),
+                     step.copy.src.bytes);
+      break;
+    }
+  }
+  return Status::ok();
+}
+
+Result<std::vector<HostTensor>>
+SimSession::run(const std::vector<HostTensor> &inputs) {
+  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+  // Kernels may load inputs as float4; vectors are 16-byte aligned in
+  // practice, but copy any that is not.
+  std::vector<std::vector<uint8_t>> realigned;
+  realigned.reserve(inputs.size());
+  std::vector<uint8_t *> in;
+  for (const HostTensor &t : inputs) {
+    const uint8_t *p = t.data.data();
+    if (uintptr_t(p) % 16 != 0) {
+      realigned.emplace_back(t.data);
+      p = realigned.back().data();
+    }
+    in.push_back(const_cast<uint8_t *>(p));
+  }
+  std::vector<HostTensor> outputs;
+  std::vector<uint8_t *> out;
+  outputs.reserve(pkg_.outputs.size());
+  for (const TensorDesc &d : pkg_.outputs) {
+    outputs.emplace_back(d.dtype, d.shape);
+    out.push_back(outputs.back().data.data());
+  }
+  DLC_RT_RETURN_IF_ERROR(runSteps(in, out));
+  return outputs;
+}
+
+Status SimSession::runOnDevice(const std::vector<const void *> &inputs,
+                               const std::vector<void *> &outputs) {
+  if (inputs.size() != pkg_.inputs.size() ||
+      outputs.size() != pkg_.outputs.size())
+    return Status::error("runOnDevice: expected " +
+                         std::to_string(pkg_.inputs.size()) + " inputs and " +
+                         std::to_string(pkg_.outputs.size()) +
+                         " outputs, got " + std::to_string(inputs.size()) +
+                         " and " + std::to_string(outputs.size()));
+  std::vector<uint8_t *> in, out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i] && pkg_.inputs[i].byteSize() > 0)
+      return Status::error("runOnDevice: input #" + std::to_string(i) +
+                           " is a null pointer");
+    in.push_back(static_cast<uint8_t *>(const_cast<void *>(inputs[i])));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i] && pkg_.outputs[i].byteSize() > 0)
+      return Status::error("runOnDevice: output #" + std::to_string(i) +
+                           " is a null pointer");
+    out.push_back(static_cast<uint8_t *>(outputs[i]));
+  }
+  return runSteps(in, out);
+}
+
+} // namespace
+
+Result<std::unique_ptr<Session>>
+createSimSession(const Package &package, const SessionOptions &options) {
+  (void)options;
+  auto session = std::make_unique<SimSession>(package);
+  DLC_RT_RETURN_IF_ERROR(session->init());
+  return std::unique_ptr<Session>(std::move(session));
+}
+
+} // namespace dlc::rt

@@ -1,0 +1,161 @@
+//===- Support.cpp - Internal helpers of the dlc runtime ------------------===//
+
+#include "runtime/Support.h"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace dlc::rt {
+
+uint64_t fnv1a64(const void *data, size_t size) {
+  Fnv1a64 h;
+  h.update(data, size);
+  return h.digest();
+}
+
+std::string hex64(uint64_t value) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)value);
+  return buf;
+}
+
+Result<std::vector<uint8_t>> readFileBytes(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error(path + ": cannot open: " + std::strerror(errno));
+  std::vector<uint8_t> bytes;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && st.st_size > 0)
+    bytes.reserve(size_t(st.st_size));
+  uint8_t buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      int err = errno;
+      ::close(fd);
+      return Status::error(path + ": read failed: " + std::strerror(err));
+    }
+    if (n == 0)
+      break;
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  ::close(fd);
+  return bytes;
+}
+
+std::string uniqueSuffix() {
+  static std::atomic<uint64_t> counter{0};
+  uint64_t n = counter.fetch_add(1);
+  uint64_t t = uint64_t(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+  return std::to_string(::getpid()) + "." + std::to_string(n) + "." +
+         hex64(t).substr(8);
+}
+
+static Status writeAll(int fd, const void *data, size_t size,
+                       const std::string &path) {
+  const auto *p = static_cast<const uint8_t *>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return Status::error(path + ": write failed: " + std::strerror(errno));
+    }
+    p += n;
+    size -= size_t(n);
+  }
+  return Status::ok();
+}
+
+Status writeFileAtomic(const std::string &path, const void *data,
+                       size_t size) {
+  std::string tmp = path + ".tmp." + uniqueSuffix();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Status::error(path + ": cannot create: " + std::strerror(errno));
+  Status st = writeAll(fd, data, size, path);
+  if (::close(fd) != 0 && st.isOk())
+    st = Status::error(path + ": write failed: " + std::strerror(errno));
+  if (!st.isOk()) {
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return Status::error(path + ": cannot rename into place: " +
+                         std::strerror(err));
+  }
+  return Status::ok();
+}
+
+Status makeDirectories(const std::string &path) {
+  if (path.empty())
+    return Status::ok();
+  std::string partial;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    size_t next = path.find('/', pos + 1);
+    partial = path.substr(0, next);
+    pos = next;
+    if (partial.empty() || partial == "/")
+      continue;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+      return Status::error(partial + ": cannot create directory: " +
+                           std::strerror(errno));
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Status::error(path + ": not a directory");
+  return Status::ok();
+}
+
+bool fileExists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+Result<int> runProcess(const std::vector<std::string> &argv,
+                       const std::string &logPath) {
+  if (argv.empty())
+    return Status::error("runProcess: empty command");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(),
+                          environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    return Status::error("cannot run '" + argv[0] + "': " + std::strerror(rc));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      return Status::error("waiting for '" + argv[0] +
+                           "' failed: " + std::strerror(errno));
+  }
+  if (WIFSIGNALED(status))
+    return Status::error("'" + argv[0] + "' was killed by signal " +
+                         std::to_string(WTERMSIG(status)));
+  return WEXITSTATUS(status);
+}
+
+} // namespace dlc::rt

@@ -1,0 +1,442 @@
+// RUN: dlc-opt %s -split-input-file -verify-diagnostics
+// One case per verifier message of the dlc dialect.
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+func.func @constant_type(%x: tensor<2xf32>) {
+  // The ODS trait fires before ConstantOp::verify, whose own message is a
+  // second line of defence for ops built in C++.
+  // expected-error @+1 {{failed to verify that all of {value, result} have same type}}
+  %0 = "dlc.constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<3xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Broadcasting elementwise operations
+//===----------------------------------------------------------------------===//
+
+func.func @binary_rank(%x: tensor<4x8xf32>, %y: tensor<8xf32>) {
+  // expected-error @+1 {{'dlc.add' op expects operands of the result's rank 2, but operand #1 has rank 1 (insert a dlc.reshape to change rank)}}
+  %0 = dlc.add %x, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @binary_broadcast(%x: tensor<4x8xf32>, %y: tensor<4x3xf32>) {
+  // expected-error @+1 {{'dlc.mul' op operand shapes [4, 8] and [4, 3] are not broadcast-compatible}}
+  %0 = dlc.mul %x, %y : (tensor<4x8xf32>, tensor<4x3xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @binary_result_shape(%x: tensor<4x1xf32>, %y: tensor<1x8xf32>) {
+  // expected-error @+1 {{'dlc.sub' op expects result shape [4, 8] (the broadcast of the operands), but got [4, 1]}}
+  %0 = dlc.sub %x, %y : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @binary_element_type(%x: tensor<4xf32>, %y: tensor<4xf16>) {
+  // expected-error @+1 {{'dlc.max' op expects operands and result of one element type, but got 'f16' and 'f32' (insert a dlc.cast)}}
+  %0 = dlc.max %x, %y : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @float_unary(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'dlc.exp' op expects a floating-point tensor, but got element type 'i32'}}
+  %0 = dlc.exp %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @clamp_bounds(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'dlc.clamp' op expects min <= max, but got min = 6.000000e+00 and max = 0.000000e+00}}
+  %0 = dlc.clamp %x {min = 6.0 : f64, max = 0.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cmp_element_type(%x: tensor<4xf32>, %y: tensor<4xf16>) {
+  // expected-error @+1 {{'dlc.cmp' op expects operands of one element type, but got 'f32' and 'f16'}}
+  %0 = dlc.cmp lt, %x, %y : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @select_element_type(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{'dlc.select' op expects both choices and the result to have one element type, but got 'f32', 'i32' and 'f32'}}
+  %0 = dlc.select %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'dlc.cast' op expects the result shape [2, 2] to equal the input shape [4]}}
+  %0 = dlc.cast %x : tensor<4xf32> -> tensor<2x2xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+func.func @reduce_no_axes(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.reduce' op expects at least one axis}}
+  %0 = dlc.reduce sum %x {axes = array<i64>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_range(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.reduce' op axis 2 is out of range for a tensor of rank 2}}
+  %0 = dlc.reduce sum %x {axes = array<i64: 2>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_twice(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.reduce' op axis 1 appears twice}}
+  %0 = dlc.reduce max %x {axes = array<i64: 1, 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.reduce' op expects result shape [4, 1] (reduced axes kept as 1), but got [4]}}
+  %0 = dlc.reduce sum %x {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_element_type(%x: tensor<4x8xf16>) {
+  // expected-error @+1 {{'dlc.reduce' op expects the result element type 'f16', but got 'f32'}}
+  %0 = dlc.reduce sum %x {axes = array<i64: 1>} : (tensor<4x8xf16>) -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_bool(%x: tensor<4x8xi1>) {
+  // expected-error @+1 {{'dlc.reduce' op cannot reduce a boolean tensor}}
+  %0 = dlc.reduce max %x {axes = array<i64: 1>} : (tensor<4x8xi1>) -> tensor<4x1xi1>
+  return
+}
+
+// -----
+
+func.func @argmax_axis(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.argmax' op axis -1 is out of range for a tensor of rank 2}}
+  %0 = dlc.argmax %x {axis = -1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xi32>
+  return
+}
+
+// -----
+
+func.func @argmax_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.argmax' op expects result shape [4, 1], but got [4]}}
+  %0 = dlc.argmax %x {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Matrix product
+//===----------------------------------------------------------------------===//
+
+func.func @matmul_rank(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op expects operands of one rank, at least 2, but got 1 and 1}}
+  %0 = dlc.matmul %x, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_element_type(%a: tensor<4x8xf32>, %b: tensor<8x2xf16>) {
+  // expected-error @+1 {{'dlc.matmul' op expects operands and result of one element type, but got 'f32', 'f16' and 'f32'}}
+  %0 = dlc.matmul %a, %b : (tensor<4x8xf32>, tensor<8x2xf16>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bool(%a: tensor<4x8xi1>, %b: tensor<8x2xi1>) {
+  // expected-error @+1 {{'dlc.matmul' op cannot multiply boolean matrices}}
+  %0 = dlc.matmul %a, %b : (tensor<4x8xi1>, tensor<8x2xi1>) -> tensor<4x2xi1>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<4x8xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op contraction sizes differ: 8 (lhs) vs 4 (rhs)}}
+  %0 = dlc.matmul %a, %b : (tensor<4x8xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x2xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op batch dimensions [2] and [3] are not broadcast-compatible}}
+  %0 = dlc.matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x2xf32>) -> tensor<2x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_result_shape(%a: tensor<4x8xf32>, %b: tensor<2x8xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op expects result shape [4, 2], but got [4, 8]}}
+  %0 = dlc.matmul %a, %b {transpose_b} : (tensor<4x8xf32>, tensor<2x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_acc_type(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op acc_type must be a float type for a float product}}
+  %0 = dlc.matmul %a, %b {acc_type = i32} : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+func.func @transpose_rank(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.transpose' op expects a permutation of 2 dimensions, but got 3}}
+  %0 = dlc.transpose %x {perm = array<i64: 0, 1, 2>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.transpose' op perm [1, 1] is not a permutation}}
+  %0 = dlc.transpose %x {perm = array<i64: 1, 1>} : (tensor<4x8xf32>) -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.transpose' op expects result shape [8, 4], but got [4, 8]}}
+  %0 = dlc.transpose %x {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_element_type(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.transpose' op changes the element type}}
+  %0 = dlc.transpose %x {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf16>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.reshape' op cannot reshape 32 elements [4, 8] into 30 elements [5, 6]}}
+  %0 = dlc.reshape %x : tensor<4x8xf32> -> tensor<5x6xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_type(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.reshape' op changes the element type}}
+  %0 = dlc.reshape %x : tensor<4x8xf32> -> tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @slice_rank(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.slice' op expects start and result of the input's rank 2}}
+  %0 = dlc.slice %x {start = array<i64: 0>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_bounds(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.slice' op slice [6, 9) of dimension 1 is out of bounds for size 8}}
+  %0 = dlc.slice %x {start = array<i64: 0, 6>} : (tensor<4x8xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_element_type(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.slice' op changes the element type}}
+  %0 = dlc.slice %x {start = array<i64: 0, 0>} : (tensor<4x8xf32>) -> tensor<2x2xbf16>
+  return
+}
+
+// -----
+
+func.func @concat_empty() {
+  // expected-error @+1 {{'dlc.concat' op expects at least one input}}
+  %0 = dlc.concat {axis = 0 : i64} : () -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.concat' op axis 2 is out of range for a tensor of rank 2}}
+  %0 = dlc.concat %x, %x {axis = 2 : i64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%x: tensor<4x8xf32>, %y: tensor<8xf32>) {
+  // expected-error @+1 {{'dlc.concat' op input #1 differs in rank or element type}}
+  %0 = dlc.concat %x, %y {axis = 1 : i64} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @concat_size(%x: tensor<4x8xf32>, %y: tensor<3x8xf32>) {
+  // expected-error @+1 {{'dlc.concat' op input #1 has size 3 in dimension 0, expected 4}}
+  %0 = dlc.concat %x, %y {axis = 1 : i64} : (tensor<4x8xf32>, tensor<3x8xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @concat_shape(%x: tensor<4x8xf32>, %y: tensor<4x2xf32>) {
+  // expected-error @+1 {{'dlc.concat' op expects result shape [4, 10], but got [4, 16]}}
+  %0 = dlc.concat %x, %y {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x2xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @pad_rank(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.pad' op expects low and high of the input's rank 2}}
+  %0 = dlc.pad %x {low = array<i64: 0>, high = array<i64: 0, 0>, value = 0.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.pad' op expects non-negative padding, but dimension 1 has low -1 and high 0}}
+  %0 = dlc.pad %x {low = array<i64: 0, -1>, high = array<i64: 0, 0>, value = 0.0 : f64} : (tensor<4x8xf32>) -> tensor<4x7xf32>
+  return
+}
+
+// -----
+
+func.func @pad_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.pad' op expects result shape [5, 10], but got [5, 8]}}
+  %0 = dlc.pad %x {low = array<i64: 1, 1>, high = array<i64: 0, 1>, value = 0.0 : f64} : (tensor<4x8xf32>) -> tensor<5x8xf32>
+  return
+}
+
+// -----
+
+func.func @tile_count(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.tile' op expects 2 multiples, but got 1}}
+  %0 = dlc.tile %x {multiples = array<i64: 2>} : (tensor<4x8xf32>) -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @tile_positive(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.tile' op expects positive multiples, but dimension 0 has 0}}
+  %0 = dlc.tile %x {multiples = array<i64: 0, 1>} : (tensor<4x8xf32>) -> tensor<0x8xf32>
+  return
+}
+
+// -----
+
+func.func @tile_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.tile' op expects result shape [8, 8], but got [4, 16]}}
+  %0 = dlc.tile %x {multiples = array<i64: 2, 1>} : (tensor<4x8xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+func.func @kernel_arguments(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'dlc.kernel' op has 1 inputs but its body takes 2 arguments}}
+  %k = dlc.kernel (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    dlc.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_argument_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'dlc.kernel' op input #0 has type 'tensor<4xf32>' but body argument #0 has type 'tensor<4xf16>'}}
+  %k = dlc.kernel (%x) : (tensor<4xf32>) -> tensor<4xf16> {
+  ^bb0(%a: tensor<4xf16>):
+    dlc.yield %a : tensor<4xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_yield(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'dlc.kernel' op yields 1 values whose types differ from its 2 results}}
+  %k:2 = dlc.kernel (%x) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    dlc.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_no_results(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'dlc.kernel' op expects at least one result}}
+  dlc.kernel (%x) : (tensor<4xf32>) -> () {
+  ^bb0(%a: tensor<4xf32>):
+    dlc.yield
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_matmul(%x: tensor<4x4xf32>) {
+  %k = dlc.kernel (%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    // expected-error @+1 {{'dlc.matmul' op cannot be fused into a dlc.kernel}}
+    %0 = dlc.matmul %a, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    dlc.yield %0 : tensor<4x4xf32>
+  }
+  return
+}

@@ -1,0 +1,154 @@
+// RUN: dlc-opt %s | dlc-opt | FileCheck %s
+// Every dlc operation survives printing and parsing again.
+
+// CHECK-LABEL: func.func @constants
+func.func @constants() -> (tensor<2xf32>, tensor<2x2xi32>, tensor<3xi1>, tensor<f16>) {
+  // CHECK: dlc.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+  %0 = dlc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // CHECK: dlc.constant dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi32>
+  %1 = dlc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  // CHECK: dlc.constant dense<[true, false, true]> : tensor<3xi1>
+  %2 = dlc.constant dense<[true, false, true]> : tensor<3xi1>
+  // CHECK: dlc.constant dense<5.000000e-01> : tensor<f16>
+  %3 = dlc.constant dense<0.5> : tensor<f16>
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<2x2xi32>, tensor<3xi1>, tensor<f16>
+}
+
+// CHECK-LABEL: func.func @unary
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4xi32>, %[[B:.*]]: tensor<4xi1>)
+func.func @unary(%x: tensor<4x8xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) {
+  // CHECK: dlc.exp %[[X]] : tensor<4x8xf32>
+  %0 = dlc.exp %x : tensor<4x8xf32>
+  // CHECK: dlc.log %[[X]] : tensor<4x8xf32>
+  %1 = dlc.log %x : tensor<4x8xf32>
+  // CHECK: dlc.tanh %[[X]] : tensor<4x8xf32>
+  %2 = dlc.tanh %x : tensor<4x8xf32>
+  // CHECK: dlc.sigmoid %[[X]] : tensor<4x8xf32>
+  %3 = dlc.sigmoid %x : tensor<4x8xf32>
+  // CHECK: dlc.erf %[[X]] : tensor<4x8xf32>
+  %4 = dlc.erf %x : tensor<4x8xf32>
+  // CHECK: dlc.rsqrt %[[X]] : tensor<4x8xf32>
+  %5 = dlc.rsqrt %x : tensor<4x8xf32>
+  // CHECK: dlc.sqrt %[[X]] : tensor<4x8xf32>
+  %6 = dlc.sqrt %x : tensor<4x8xf32>
+  // CHECK: dlc.reciprocal %[[X]] : tensor<4x8xf32>
+  %7 = dlc.reciprocal %x : tensor<4x8xf32>
+  // CHECK: dlc.abs %[[I]] : tensor<4xi32>
+  %8 = dlc.abs %i : tensor<4xi32>
+  // CHECK: dlc.neg %[[X]] : tensor<4x8xf32>
+  %9 = dlc.neg %x : tensor<4x8xf32>
+  // CHECK: dlc.not %[[B]] : tensor<4xi1>
+  %10 = dlc.not %b : tensor<4xi1>
+  // CHECK: dlc.clamp %[[X]] {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4x8xf32>
+  %11 = dlc.clamp %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<4x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @binary
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<1x8xf32>, %[[I:.*]]: tensor<4x8xi32>, %[[B:.*]]: tensor<4x1xi1>)
+func.func @binary(%x: tensor<4x8xf32>, %y: tensor<1x8xf32>, %i: tensor<4x8xi32>, %b: tensor<4x1xi1>) {
+  // CHECK: dlc.add %[[X]], %[[Y]] : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %0 = dlc.add %x, %y : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  // CHECK: dlc.sub %[[Y]], %[[X]] : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = dlc.sub %y, %x : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: dlc.mul %[[X]], %[[X]] : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = dlc.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: dlc.div %[[I]], %[[I]] : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
+  %3 = dlc.div %i, %i : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
+  // CHECK: dlc.max %[[X]], %[[Y]] : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %4 = dlc.max %x, %y : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  // CHECK: dlc.min %[[X]], %[[Y]] : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %5 = dlc.min %x, %y : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  // CHECK: dlc.pow %[[X]], %[[Y]] : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %6 = dlc.pow %x, %y : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  // CHECK: dlc.and %[[I]], %[[I]] : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
+  %7 = dlc.and %i, %i : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
+  // CHECK: dlc.or %[[B]], %[[B]] : (tensor<4x1xi1>, tensor<4x1xi1>) -> tensor<4x1xi1>
+  %8 = dlc.or %b, %b : (tensor<4x1xi1>, tensor<4x1xi1>) -> tensor<4x1xi1>
+  // CHECK: %[[M:.*]] = dlc.cmp gt, %[[X]], %[[Y]] : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xi1>
+  %9 = dlc.cmp gt, %x, %y : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xi1>
+  // CHECK: dlc.cmp eq, %[[I]], %[[I]] : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi1>
+  %10 = dlc.cmp eq, %i, %i : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi1>
+  // CHECK: dlc.cmp ne, %[[X]], %[[X]]
+  %11 = dlc.cmp ne, %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  // CHECK: dlc.cmp lt, %[[X]], %[[X]]
+  %12 = dlc.cmp lt, %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  // CHECK: dlc.cmp le, %[[X]], %[[X]]
+  %13 = dlc.cmp le, %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  // CHECK: dlc.cmp ge, %[[X]], %[[X]]
+  %14 = dlc.cmp ge, %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  // CHECK: dlc.select %[[B]], %[[X]], %[[Y]] : (tensor<4x1xi1>, tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %15 = dlc.select %b, %x, %y : (tensor<4x1xi1>, tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  // CHECK: dlc.cast %[[X]] : tensor<4x8xf32> -> tensor<4x8xbf16>
+  %16 = dlc.cast %x : tensor<4x8xf32> -> tensor<4x8xbf16>
+  // CHECK: dlc.cast %[[M]] : tensor<4x8xi1> -> tensor<4x8xi64>
+  %17 = dlc.cast %9 : tensor<4x8xi1> -> tensor<4x8xi64>
+  return
+}
+
+// CHECK-LABEL: func.func @reductions
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+func.func @reductions(%x: tensor<4x8xf32>) {
+  // CHECK: dlc.reduce sum %[[X]] {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %0 = dlc.reduce sum %x {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  // CHECK: dlc.reduce max %[[X]] {axes = array<i64: 0, 1>} : (tensor<4x8xf32>) -> tensor<1x1xf32>
+  %1 = dlc.reduce max %x {axes = array<i64: 0, 1>} : (tensor<4x8xf32>) -> tensor<1x1xf32>
+  // CHECK: dlc.reduce min %[[X]] {axes = array<i64: 0>} : (tensor<4x8xf32>) -> tensor<1x8xf32>
+  %2 = dlc.reduce min %x {axes = array<i64: 0>} : (tensor<4x8xf32>) -> tensor<1x8xf32>
+  // CHECK: dlc.reduce prod %[[X]] {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %3 = dlc.reduce prod %x {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  // CHECK: dlc.argmax %[[X]] {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xi32>
+  %4 = dlc.argmax %x {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xi32>
+  // CHECK: dlc.argmax %[[X]] {axis = 0 : i64} : (tensor<4x8xf32>) -> tensor<1x8xi64>
+  %5 = dlc.argmax %x {axis = 0 : i64} : (tensor<4x8xf32>) -> tensor<1x8xi64>
+  return
+}
+
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: tensor<2x4x8xf16>, %[[B:.*]]: tensor<1x16x8xf16>)
+func.func @matmul(%a: tensor<2x4x8xf16>, %b: tensor<1x16x8xf16>) -> tensor<2x4x16xf16> {
+  // CHECK: dlc.matmul %[[A]], %[[B]] {acc_type = f32, transpose_b} : (tensor<2x4x8xf16>, tensor<1x16x8xf16>) -> tensor<2x4x16xf16>
+  %0 = dlc.matmul %a, %b {transpose_b, acc_type = f32} : (tensor<2x4x8xf16>, tensor<1x16x8xf16>) -> tensor<2x4x16xf16>
+  // CHECK: dlc.matmul %[[A]], %[[A]] {transpose_a} : (tensor<2x4x8xf16>, tensor<2x4x8xf16>) -> tensor<2x8x8xf16>
+  %1 = dlc.matmul %a, %a {transpose_a} : (tensor<2x4x8xf16>, tensor<2x4x8xf16>) -> tensor<2x8x8xf16>
+  return %0 : tensor<2x4x16xf16>
+}
+
+// CHECK-LABEL: func.func @data_movement
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x3xf32>)
+func.func @data_movement(%x: tensor<4x8xf32>, %y: tensor<4x3xf32>) {
+  // CHECK: dlc.transpose %[[X]] {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %0 = dlc.transpose %x {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  // CHECK: dlc.reshape %[[X]] : tensor<4x8xf32> -> tensor<2x16xf32>
+  %1 = dlc.reshape %x : tensor<4x8xf32> -> tensor<2x16xf32>
+  // CHECK: dlc.slice %[[X]] {start = array<i64: 1, 2>} : (tensor<4x8xf32>) -> tensor<3x3xf32>
+  %2 = dlc.slice %x {start = array<i64: 1, 2>} : (tensor<4x8xf32>) -> tensor<3x3xf32>
+  // CHECK: dlc.concat %[[X]], %[[Y]] {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x3xf32>) -> tensor<4x11xf32>
+  %3 = dlc.concat %x, %y {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x3xf32>) -> tensor<4x11xf32>
+  // CHECK: dlc.pad %[[X]] {high = array<i64: 0, 2>, low = array<i64: 1, 0>, value = -1.000000e+00 : f64} : (tensor<4x8xf32>) -> tensor<5x10xf32>
+  %4 = dlc.pad %x {low = array<i64: 1, 0>, high = array<i64: 0, 2>, value = -1.0 : f64} : (tensor<4x8xf32>) -> tensor<5x10xf32>
+  // CHECK: dlc.tile %[[X]] {multiples = array<i64: 2, 1>} : (tensor<4x8xf32>) -> tensor<8x8xf32>
+  %5 = dlc.tile %x {multiples = array<i64: 2, 1>} : (tensor<4x8xf32>) -> tensor<8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @kernel
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<1x8xf32>)
+func.func @kernel(%x: tensor<4x8xf32>, %b: tensor<1x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>) {
+  // CHECK: %[[K0:.*]], %[[K1:.*]] = dlc.kernel(%[[X]], %[[B]]) : (tensor<4x8xf32>, tensor<1x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>) {
+  // CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<4x8xf32>, %[[A1:.*]]: tensor<1x8xf32>):
+  // CHECK-NEXT:   %[[S:.*]] = dlc.add %[[A0]], %[[A1]]
+  // CHECK-NEXT:   %[[E:.*]] = dlc.exp %[[S]]
+  // CHECK-NEXT:   %[[R:.*]] = dlc.reduce sum %[[E]]
+  // CHECK-NEXT:   dlc.yield %[[E]], %[[R]] : tensor<4x8xf32>, tensor<4x1xf32>
+  // CHECK-NEXT: }
+  %k:2 = dlc.kernel (%x, %b) : (tensor<4x8xf32>, tensor<1x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>) {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<1x8xf32>):
+    %0 = dlc.add %a0, %a1 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+    %1 = dlc.exp %0 : tensor<4x8xf32>
+    %2 = dlc.reduce sum %1 {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    dlc.yield %1, %2 : tensor<4x8xf32>, tensor<4x1xf32>
+  }
+  // CHECK: return %[[K0]], %[[K1]]
+  return %k#0, %k#1 : tensor<4x8xf32>, tensor<4x1xf32>
+}

@@ -1,0 +1,1292 @@
+//===- ReferenceTest.cpp - Tests of the reference interpreter -------------===//
+//
+// Every dlc op is checked against values computed by hand, then every example
+// model is lowered from TOSA and evaluated.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Reference.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+namespace rt = ::dlc::rt;
+
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+//===----------------------------------------------------------------------===//
+// Host tensors, built and read here without the runtime's helpers
+//===----------------------------------------------------------------------===//
+
+size_t elementBytes(rt::DType t) {
+  switch (t) {
+  case rt::DType::F32:
+  case rt::DType::I32:
+    return 4;
+  case rt::DType::F16:
+  case rt::DType::BF16:
+    return 2;
+  case rt::DType::I64:
+    return 8;
+  case rt::DType::I1:
+    return 1;
+  }
+  return 0;
+}
+
+const llvm::fltSemantics &semantics(rt::DType t) {
+  return t == rt::DType::F16 ? llvm::APFloat::IEEEhalf()
+                             : llvm::APFloat::BFloat();
+}
+
+rt::HostTensor make(rt::DType dtype, std::vector<int64_t> shape,
+                    const std::vector<double> &values) {
+  rt::HostTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  size_t n = elementBytes(dtype);
+  t.data.resize(values.size() * n);
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint8_t *p = t.data.data() + i * n;
+    double v = values[i];
+    switch (dtype) {
+    case rt::DType::F32: {
+      float f = static_cast<float>(v);
+      std::memcpy(p, &f, 4);
+      break;
+    }
+    case rt::DType::F16:
+    case rt::DType::BF16: {
+      llvm::APFloat f(v);
+      bool losesInfo;
+      f.convert(semantics(dtype), llvm::APFloat::rmNearestTiesToEven,
+                &losesInfo);
+      uint16_t bits = f.bitcastToAPInt().getZExtValue();
+      std::memcpy(p, &bits, 2);
+      break;
+    }
+    case rt::DType::I32: {
+      int32_t x = static_cast<int32_t>(v);
+      std::memcpy(p, &x, 4);
+      break;
+    }
+    case rt::DType::I64: {
+      int64_t x = static_cast<int64_t>(v);
+      std::memcpy(p, &x, 8);
+      break;
+    }
+    case rt::DType::I1:
+      *p = v != 0;
+      break;
+    }
+  }
+  return t;
+}
+
+rt::HostTensor f32(std::vector<int64_t> shape, std::vector<double> v) {
+  return make(rt::DType::F32, std::move(shape), v);
+}
+rt::HostTensor i32(std::vector<int64_t> shape, std::vector<double> v) {
+  return make(rt::DType::I32, std::move(shape), v);
+}
+rt::HostTensor i64(std::vector<int64_t> shape, std::vector<double> v) {
+  return make(rt::DType::I64, std::move(shape), v);
+}
+rt::HostTensor i1(std::vector<int64_t> shape, std::vector<double> v) {
+  return make(rt::DType::I1, std::move(shape), v);
+}
+
+std::vector<double> valuesOf(const rt::HostTensor &t) {
+  size_t n = elementBytes(t.dtype);
+  std::vector<double> out(t.data.size() / n);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const uint8_t *p = t.data.data() + i * n;
+    switch (t.dtype) {
+    case rt::DType::F32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      out[i] = f;
+      break;
+    }
+    case rt::DType::F16:
+    case rt::DType::BF16: {
+      uint16_t bits;
+      std::memcpy(&bits, p, 2);
+      out[i] = llvm::APFloat(semantics(t.dtype), llvm::APInt(16, bits))
+                   .convertToDouble();
+      break;
+    }
+    case rt::DType::I32: {
+      int32_t x;
+      std::memcpy(&x, p, 4);
+      out[i] = x;
+      break;
+    }
+    case rt::DType::I64: {
+      int64_t x;
+      std::memcpy(&x, p, 8);
+      out[i] = static_cast<double>(x);
+      break;
+    }
+    case rt::DType::I1:
+      out[i] = *p;
+      break;
+    }
+  }
+  return out;
+}
+
+/// Checks dtype, shape and exact values (NaN matches NaN).
+void expectTensor(const rt::HostTensor &t, rt::DType dtype,
+                  std::vector<int64_t> shape, std::vector<double> expected,
+                  const char *what = "") {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(static_cast<int>(t.dtype), static_cast<int>(dtype));
+  EXPECT_EQ(t.shape, shape);
+  std::vector<double> got = valuesOf(t);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(expected[i]))
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << " is " << got[i];
+    else
+      EXPECT_EQ(got[i], expected[i]) << "element " << i;
+  }
+}
+
+/// Checks f32 values to within 4 float ULPs (for transcendental functions).
+void expectNear(const rt::HostTensor &t, std::vector<double> expected,
+                const char *what) {
+  SCOPED_TRACE(what);
+  std::vector<double> got = valuesOf(t);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_FLOAT_EQ(static_cast<float>(got[i]), static_cast<float>(expected[i]))
+        << "element " << i;
+}
+
+//===----------------------------------------------------------------------===//
+// Fixture
+//===----------------------------------------------------------------------===//
+
+class ReferenceTest : public ::testing::Test {
+protected:
+  ReferenceTest() {
+    DialectRegistry registry;
+    registry.insert<mlir::dlc::DlcDialect, func::FuncDialect, tosa::TosaDialect,
+                    arith::ArithDialect, tensor::TensorDialect>();
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  OwningOpRef<ModuleOp> parse(llvm::StringRef source) {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return success();
+    });
+    return parseSourceString<ModuleOp>(source, &context);
+  }
+
+  /// Evaluates @main of `module`; diagnostics land in `diagnostics`.
+  std::optional<std::vector<rt::HostTensor>>
+  evalModule(ModuleOp module, const std::vector<rt::HostTensor> &inputs) {
+    diagnostics.clear();
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return success();
+    });
+    auto func = module.lookupSymbol<func::FuncOp>("main");
+    if (!func) {
+      diagnostics += "no @main\n";
+      return std::nullopt;
+    }
+    FailureOr<std::vector<rt::HostTensor>> out =
+        mlir::dlc::evaluateReference(func, inputs);
+    if (failed(out))
+      return std::nullopt;
+    return std::move(*out);
+  }
+
+  /// Parses `source` and evaluates its @main, which must succeed.
+  std::vector<rt::HostTensor> eval(llvm::StringRef source,
+                                   const std::vector<rt::HostTensor> &inputs) {
+    OwningOpRef<ModuleOp> module = parse(source);
+    EXPECT_TRUE(module) << diagnostics;
+    if (!module)
+      return {};
+    auto out = evalModule(*module, inputs);
+    EXPECT_TRUE(out.has_value()) << diagnostics;
+    return out ? *out : std::vector<rt::HostTensor>{};
+  }
+
+  /// Parses and evaluates `source`, which must fail; returns the diagnostics.
+  std::string evalError(llvm::StringRef source,
+                        const std::vector<rt::HostTensor> &inputs) {
+    OwningOpRef<ModuleOp> module = parse(source);
+    EXPECT_TRUE(module) << diagnostics;
+    if (!module)
+      return "";
+    auto out = evalModule(*module, inputs);
+    EXPECT_FALSE(out.has_value());
+    return diagnostics;
+  }
+
+  MLIRContext context;
+  std::string diagnostics;
+};
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+TEST_F(ReferenceTest, UnaryFloat) {
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>)
+        -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+            tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+            tensor<4xf32>, tensor<4xf32>) {
+      %0 = dlc.exp %x : tensor<4xf32>
+      %1 = dlc.log %y : tensor<4xf32>
+      %2 = dlc.tanh %x : tensor<4xf32>
+      %3 = dlc.sigmoid %x : tensor<4xf32>
+      %4 = dlc.erf %x : tensor<4xf32>
+      %5 = dlc.rsqrt %y : tensor<4xf32>
+      %6 = dlc.sqrt %y : tensor<4xf32>
+      %7 = dlc.reciprocal %y : tensor<4xf32>
+      %8 = dlc.abs %x : tensor<4xf32>
+      %9 = dlc.neg %x : tensor<4xf32>
+      return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9
+          : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+            tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+            tensor<4xf32>, tensor<4xf32>
+    })mlir",
+                  {f32({4}, {0, 1, -1, 4}), f32({4}, {1, 4, 0.25, 2})});
+  ASSERT_EQ(out.size(), 10u);
+  expectNear(out[0], {1, 2.718281828, 0.3678794412, 54.59815003}, "exp");
+  expectNear(out[1], {0, 1.386294361, -1.386294361, 0.6931471806}, "log");
+  expectNear(out[2], {0, 0.7615941560, -0.7615941560, 0.9993292997}, "tanh");
+  expectNear(out[3], {0.5, 0.7310585786, 0.2689414214, 0.9820137900},
+             "sigmoid");
+  expectNear(out[4], {0, 0.8427007929, -0.8427007929, 0.9999999846}, "erf");
+  expectNear(out[5], {1, 0.5, 2, 0.7071067812}, "rsqrt");
+  expectNear(out[6], {1, 2, 0.5, 1.414213562}, "sqrt");
+  expectTensor(out[7], rt::DType::F32, {4}, {1, 0.25, 4, 0.5}, "reciprocal");
+  expectTensor(out[8], rt::DType::F32, {4}, {0, 1, 1, 4}, "abs");
+  expectTensor(out[9], rt::DType::F32, {4}, {0, -1, 1, -4}, "neg");
+}
+
+TEST_F(ReferenceTest, SigmoidOfLargeMagnitudes) {
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = dlc.sigmoid %x : tensor<2xf32>
+      return %0 : tensor<2xf32>
+    })mlir",
+                  {f32({2}, {-1000, 1000})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], rt::DType::F32, {2}, {0, 1});
+}
+
+TEST_F(ReferenceTest, BinaryFloatBroadcasting) {
+  auto out = eval(R"mlir(
+    func.func @main(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>,
+                    %c: tensor<2x1xf32>, %d: tensor<1x3xf32>)
+        -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>,
+            tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+      %0 = dlc.add %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+      %1 = dlc.sub %a, %c : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+      %2 = dlc.mul %c, %b : (tensor<2x1xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+      %3 = dlc.div %a, %c : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+      %4 = dlc.max %a, %d : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+      %5 = dlc.min %d, %a : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+      %6 = dlc.pow %a, %c : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+      return %0, %1, %2, %3, %4, %5, %6
+          : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>,
+            tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+    })mlir",
+                  {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({1, 3}, {10, 20, 30}),
+                   f32({2, 1}, {2, 4}), f32({1, 3}, {3, 1, 5})});
+  ASSERT_EQ(out.size(), 7u);
+  rt::DType f = rt::DType::F32;
+  expectTensor(out[0], f, {2, 3}, {11, 22, 33, 14, 25, 36}, "add");
+  expectTensor(out[1], f, {2, 3}, {-1, 0, 1, 0, 1, 2}, "sub");
+  expectTensor(out[2], f, {2, 3}, {20, 40, 60, 40, 80, 120}, "mul outer");
+  expectTensor(out[3], f, {2, 3}, {0.5, 1, 1.5, 1, 1.25, 1.5}, "div");
+  expectTensor(out[4], f, {2, 3}, {3, 2, 5, 4, 5, 6}, "max");
+  expectTensor(out[5], f, {2, 3}, {1, 1, 3, 3, 1, 5}, "min");
+  expectTensor(out[6], f, {2, 3}, {1, 4, 9, 256, 625, 1296}, "pow");
+}
+
+TEST_F(ReferenceTest, FloatDivisionByZeroIsIeee) {
+  auto out = eval(R"mlir(
+    func.func @main(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+      %0 = dlc.div %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      return %0 : tensor<3xf32>
+    })mlir",
+                  {f32({3}, {1, -1, 0}), f32({3}, {0, 0, 0})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], rt::DType::F32, {3}, {kInf, -kInf, kNaN});
+}
+
+TEST_F(ReferenceTest, IntegerOpsWrapAndTruncate) {
+  const double mn = -2147483648.0, mx = 2147483647.0;
+  auto out = eval(R"mlir(
+    func.func @main(%a: tensor<4xi32>, %b: tensor<4xi32>)
+        -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>,
+            tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>,
+            tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) {
+      %0 = dlc.add %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      %1 = dlc.sub %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      %2 = dlc.mul %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      %3 = dlc.div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      %4 = dlc.max %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      %5 = dlc.min %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      %6 = dlc.and %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      %7 = dlc.or %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      %8 = dlc.neg %a : tensor<4xi32>
+      %9 = dlc.abs %a : tensor<4xi32>
+      %10 = dlc.pow %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+      return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10
+          : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>,
+            tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>,
+            tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
+    })mlir",
+                  {i32({4}, {7, -7, mx, mn}), i32({4}, {2, 2, 1, -1})});
+  ASSERT_EQ(out.size(), 11u);
+  rt::DType t = rt::DType::I32;
+  expectTensor(out[0], t, {4}, {9, -5, mn, mx}, "add wraps");
+  expectTensor(out[1], t, {4}, {5, -9, mx - 1, mn + 1}, "sub");
+  expectTensor(out[2], t, {4}, {14, -14, mx, mn}, "mul wraps");
+  expectTensor(out[3], t, {4}, {3, -3, mx, mn}, "div truncates");
+  expectTensor(out[4], t, {4}, {7, 2, mx, -1}, "max");
+  expectTensor(out[5], t, {4}, {2, -7, 1, mn}, "min");
+  expectTensor(out[6], t, {4}, {2, 0, 1, mn}, "bitwise and");
+  expectTensor(out[7], t, {4}, {7, -5, mx, -1}, "bitwise or");
+  expectTensor(out[8], t, {4}, {-7, 7, -mx, mn}, "neg wraps");
+  expectTensor(out[9], t, {4}, {7, 7, mx, mn}, "abs wraps");
+  expectTensor(out[10], t, {4}, {49, 49, mx, 0}, "pow");
+}
+
+TEST_F(ReferenceTest, I64Arithmetic) {
+  // 3 * 2^40 + 2^41 and (3 * 2^40) * 4: exact in i64, beyond i32.
+  auto out = eval(R"mlir(
+    func.func @main(%a: tensor<2xi64>, %b: tensor<2xi64>)
+        -> (tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) {
+      %0 = dlc.add %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+      %1 = dlc.mul %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+      %2 = dlc.div %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+      return %0, %1, %2 : tensor<2xi64>, tensor<2xi64>, tensor<2xi64>
+    })mlir",
+                  {i64({2}, {3298534883328.0, -9}), i64({2}, {4, 4})});
+  ASSERT_EQ(out.size(), 3u);
+  expectTensor(out[0], rt::DType::I64, {2}, {3298534883332.0, -5}, "add");
+  expectTensor(out[1], rt::DType::I64, {2}, {13194139533312.0, -36}, "mul");
+  expectTensor(out[2], rt::DType::I64, {2}, {824633720832.0, -2}, "div");
+}
+
+TEST_F(ReferenceTest, BooleansCompareSelect) {
+  auto out = eval(R"mlir(
+    func.func @main(%p: tensor<4xi1>, %q: tensor<4xi1>, %a: tensor<3xf32>,
+                    %b: tensor<1xf32>, %c: tensor<2x1xi1>, %t: tensor<2x3xf32>,
+                    %f: tensor<1x1xf32>, %i: tensor<3xi32>, %j: tensor<3xi32>)
+        -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<3xi1>,
+            tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>,
+            tensor<3xi1>, tensor<2x3xf32>, tensor<3xi1>) {
+      %0 = dlc.and %p, %q : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+      %1 = dlc.or %p, %q : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+      %2 = dlc.not %p : tensor<4xi1>
+      %3 = dlc.cmp eq, %a, %b : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xi1>
+      %4 = dlc.cmp ne, %a, %b : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xi1>
+      %5 = dlc.cmp lt, %a, %b : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xi1>
+      %6 = dlc.cmp le, %a, %b : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xi1>
+      %7 = dlc.cmp gt, %a, %b : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xi1>
+      %8 = dlc.cmp ge, %a, %b : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xi1>
+      %9 = dlc.select %c, %t, %f
+          : (tensor<2x1xi1>, tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xf32>
+      %10 = dlc.cmp lt, %i, %j : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
+      return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10
+          : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<3xi1>,
+            tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>,
+            tensor<3xi1>, tensor<2x3xf32>, tensor<3xi1>
+    })mlir",
+                  {i1({4}, {1, 1, 0, 0}), i1({4}, {1, 0, 1, 0}),
+                   f32({3}, {1, 2, 3}), f32({1}, {2}), i1({2, 1}, {1, 0}),
+                   f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({1, 1}, {-1}),
+                   i32({3}, {-5, 4, 7}), i32({3}, {-4, 4, -7})});
+  ASSERT_EQ(out.size(), 11u);
+  rt::DType b = rt::DType::I1;
+  expectTensor(out[0], b, {4}, {1, 0, 0, 0}, "and");
+  expectTensor(out[1], b, {4}, {1, 1, 1, 0}, "or");
+  expectTensor(out[2], b, {4}, {0, 0, 1, 1}, "not");
+  expectTensor(out[3], b, {3}, {0, 1, 0}, "eq");
+  expectTensor(out[4], b, {3}, {1, 0, 1}, "ne");
+  expectTensor(out[5], b, {3}, {1, 0, 0}, "lt");
+  expectTensor(out[6], b, {3}, {1, 1, 0}, "le");
+  expectTensor(out[7], b, {3}, {0, 0, 1}, "gt");
+  expectTensor(out[8], b, {3}, {0, 1, 1}, "ge");
+  expectTensor(out[9], rt::DType::F32, {2, 3}, {1, 2, 3, -1, -1, -1},
+               "select");
+  expectTensor(out[10], b, {3}, {1, 0, 0}, "cmp i32");
+}
+
+TEST_F(ReferenceTest, Clamp) {
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<5xf32>, %i: tensor<3xi32>)
+        -> (tensor<5xf32>, tensor<3xi32>) {
+      %0 = dlc.clamp %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<5xf32>
+      %1 = dlc.clamp %i {min = -1.5 : f64, max = 6.5 : f64} : tensor<3xi32>
+      return %0, %1 : tensor<5xf32>, tensor<3xi32>
+    })mlir",
+                  {f32({5}, {-2, 0.5, 3, 7, kNaN}), i32({3}, {-5, 3, 10})});
+  ASSERT_EQ(out.size(), 2u);
+  expectTensor(out[0], rt::DType::F32, {5}, {0, 0.5, 3, 6, 0}, "f32");
+  // Bounds convert like dlc.cast: -1.5 -> -2, 6.5 -> 6 (half to even).
+  expectTensor(out[1], rt::DType::I32, {3}, {-2, 3, 6}, "i32");
+}
+
+//===----------------------------------------------------------------------===//
+// Casts and low-precision rounding
+//===----------------------------------------------------------------------===//
+
+TEST_F(ReferenceTest, Casts) {
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<10xf32>, %z: tensor<4xf32>, %i: tensor<2xi32>,
+                    %j: tensor<3xi32>, %b: tensor<2xi1>, %l: tensor<3xi64>)
+        -> (tensor<10xi32>, tensor<4xi1>, tensor<2xf32>, tensor<3xi1>,
+            tensor<2xf32>, tensor<3xi32>, tensor<2xi32>, tensor<10xi64>) {
+      %0 = dlc.cast %x : tensor<10xf32> -> tensor<10xi32>
+      %1 = dlc.cast %z : tensor<4xf32> -> tensor<4xi1>
+      %2 = dlc.cast %i : tensor<2xi32> -> tensor<2xf32>
+      %3 = dlc.cast %j : tensor<3xi32> -> tensor<3xi1>
+      %4 = dlc.cast %b : tensor<2xi1> -> tensor<2xf32>
+      %5 = dlc.cast %l : tensor<3xi64> -> tensor<3xi32>
+      %6 = dlc.cast %b : tensor<2xi1> -> tensor<2xi32>
+      %7 = dlc.cast %x : tensor<10xf32> -> tensor<10xi64>
+      return %0, %1, %2, %3, %4, %5, %6, %7
+          : tensor<10xi32>, tensor<4xi1>, tensor<2xf32>, tensor<3xi1>,
+            tensor<2xf32>, tensor<3xi32>, tensor<2xi32>, tensor<10xi64>
+    })mlir",
+                  {f32({10}, {0.5, 1.5, 2.5, -0.5, -1.5, 3e9, -3e9, 2.7, -2.7,
+                              kNaN}),
+                   f32({4}, {0.0, -0.0, 0.1, kNaN}),
+                   i32({2}, {16777217, -3}), i32({3}, {0, 5, -1}),
+                   i1({2}, {1, 0}),
+                   i64({3}, {4294967297.0, 2147483648.0, -1})});
+  ASSERT_EQ(out.size(), 8u);
+  expectTensor(out[0], rt::DType::I32, {10},
+               {0, 2, 2, 0, -2, 2147483647, -2147483648.0, 3, -3, 0},
+               "f32->i32 rounds half to even and saturates");
+  expectTensor(out[1], rt::DType::I1, {4}, {0, 0, 1, 1}, "f32->i1 is x != 0");
+  expectTensor(out[2], rt::DType::F32, {2}, {16777216, -3},
+               "i32->f32 rounds");
+  expectTensor(out[3], rt::DType::I1, {3}, {0, 1, 1}, "i32->i1");
+  expectTensor(out[4], rt::DType::F32, {2}, {1, 0}, "i1->f32");
+  expectTensor(out[5], rt::DType::I32, {3}, {1, -2147483648.0, -1},
+               "i64->i32 wraps");
+  expectTensor(out[6], rt::DType::I32, {2}, {1, 0}, "i1->i32");
+  expectTensor(out[7], rt::DType::I64, {10},
+               {0, 2, 2, 0, -2, 3e9, -3e9, 3, -3, 0}, "f32->i64");
+}
+
+TEST_F(ReferenceTest, CastsToHalfAndBFloat16Round) {
+  const double halfTiny = 5.9604644775390625e-08; // smallest f16 subnormal
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<7xf32>, %y: tensor<3xf32>, %h: tensor<2xf16>)
+        -> (tensor<7xf16>, tensor<3xbf16>, tensor<2xf32>) {
+      %0 = dlc.cast %x : tensor<7xf32> -> tensor<7xf16>
+      %1 = dlc.cast %y : tensor<3xf32> -> tensor<3xbf16>
+      %2 = dlc.cast %h : tensor<2xf16> -> tensor<2xf32>
+      return %0, %1, %2 : tensor<7xf16>, tensor<3xbf16>, tensor<2xf32>
+    })mlir",
+                  {f32({7}, {1.00048828125, 1.00146484375, 70000, 65519,
+                             65520, 1e-8, 3e-8}),
+                   f32({3}, {1.00390625, 1.01171875, 3}),
+                   make(rt::DType::F16, {2}, {0.333251953125, -2})});
+  ASSERT_EQ(out.size(), 3u);
+  // Ties go to the even neighbour: 1 + 2^-11 -> 1, 1 + 3 * 2^-11 -> 1 + 2^-9.
+  expectTensor(out[0], rt::DType::F16, {7},
+               {1.0, 1.001953125, kInf, 65504, kInf, 0, halfTiny}, "f16");
+  expectTensor(out[1], rt::DType::BF16, {3}, {1.0, 1.015625, 3}, "bf16");
+  expectTensor(out[2], rt::DType::F32, {2}, {0.333251953125, -2}, "f16->f32");
+}
+
+TEST_F(ReferenceTest, HalfIntermediatesRoundAfterEveryOp) {
+  // 2048 + 1 = 2049 is a tie between the f16 values 2048 and 2050 and goes to
+  // 2048; a second + 1 again gives 2048 (in double it would be 2050).
+  // 2048 + 3 = 2051 -> 2052, + 3 = 2055 -> 2056 (double: 2054).
+  auto out = eval(R"mlir(
+    func.func @main(%a: tensor<2xf16>, %b: tensor<2xf16>, %c: tensor<2xbf16>,
+                    %d: tensor<2xbf16>, %e: tensor<1xf16>)
+        -> (tensor<2xf16>, tensor<2xbf16>, tensor<1xf16>) {
+      %0 = dlc.add %a, %b : (tensor<2xf16>, tensor<2xf16>) -> tensor<2xf16>
+      %1 = dlc.add %0, %b : (tensor<2xf16>, tensor<2xf16>) -> tensor<2xf16>
+      %2 = dlc.add %c, %d : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16>
+      %3 = dlc.add %2, %d : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16>
+      %4 = dlc.exp %e : tensor<1xf16>
+      return %1, %3, %4 : tensor<2xf16>, tensor<2xbf16>, tensor<1xf16>
+    })mlir",
+                  {make(rt::DType::F16, {2}, {2048, 2048}),
+                   make(rt::DType::F16, {2}, {1, 3}),
+                   make(rt::DType::BF16, {2}, {256, 256}),
+                   make(rt::DType::BF16, {2}, {1, 3}),
+                   make(rt::DType::F16, {1}, {1})});
+  ASSERT_EQ(out.size(), 3u);
+  expectTensor(out[0], rt::DType::F16, {2}, {2048, 2056}, "f16 chain");
+  // bf16 spacing at 256 is 2: 257 -> 256 twice; 259 -> 260, 263 -> 264.
+  expectTensor(out[1], rt::DType::BF16, {2}, {256, 264}, "bf16 chain");
+  // e = 2.71828... rounds to 1392 * 2^-9 in f16.
+  expectTensor(out[2], rt::DType::F16, {1}, {2.71875}, "f16 exp");
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+TEST_F(ReferenceTest, Reductions) {
+  std::vector<double> iota24;
+  for (int i = 0; i < 24; ++i)
+    iota24.push_back(i);
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3x4xf32>)
+        -> (tensor<2x1xf32>, tensor<1x3xf32>, tensor<1x1xf32>, tensor<2x1xf32>,
+            tensor<1x3xf32>, tensor<2x1xf32>, tensor<1x3x1xf32>,
+            tensor<2x3x1xf32>, tensor<2x1x4xf32>) {
+      %0 = dlc.reduce sum %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+      %1 = dlc.reduce sum %x {axes = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+      %2 = dlc.reduce sum %x {axes = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<1x1xf32>
+      %3 = dlc.reduce max %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+      %4 = dlc.reduce min %x {axes = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+      %5 = dlc.reduce prod %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+      %6 = dlc.reduce sum %y {axes = array<i64: 2, 0>} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
+      %7 = dlc.reduce max %y {axes = array<i64: 2>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+      %8 = dlc.reduce sum %y {axes = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+      return %0, %1, %2, %3, %4, %5, %6, %7, %8
+          : tensor<2x1xf32>, tensor<1x3xf32>, tensor<1x1xf32>, tensor<2x1xf32>,
+            tensor<1x3xf32>, tensor<2x1xf32>, tensor<1x3x1xf32>,
+            tensor<2x3x1xf32>, tensor<2x1x4xf32>
+    })mlir",
+                  {f32({2, 3}, {1, 2, -3, 4, 5, 6}), f32({2, 3, 4}, iota24)});
+  ASSERT_EQ(out.size(), 9u);
+  rt::DType f = rt::DType::F32;
+  expectTensor(out[0], f, {2, 1}, {0, 15}, "sum axis 1");
+  expectTensor(out[1], f, {1, 3}, {5, 7, 3}, "sum axis 0");
+  expectTensor(out[2], f, {1, 1}, {15}, "sum all");
+  expectTensor(out[3], f, {2, 1}, {2, 6}, "max axis 1");
+  expectTensor(out[4], f, {1, 3}, {1, 2, -3}, "min axis 0");
+  expectTensor(out[5], f, {2, 1}, {-6, 120}, "prod axis 1");
+  expectTensor(out[6], f, {1, 3, 1}, {60, 92, 124}, "sum axes 0,2");
+  expectTensor(out[7], f, {2, 3, 1}, {3, 7, 11, 15, 19, 23}, "max axis 2");
+  expectTensor(out[8], f, {2, 1, 4}, {12, 15, 18, 21, 48, 51, 54, 57},
+               "sum axis 1 of 3");
+}
+
+TEST_F(ReferenceTest, IntegerReductionsWrap) {
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<2x2xi32>)
+        -> (tensor<1x2xi32>, tensor<2x1xi32>, tensor<2x1xi32>) {
+      %0 = dlc.reduce sum %x {axes = array<i64: 0>} : (tensor<2x2xi32>) -> tensor<1x2xi32>
+      %1 = dlc.reduce max %x {axes = array<i64: 1>} : (tensor<2x2xi32>) -> tensor<2x1xi32>
+      %2 = dlc.reduce min %x {axes = array<i64: 1>} : (tensor<2x2xi32>) -> tensor<2x1xi32>
+      return %0, %1, %2 : tensor<1x2xi32>, tensor<2x1xi32>, tensor<2x1xi32>
+    })mlir",
+                  {i32({2, 2}, {2147483647, -4, 1, -5})});
+  ASSERT_EQ(out.size(), 3u);
+  expectTensor(out[0], rt::DType::I32, {1, 2}, {-2147483648.0, -9}, "sum");
+  expectTensor(out[1], rt::DType::I32, {2, 1}, {2147483647, 1}, "max");
+  expectTensor(out[2], rt::DType::I32, {2, 1}, {-4, -5}, "min");
+}
+
+TEST_F(ReferenceTest, ArgMaxTakesFirstMaximum) {
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x1xi32>, tensor<1x4xi64>) {
+      %0 = dlc.argmax %x {axis = 1 : i64} : (tensor<2x4xf32>) -> tensor<2x1xi32>
+      %1 = dlc.argmax %x {axis = 0 : i64} : (tensor<2x4xf32>) -> tensor<1x4xi64>
+      return %0, %1 : tensor<2x1xi32>, tensor<1x4xi64>
+    })mlir",
+                  {f32({2, 4}, {1, 3, 3, 2, 5, -1, 5, 0})});
+  ASSERT_EQ(out.size(), 2u);
+  expectTensor(out[0], rt::DType::I32, {2, 1}, {1, 0}, "axis 1");
+  expectTensor(out[1], rt::DType::I64, {1, 4}, {1, 0, 1, 0}, "axis 0");
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+TEST_F(ReferenceTest, MatmulTransposes) {
+  // All four forms compute [[1,2,3],[4,5,6]] x [[7,8],[9,10],[11,12]].
+  auto out = eval(R"mlir(
+    func.func @main(%a: tensor<2x3xf32>, %at: tensor<3x2xf32>,
+                    %b: tensor<3x2xf32>, %bt: tensor<2x3xf32>)
+        -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+      %0 = dlc.matmul %a, %b : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+      %1 = dlc.matmul %at, %b {transpose_a} : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+      %2 = dlc.matmul %a, %bt {transpose_b} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
+      %3 = dlc.matmul %at, %bt {transpose_a, transpose_b} : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
+      return %0, %1, %2, %3 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+    })mlir",
+                  {f32({2, 3}, {1, 2, 3, 4, 5, 6}),
+                   f32({3, 2}, {1, 4, 2, 5, 3, 6}),
+                   f32({3, 2}, {7, 8, 9, 10, 11, 12}),
+                   f32({2, 3}, {7, 9, 11, 8, 10, 12})});
+  ASSERT_EQ(out.size(), 4u);
+  for (int i = 0; i < 4; ++i)
+    expectTensor(out[i], rt::DType::F32, {2, 2}, {58, 64, 139, 154},
+                 ("form " + std::to_string(i)).c_str());
+}
+
+TEST_F(ReferenceTest, MatmulBatchBroadcasting) {
+  auto out = eval(R"mlir(
+    func.func @main(%a: tensor<2x2x3xf32>, %b: tensor<1x3x2xf32>,
+                    %c: tensor<1x2x3xf32>, %d: tensor<2x3x2xf32>,
+                    %e: tensor<2x3xi32>, %f: tensor<3x2xi32>)
+        -> (tensor<2x2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xi32>) {
+      %0 = dlc.matmul %a, %b : (tensor<2x2x3xf32>, tensor<1x3x2xf32>) -> tensor<2x2x2xf32>
+      %1 = dlc.matmul %c, %d : (tensor<1x2x3xf32>, tensor<2x3x2xf32>) -> tensor<2x2x2xf32>
+      %2 = dlc.matmul %e, %f : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
+      return %0, %1, %2 : tensor<2x2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xi32>
+    })mlir",
+                  {f32({2, 2, 3}, {1, 2, 3, 4, 5, 6, 2, 4, 6, 8, 10, 12}),
+                   f32({1, 3, 2}, {7, 8, 9, 10, 11, 12}),
+                   f32({1, 2, 3}, {1, 2, 3, 4, 5, 6}),
+                   f32({2, 3, 2}, {7, 8, 9, 10, 11, 12, 1, 0, 0, 1, 0, 0}),
+                   i32({2, 3}, {1, 2, 3, 4, 5, 6}),
+                   i32({3, 2}, {7, 8, 9, 10, 11, 12})});
+  ASSERT_EQ(out.size(), 3u);
+  expectTensor(out[0], rt::DType::F32, {2, 2, 2},
+               {58, 64, 139, 154, 116, 128, 278, 308}, "rhs batch 1");
+  expectTensor(out[1], rt::DType::F32, {2, 2, 2},
+               {58, 64, 139, 154, 1, 2, 4, 5}, "lhs batch 1");
+  expectTensor(out[2], rt::DType::I32, {2, 2}, {58, 64, 139, 154}, "i32");
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+TEST_F(ReferenceTest, Transposes) {
+  std::vector<double> iota24;
+  for (int i = 0; i < 24; ++i)
+    iota24.push_back(i);
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3x4xf32>)
+        -> (tensor<3x2xf32>, tensor<4x2x3xf32>, tensor<3x4x2xf32>) {
+      %0 = dlc.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+      %1 = dlc.transpose %y {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+      %2 = dlc.transpose %y {perm = array<i64: 1, 2, 0>} : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+      return %0, %1, %2 : tensor<3x2xf32>, tensor<4x2x3xf32>, tensor<3x4x2xf32>
+    })mlir",
+                  {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({2, 3, 4}, iota24)});
+  ASSERT_EQ(out.size(), 3u);
+  expectTensor(out[0], rt::DType::F32, {3, 2}, {1, 4, 2, 5, 3, 6}, "2-D");
+  // out[a][b][c] = y[b][c][a] = 12b + 4c + a.
+  expectTensor(out[1], rt::DType::F32, {4, 2, 3},
+               {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21,
+                2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23},
+               "perm 2,0,1");
+  // out[a][b][c] = y[c][a][b] = 12c + 4a + b.
+  expectTensor(out[2], rt::DType::F32, {3, 4, 2},
+               {0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17,
+                6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23},
+               "perm 1,2,0");
+}
+
+TEST_F(ReferenceTest, ReshapeSliceConcatPadTile) {
+  std::vector<double> iota12;
+  for (int i = 0; i < 12; ++i)
+    iota12.push_back(i);
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<2x3xf32>, %s: tensor<3x4xf32>,
+                    %a: tensor<2x1xf32>, %b: tensor<2x2xf32>,
+                    %c: tensor<2x1xf32>, %r: tensor<1x2xf32>)
+        -> (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>, tensor<3x2xf32>,
+            tensor<3x4xf32>, tensor<2x4xf32>, tensor<4x3xf32>) {
+      %0 = dlc.reshape %x : tensor<2x3xf32> -> tensor<3x2xf32>
+      %1 = dlc.slice %s {start = array<i64: 1, 1>} : (tensor<3x4xf32>) -> tensor<2x2xf32>
+      %2 = dlc.concat %a, %b, %c {axis = 1 : i64}
+          : (tensor<2x1xf32>, tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+      %3 = dlc.concat %r, %b {axis = 0 : i64}
+          : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+      %4 = dlc.pad %b {low = array<i64: 1, 0>, high = array<i64: 0, 2>, value = -1.0 : f64}
+          : (tensor<2x2xf32>) -> tensor<3x4xf32>
+      %5 = dlc.tile %r {multiples = array<i64: 2, 2>} : (tensor<1x2xf32>) -> tensor<2x4xf32>
+      %6 = dlc.tile %a {multiples = array<i64: 2, 3>} : (tensor<2x1xf32>) -> tensor<4x3xf32>
+      return %0, %1, %2, %3, %4, %5, %6
+          : tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>, tensor<3x2xf32>,
+            tensor<3x4xf32>, tensor<2x4xf32>, tensor<4x3xf32>
+    })mlir",
+                  {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3, 4}, iota12),
+                   f32({2, 1}, {1, 2}), f32({2, 2}, {3, 4, 5, 6}),
+                   f32({2, 1}, {7, 8}), f32({1, 2}, {1, 2})});
+  ASSERT_EQ(out.size(), 7u);
+  rt::DType f = rt::DType::F32;
+  expectTensor(out[0], f, {3, 2}, {1, 2, 3, 4, 5, 6}, "reshape");
+  expectTensor(out[1], f, {2, 2}, {5, 6, 9, 10}, "slice");
+  expectTensor(out[2], f, {2, 4}, {1, 3, 4, 7, 2, 5, 6, 8}, "concat axis 1");
+  expectTensor(out[3], f, {3, 2}, {1, 2, 3, 4, 5, 6}, "concat axis 0");
+  expectTensor(out[4], f, {3, 4}, {-1, -1, -1, -1, 3, 4, -1, -1, 5, 6, -1, -1},
+               "pad");
+  expectTensor(out[5], f, {2, 4}, {1, 2, 1, 2, 1, 2, 1, 2}, "tile 2x2");
+  expectTensor(out[6], f, {4, 3}, {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2},
+               "tile 2x3");
+}
+
+TEST_F(ReferenceTest, PadValueConvertsToElementType) {
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<1xi32>) -> tensor<3xi32> {
+      %0 = dlc.pad %x {low = array<i64: 1>, high = array<i64: 1>, value = 2.5 : f64}
+          : (tensor<1xi32>) -> tensor<3xi32>
+      return %0 : tensor<3xi32>
+    })mlir",
+                  {i32({1}, {9})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], rt::DType::I32, {3}, {2, 9, 2});
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and kernels
+//===----------------------------------------------------------------------===//
+
+TEST_F(ReferenceTest, Constants) {
+  auto out = eval(R"mlir(
+    func.func @main() -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xi1>,
+                          tensor<2xi32>, tensor<2xf16>, tensor<2xf32>,
+                          tensor<3xi64>) {
+      %0 = dlc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+      %1 = dlc.constant dense<2.5> : tensor<2x2xf32>
+      %2 = dlc.constant dense<[true, false]> : tensor<2xi1>
+      %3 = dlc.constant dense<[-1, 5]> : tensor<2xi32>
+      %4 = dlc.constant dense<[1.5, -2.0]> : tensor<2xf16>
+      %5 = dlc.constant dense_resource<blob1> : tensor<2xf32>
+      %6 = dlc.constant dense<-7> : tensor<3xi64>
+      return %0, %1, %2, %3, %4, %5, %6
+          : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xi1>, tensor<2xi32>,
+            tensor<2xf16>, tensor<2xf32>, tensor<3xi64>
+    }
+    {-#
+      dialect_resources: {
+        builtin: {
+          blob1: "0x040000000000803F000000C0"
+        }
+      }
+    #-})mlir",
+                  {});
+  ASSERT_EQ(out.size(), 7u);
+  expectTensor(out[0], rt::DType::F32, {2, 2}, {1, 2, 3, 4}, "dense");
+  expectTensor(out[1], rt::DType::F32, {2, 2}, {2.5, 2.5, 2.5, 2.5}, "splat");
+  expectTensor(out[2], rt::DType::I1, {2}, {1, 0}, "i1");
+  expectTensor(out[3], rt::DType::I32, {2}, {-1, 5}, "i32");
+  expectTensor(out[4], rt::DType::F16, {2}, {1.5, -2}, "f16");
+  expectTensor(out[5], rt::DType::F32, {2}, {1, -2}, "dense_resource");
+  expectTensor(out[6], rt::DType::I64, {3}, {-7, -7, -7}, "i64 splat");
+}
+
+TEST_F(ReferenceTest, KernelsAndPlannedFunctions) {
+  // The shape of IR after fusion and memory planning: kernels with several
+  // results, a reshape view and a matmul at the top level.
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<2x2xf32>, %b: tensor<1x2xf32>)
+        -> (tensor<2x2xf32>, tensor<2x1xf32>, tensor<4xf32>, tensor<2x2xf32>)
+        attributes {dlc.arena_bytes = 512 : i64, dlc.intermediate_bytes = 256 : i64} {
+      %r:2 = dlc.kernel (%x, %b) {dlc.offsets = array<i64: 0, -1>}
+          : (tensor<2x2xf32>, tensor<1x2xf32>) -> (tensor<2x2xf32>, tensor<2x1xf32>) {
+      ^bb0(%a0: tensor<2x2xf32>, %a1: tensor<1x2xf32>):
+        %c = dlc.constant dense<2.0> : tensor<1x1xf32>
+        %0 = dlc.add %a0, %a1 : (tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<2x2xf32>
+        %1 = dlc.mul %0, %c : (tensor<2x2xf32>, tensor<1x1xf32>) -> tensor<2x2xf32>
+        %2 = dlc.reduce sum %1 {axes = array<i64: 1>} : (tensor<2x2xf32>) -> tensor<2x1xf32>
+        dlc.yield %1, %2 : tensor<2x2xf32>, tensor<2x1xf32>
+      }
+      %v = dlc.reshape %r#0 : tensor<2x2xf32> -> tensor<4xf32>
+      %m = dlc.matmul %r#0, %x {transpose_b, dlc.offsets = array<i64: -1>}
+          : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      return %r#0, %r#1, %v, %m
+          : tensor<2x2xf32>, tensor<2x1xf32>, tensor<4xf32>, tensor<2x2xf32>
+    })mlir",
+                  {f32({2, 2}, {1, 2, 3, 4}), f32({1, 2}, {10, 20})});
+  ASSERT_EQ(out.size(), 4u);
+  // (x + b) * 2 = [[22, 44], [26, 48]].
+  expectTensor(out[0], rt::DType::F32, {2, 2}, {22, 44, 26, 48}, "kernel");
+  expectTensor(out[1], rt::DType::F32, {2, 1}, {66, 74}, "kernel sum");
+  expectTensor(out[2], rt::DType::F32, {4}, {22, 44, 26, 48}, "reshape");
+  // [[22,44],[26,48]] x [[1,3],[2,4]] = [[110, 242], [122, 270]].
+  expectTensor(out[3], rt::DType::F32, {2, 2}, {110, 242, 122, 270}, "matmul");
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+const char *kAddOne = R"mlir(
+    func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %c = dlc.constant dense<1.0> : tensor<2xf32>
+      %0 = dlc.add %x, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      return %0 : tensor<2xf32>
+    })mlir";
+
+TEST_F(ReferenceTest, WrongInputCount) {
+  std::string d = evalError(kAddOne, {});
+  EXPECT_NE(d.find("expects 1 inputs, but 0 were given"), std::string::npos)
+      << d;
+}
+
+TEST_F(ReferenceTest, WrongInputShapeOrType) {
+  std::string d = evalError(kAddOne, {f32({3}, {1, 2, 3})});
+  EXPECT_NE(d.find("input #0 is f32[3], but the function expects f32[2]"),
+            std::string::npos)
+      << d;
+  d = evalError(kAddOne, {i32({2}, {1, 2})});
+  EXPECT_NE(d.find("input #0 is i32[2], but the function expects f32[2]"),
+            std::string::npos)
+      << d;
+  rt::HostTensor shortData = f32({2}, {1, 2});
+  shortData.data.resize(4);
+  d = evalError(kAddOne, {shortData});
+  EXPECT_NE(d.find("holds 4 bytes, but 8 are needed"), std::string::npos) << d;
+}
+
+TEST_F(ReferenceTest, NonDlcOpIsDiagnosed) {
+  std::string d = evalError(R"mlir(
+    func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = tosa.exp %x : (tensor<2xf32>) -> tensor<2xf32>
+      return %0 : tensor<2xf32>
+    })mlir",
+                            {f32({2}, {1, 2})});
+  EXPECT_NE(d.find("'tosa.exp' op is not a dlc operation"), std::string::npos)
+      << d;
+}
+
+TEST_F(ReferenceTest, IntegerDivisionByZeroIsDiagnosed) {
+  std::string d = evalError(R"mlir(
+    func.func @main(%x: tensor<2xi32>, %y: tensor<2xi32>) -> tensor<2xi32> {
+      %0 = dlc.div %x, %y : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+      return %0 : tensor<2xi32>
+    })mlir",
+                            {i32({2}, {1, 2}), i32({2}, {1, 0})});
+  EXPECT_NE(d.find("divides by zero (element 1 of the result)"),
+            std::string::npos)
+      << d;
+}
+
+TEST_F(ReferenceTest, BooleanOpsOnFloatsAreDiagnosed) {
+  std::string d = evalError(R"mlir(
+    func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = dlc.and %x, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      return %0 : tensor<2xf32>
+    })mlir",
+                            {f32({2}, {1, 2})});
+  EXPECT_NE(d.find("is not defined on floating-point tensors"),
+            std::string::npos)
+      << d;
+}
+
+//===----------------------------------------------------------------------===//
+// Example models: TOSA -> dlc-lower -> reference
+//===----------------------------------------------------------------------===//
+
+/// Uniform values in [-1, 1) from a fixed linear congruential generator.
+std::vector<double> uniformInputs(int64_t n, uint32_t seed) {
+  std::vector<double> v(n);
+  uint32_t state = seed;
+  for (int64_t i = 0; i < n; ++i) {
+    state = state * 1664525u + 1013904223u;
+    v[i] = (state >> 8) / 8388608.0 - 1.0;
+  }
+  return v;
+}
+
+/// One evaluation of an example model.
+struct ExampleRun {
+  std::vector<std::vector<double>> inputs;
+  /// The tosa.const ops with a name location (loc("attn.q.weight")).
+  std::map<std::string, std::vector<double>> weights;
+  std::vector<rt::HostTensor> outputs;
+
+  const std::vector<double> &weight(const std::string &name) const {
+    static const std::vector<double> none;
+    auto it = weights.find(name);
+    EXPECT_NE(it, weights.end()) << "no weight named " << name;
+    return it == weights.end() ? none : it->second;
+  }
+};
+
+class ExampleTest : public ReferenceTest,
+                    public ::testing::WithParamInterface<const char *> {
+protected:
+  /// Loads examples/<name>.mlir, lowers it (and, with `optimize`, fuses and
+  /// plans it) and evaluates it on uniform inputs in [-1, 1). Fails the test
+  /// (returning nullopt) on any error.
+  std::optional<ExampleRun> runExample(const char *name,
+                                       bool optimize = false) {
+    std::string path = std::string(DLC_EXAMPLES_DIR) + "/" + name + ".mlir";
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer) {
+      ADD_FAILURE() << "cannot read " << path;
+      return std::nullopt;
+    }
+    OwningOpRef<ModuleOp> module = parse((*buffer)->getBuffer());
+    if (!module) {
+      ADD_FAILURE() << "cannot parse " << path << ":\n" << diagnostics;
+      return std::nullopt;
+    }
+    ExampleRun run;
+    module->walk([&](tosa::ConstOp op) {
+      auto loc = dyn_cast<NameLoc>(op.getLoc());
+      auto value = dyn_cast<DenseElementsAttr>(op.getValue());
+      if (!loc || !value || !value.getElementType().isF32())
+        return;
+      std::vector<double> &w = run.weights[loc.getName().str()];
+      for (const APFloat &f : value.getValues<APFloat>())
+        w.push_back(f.convertToDouble());
+    });
+    {
+      ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+        diagnostics += d.str() + "\n";
+        return success();
+      });
+      PassManager pm(&context);
+      if (optimize)
+        mlir::dlc::buildDlcPipeline(pm, mlir::dlc::PipelineOptions());
+      else
+        mlir::dlc::buildLoweringPipeline(pm);
+      if (failed(pm.run(*module))) {
+        ADD_FAILURE() << "cannot compile " << path << ":\n" << diagnostics;
+        return std::nullopt;
+      }
+    }
+    auto func = module->lookupSymbol<func::FuncOp>("main");
+    if (!func) {
+      ADD_FAILURE() << path << " has no @main";
+      return std::nullopt;
+    }
+    // Lowered IR holds only dlc ops and func.return.
+    func.walk([&](Operation *op) {
+      if (!isa<func::FuncOp, func::ReturnOp>(op) &&
+          !isa<mlir::dlc::DlcDialect>(op->getDialect()))
+        ADD_FAILURE() << "compiled " << name << " still holds "
+                      << op->getName().getStringRef().str();
+    });
+    std::vector<rt::HostTensor> inputs;
+    uint32_t seed = 1;
+    for (Type t : func.getFunctionType().getInputs()) {
+      auto type = cast<RankedTensorType>(t);
+      EXPECT_TRUE(type.getElementType().isF32());
+      run.inputs.push_back(uniformInputs(type.getNumElements(), seed++));
+      inputs.push_back(f32(std::vector<int64_t>(type.getShape().begin(),
+                                                type.getShape().end()),
+                           run.inputs.back()));
+    }
+    auto out = evalModule(*module, inputs);
+    if (!out) {
+      ADD_FAILURE() << "cannot evaluate " << name << ":\n" << diagnostics;
+      return std::nullopt;
+    }
+    EXPECT_EQ(out->size(), func.getFunctionType().getNumResults());
+    for (const rt::HostTensor &t : *out) {
+      std::vector<double> v = valuesOf(t);
+      EXPECT_FALSE(v.empty());
+      double maxAbs = 0;
+      for (double x : v) {
+        EXPECT_TRUE(std::isfinite(x)) << name << " gives " << x;
+        maxAbs = std::max(maxAbs, std::fabs(x));
+      }
+      // Not all zero and not blown up: the weights are about +-0.1.
+      EXPECT_GT(maxAbs, 1e-3) << name;
+      EXPECT_LT(maxAbs, 1e3) << name;
+    }
+    run.outputs = std::move(*out);
+    return run;
+  }
+};
+
+TEST_P(ExampleTest, LowersAndEvaluates) {
+  auto run = runExample(GetParam());
+  EXPECT_TRUE(run.has_value());
+}
+
+/// Fusion and memory planning must not change what the model computes: the
+/// planned IR (kernels, views, matmuls) evaluates like the lowered IR.
+TEST_P(ExampleTest, OptimizedEvaluatesLikeLowered) {
+  auto lowered = runExample(GetParam());
+  auto optimized = runExample(GetParam(), /*optimize=*/true);
+  ASSERT_TRUE(lowered && optimized);
+  ASSERT_EQ(lowered->outputs.size(), optimized->outputs.size());
+  for (size_t i = 0; i < lowered->outputs.size(); ++i) {
+    EXPECT_EQ(lowered->outputs[i].shape, optimized->outputs[i].shape);
+    std::vector<double> a = valuesOf(lowered->outputs[i]);
+    std::vector<double> b = valuesOf(optimized->outputs[i]);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t j = 0; j < a.size(); ++j)
+      EXPECT_NEAR(a[j], b[j], 1e-6 * std::max(1.0, std::fabs(a[j])))
+          << "output " << i << " element " << j;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleTest,
+                         ::testing::Values("mlp", "layernorm_gelu", "attention",
+                                           "encoder_layer",
+                                           "reshape_transpose"));
+
+//===----------------------------------------------------------------------===//
+// The examples recomputed directly from their weights, in plain C++
+//===----------------------------------------------------------------------===//
+
+using Vec = std::vector<double>;
+
+/// x [n, in] times weight^T ([out, in]) plus bias [out].
+Vec linear(const Vec &x, int64_t n, int64_t in, const Vec &w, const Vec &b,
+           int64_t out) {
+  Vec y(n * out);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t o = 0; o < out; ++o) {
+      double acc = b[o];
+      for (int64_t k = 0; k < in; ++k)
+        acc += x[i * in + k] * w[o * in + k];
+      y[i * out + o] = acc;
+    }
+  return y;
+}
+
+/// Softmax of each row of [n, d].
+void softmaxRows(Vec &x, int64_t n, int64_t d) {
+  for (int64_t i = 0; i < n; ++i) {
+    double mx = -kInf, sum = 0;
+    for (int64_t j = 0; j < d; ++j)
+      mx = std::max(mx, x[i * d + j]);
+    for (int64_t j = 0; j < d; ++j)
+      sum += (x[i * d + j] = std::exp(x[i * d + j] - mx));
+    for (int64_t j = 0; j < d; ++j)
+      x[i * d + j] /= sum;
+  }
+}
+
+/// LayerNorm of each row of [n, d] (biased variance, eps 1e-5).
+Vec layerNorm(const Vec &x, int64_t n, int64_t d, const Vec &gamma,
+              const Vec &beta) {
+  Vec y(n * d);
+  for (int64_t i = 0; i < n; ++i) {
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < d; ++j)
+      mean += x[i * d + j];
+    mean /= d;
+    for (int64_t j = 0; j < d; ++j)
+      var += (x[i * d + j] - mean) * (x[i * d + j] - mean);
+    var /= d;
+    for (int64_t j = 0; j < d; ++j)
+      y[i * d + j] =
+          (x[i * d + j] - mean) / std::sqrt(var + 1e-5) * gamma[j] + beta[j];
+  }
+  return y;
+}
+
+Vec gelu(Vec x) {
+  for (double &v : x)
+    v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+  return x;
+}
+
+/// Multi-head self-attention of x [batch * seq, dModel].
+Vec attention(const ExampleRun &run, const Vec &x, int64_t batch, int64_t seq,
+              int64_t dModel, int64_t heads) {
+  int64_t n = batch * seq, dh = dModel / heads;
+  Vec q = linear(x, n, dModel, run.weight("attn.q.weight"),
+                 run.weight("attn.q.bias"), dModel);
+  Vec k = linear(x, n, dModel, run.weight("attn.k.weight"),
+                 run.weight("attn.k.bias"), dModel);
+  Vec v = linear(x, n, dModel, run.weight("attn.v.weight"),
+                 run.weight("attn.v.bias"), dModel);
+  Vec ctx(n * dModel, 0.0);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h) {
+      Vec scores(seq * seq);
+      for (int64_t i = 0; i < seq; ++i)
+        for (int64_t j = 0; j < seq; ++j) {
+          double acc = 0;
+          for (int64_t d = 0; d < dh; ++d)
+            acc += q[(b * seq + i) * dModel + h * dh + d] *
+                   k[(b * seq + j) * dModel + h * dh + d];
+          scores[i * seq + j] = acc / std::sqrt(double(dh));
+        }
+      softmaxRows(scores, seq, seq);
+      for (int64_t i = 0; i < seq; ++i)
+        for (int64_t d = 0; d < dh; ++d) {
+          double acc = 0;
+          for (int64_t j = 0; j < seq; ++j)
+            acc += scores[i * seq + j] * v[(b * seq + j) * dModel + h * dh + d];
+          ctx[(b * seq + i) * dModel + h * dh + d] = acc;
+        }
+    }
+  return linear(ctx, n, dModel, run.weight("attn.out.weight"),
+                run.weight("attn.out.bias"), dModel);
+}
+
+/// Outputs are f32: compare to a tolerance relative to the value's scale.
+void expectClose(const rt::HostTensor &got, const Vec &expected,
+                 const char *what) {
+  SCOPED_TRACE(what);
+  Vec v = valuesOf(got);
+  ASSERT_EQ(v.size(), expected.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    EXPECT_NEAR(v[i], expected[i], 1e-6 * std::max(1.0, std::fabs(expected[i])))
+        << "element " << i;
+}
+
+TEST_F(ExampleTest, MlpMatchesDirectComputation) {
+  auto run = runExample("mlp");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_EQ(run->outputs.size(), 1u);
+  ASSERT_EQ(run->outputs[0].shape, (std::vector<int64_t>{8, 10}));
+  Vec h = linear(run->inputs[0], 8, 64, run->weight("fc1.weight"),
+                 run->weight("fc1.bias"), 128);
+  for (double &v : h)
+    v = std::max(v, 0.0);
+  // fc2.weight is [1, 128, 10] (a tosa.matmul operand): [in, out].
+  const Vec &w2 = run->weight("fc2.weight");
+  const Vec &b2 = run->weight("fc2.bias");
+  Vec logits(8 * 10);
+  for (int i = 0; i < 8; ++i)
+    for (int o = 0; o < 10; ++o) {
+      double acc = b2[o];
+      for (int k = 0; k < 128; ++k)
+        acc += h[i * 128 + k] * w2[k * 10 + o];
+      logits[i * 10 + o] = acc;
+    }
+  softmaxRows(logits, 8, 10);
+  expectClose(run->outputs[0], logits, "mlp");
+  // Softmax rows sum to one.
+  Vec p = valuesOf(run->outputs[0]);
+  for (int i = 0; i < 8; ++i) {
+    double sum = 0;
+    for (int o = 0; o < 10; ++o) {
+      EXPECT_GT(p[i * 10 + o], 0.0);
+      sum += p[i * 10 + o];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-6) << "row " << i;
+  }
+}
+
+TEST_F(ExampleTest, LayerNormGeluMatchesDirectComputation) {
+  auto run = runExample("layernorm_gelu");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_EQ(run->outputs.size(), 1u);
+  ASSERT_EQ(run->outputs[0].shape, (std::vector<int64_t>{4, 32, 128}));
+  Vec y = gelu(layerNorm(run->inputs[0], 4 * 32, 128, run->weight("ln.gamma"),
+                         run->weight("ln.beta")));
+  expectClose(run->outputs[0], y, "layernorm_gelu");
+}
+
+TEST_F(ExampleTest, AttentionMatchesDirectComputation) {
+  auto run = runExample("attention");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_EQ(run->outputs.size(), 1u);
+  ASSERT_EQ(run->outputs[0].shape, (std::vector<int64_t>{2, 16, 64}));
+  expectClose(run->outputs[0], attention(*run, run->inputs[0], 2, 16, 64, 4),
+              "attention");
+}
+
+TEST_F(ExampleTest, EncoderLayerMatchesDirectComputation) {
+  auto run = runExample("encoder_layer");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_EQ(run->outputs.size(), 1u);
+  ASSERT_EQ(run->outputs[0].shape, (std::vector<int64_t>{2, 16, 64}));
+  const Vec &x = run->inputs[0];
+  Vec a = attention(*run, x, 2, 16, 64, 4);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] += x[i];
+  Vec h = layerNorm(a, 32, 64, run->weight("ln1.gamma"), run->weight("ln1.beta"));
+  Vec f = linear(gelu(linear(h, 32, 64, run->weight("ffn1.weight"),
+                             run->weight("ffn1.bias"), 128)),
+                 32, 128, run->weight("ffn2.weight"), run->weight("ffn2.bias"),
+                 64);
+  for (size_t i = 0; i < f.size(); ++i)
+    f[i] += h[i];
+  expectClose(run->outputs[0],
+              layerNorm(f, 32, 64, run->weight("ln2.gamma"),
+                        run->weight("ln2.beta")),
+              "encoder_layer");
+}
+
+TEST_F(ExampleTest, ReshapeTransposeMatchesDirectComputation) {
+  auto run = runExample("reshape_transpose");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_EQ(run->outputs.size(), 2u);
+  const Vec &x = run->inputs[0]; // [2, 3, 4, 5]
+  const Vec &y = run->inputs[1]; // [4, 6]
+  const Vec &scale = run->weight("scale"); // [1, 10]
+  const Vec &bias = run->weight("bias");   // [1, 9, 1]
+  // b = reshape(transpose(x, [0, 2, 1, 3]), [8, 15]): a[i0][i1][i2][i3] =
+  // x[i0][i2][i1][i3] over the shape [2, 4, 3, 5], flattened row-major.
+  Vec b(120);
+  for (int i0 = 0; i0 < 2; ++i0)
+    for (int i1 = 0; i1 < 4; ++i1)
+      for (int i2 = 0; i2 < 3; ++i2)
+        for (int i3 = 0; i3 < 5; ++i3)
+          b[((i0 * 4 + i1) * 3 + i2) * 5 + i3] =
+              x[((i0 * 3 + i2) * 4 + i1) * 5 + i3];
+  // d = tanh(slice(b, [1, 2], [6, 10]) * scale); e = pad by rows (1, 1) and
+  // columns (0, 2) with 0.25; g = tile(e, [1, 2]) is [8, 24].
+  auto e = [&](int r, int c) {
+    if (r < 1 || r > 6 || c >= 10)
+      return 0.25;
+    return std::tanh(b[r * 15 + c + 2] * scale[c]);
+  };
+  auto g = [&](int r, int c) { return e(r, c % 12); };
+  // yt = tile(transpose(y), [1, 4]) is [6, 16]: yt[r][c] = y[c % 4][r].
+  auto yt = [&](int r, int c) { return y[(c % 4) * 6 + r]; };
+  // hc = concat(transpose(g) [24, 8], yt[0:6, 0:8], transpose(g)) is [54, 8].
+  auto hc = [&](int r, int c) {
+    if (r < 24)
+      return g(c, r);
+    if (r < 30)
+      return yt(r - 24, c);
+    return g(c, r - 30);
+  };
+  // j = sigmoid(reshape(hc, [6, 9, 8]) + bias[1, 9, 1]).
+  auto j = [&](int p, int q, int s) {
+    int flat = (p * 9 + q) * 8 + s;
+    double v = hc(flat / 8, flat % 8) + bias[q];
+    return 1 / (1 + std::exp(-v));
+  };
+  // k = transpose(j, [2, 0, 1]) is [8, 6, 9]: k[a][b][c] = j[b][c][a].
+  Vec k(8 * 6 * 9), n(8 * 6);
+  for (int a = 0; a < 8; ++a)
+    for (int p = 0; p < 6; ++p)
+      for (int c = 0; c < 9; ++c)
+        k[(a * 6 + p) * 9 + c] = j(p, c, a);
+  for (int a = 0; a < 8; ++a) {
+    double mx = -kInf;
+    for (int i = 0; i < 54; ++i)
+      mx = std::max(mx, k[a * 54 + i]);
+    for (int p = 0; p < 6; ++p) {
+      double sum = 0;
+      for (int c = 0; c < 9; ++c)
+        sum += k[(a * 6 + p) * 9 + c];
+      n[a * 6 + p] = sum - mx;
+    }
+  }
+  expectClose(run->outputs[0], k, "k");
+  expectClose(run->outputs[1], n, "n");
+}
+
+} // namespace
