@@ -695,6 +695,12 @@ private:
       declare(s, name, shape[d]);
       idx[d] = name;
     }
+    bool plainVariable = llvm::all_of(lin, [](char c) {
+      return std::isalnum((unsigned char)c) || c == '_';
+    });
+    if (plainVariable && !isLit(lin) &&
+        llvm::any_of(idx, [](const std::string &s) { return !isLit(s); }))
+      delinearized[tupleKey(idx, shape)] = lin;
     return idx;
   }
 
@@ -1750,6 +1756,68 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
 
 //===--- Whole kernel --------------------------------------------------------===//
 
+/// Drops `const T name = expr;` lines whose variable is never used (index
+/// variables the templates declare up front, values made redundant by a
+/// peephole); the expressions have no side effects.
+std::string removeDeadDeclarations(const std::string &text) {
+  SmallVector<std::string> lines;
+  for (StringRef l : llvm::split(text, '\n'))
+    lines.push_back(l.str());
+  auto declaredName = [](StringRef line) -> StringRef {
+    StringRef t = line.ltrim();
+    if (!t.consume_front("const ") || !t.ends_with(";"))
+      return StringRef();
+    size_t eq = t.find(" = ");
+    if (eq == StringRef::npos)
+      return StringRef();
+    StringRef lhs = t.take_front(eq).rtrim();
+    size_t space = lhs.rfind(' ');
+    return space == StringRef::npos ? StringRef() : lhs.drop_front(space + 1);
+  };
+  std::vector<bool> dead(lines.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    llvm::StringMap<unsigned> uses;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (dead[i])
+        continue;
+      StringRef l = lines[i];
+      for (size_t p = 0; p < l.size();) {
+        if (std::isalpha((unsigned char)l[p]) || l[p] == '_') {
+          size_t q = p;
+          while (q < l.size() && (std::isalnum((unsigned char)l[q]) || l[q] == '_'))
+            ++q;
+          ++uses[l.slice(p, q)];
+          p = q;
+        } else if (std::isdigit((unsigned char)l[p])) {
+          while (p < l.size() && (std::isalnum((unsigned char)l[p]) || l[p] == '.'))
+            ++p;
+        } else {
+          ++p;
+        }
+      }
+    }
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (dead[i])
+        continue;
+      StringRef name = declaredName(lines[i]);
+      if (!name.empty() && uses.lookup(name) == 1) {
+        dead[i] = true;
+        changed = true;
+      }
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (dead[i])
+      continue;
+    out += lines[i];
+    if (i + 1 < lines.size())
+      out += '\n';
+  }
+  return out;
+}
+
 std::string joinOpNames(Block &block) {
   SmallVector<std::string> names;
   for (Operation &op : block) {
@@ -1835,6 +1903,7 @@ LogicalResult KernelEmitter::emit(std::string &source, EmittedKernel &out) {
 
   std::string bodyText;
   render(*root, 1, bodyText);
+  bodyText = removeDeadDeclarations(bodyText);
   source += fmt::format("\n// {}: {} ({}; {} bytes moved)\n", name, ops, kind,
                         plan.bytesRead + plan.bytesWritten);
   source += globals;

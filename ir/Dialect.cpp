@@ -205,13 +205,15 @@ static Attribute castElement(Attribute value, Type to) {
       return IntegerAttr::get(to, d != 0.0 ? 1 : 0);
     if (std::isnan(d))
       return {};
+    // Round half to even (the default rounding mode), then saturate.
     unsigned width = to.getIntOrFloatBitWidth();
     double limit = std::ldexp(1.0, width - 1);
-    if (d >= limit)
+    double rounded = std::nearbyint(d);
+    if (rounded >= limit)
       return IntegerAttr::get(to, APInt::getSignedMaxValue(width));
-    if (d < -limit)
+    if (rounded < -limit)
       return IntegerAttr::get(to, APInt::getSignedMinValue(width));
-    return IntegerAttr::get(to, static_cast<int64_t>(std::nearbyint(d)));
+    return IntegerAttr::get(to, static_cast<int64_t>(rounded));
   }
   auto i = dyn_cast<IntegerAttr>(value);
   if (!i)

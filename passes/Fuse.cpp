@@ -197,16 +197,18 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput) {
   if (group.plan.kind == KernelTemplate::Row &&
       plan->kind != KernelTemplate::Row)
     return false;
-  // In a Pointwise kernel a reduction is a loop run once per output element
-  // that reads it; a reduction smaller than the iteration space would be
-  // recomputed for every element it is broadcast to.
+  // In a Pointwise kernel a reduction is a loop run by the thread of each
+  // output element that reads it. A reduction smaller than the iteration
+  // space would be recomputed for every element it is broadcast to; a larger
+  // one (say, feeding a further reduction) would leave few threads doing all
+  // of the work. Either is worse than a kernel of its own.
   if (plan->kind == KernelTemplate::Pointwise) {
     int64_t spaceElements = numElements(plan->space);
     for (Operation *op : candidate) {
       if (!isReduction(op))
         continue;
       auto shape = staticShape(op->getResult(0));
-      if (!shape || numElements(*shape) < spaceElements)
+      if (!shape || numElements(*shape) != spaceElements)
         return false;
     }
   }

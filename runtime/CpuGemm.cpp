@@ -52,7 +52,9 @@ inline void storeElement(void *base, DType type, int64_t index, float v) {
 void gemmRows(const GemmStep &g, const void *a, const void *b, void *c,
               int64_t rowBegin, int64_t rowEnd) {
   const int64_t m = g.m, n = g.n, k = g.k;
-  std::vector<float> bmat(size_t(k * n)), arow(size_t(k)), acc(size_t(n));
+  std::vector<float> bmat(static_cast<size_t>(k * n));
+  std::vector<float> arow(static_cast<size_t>(k));
+  std::vector<float> acc(static_cast<size_t>(n));
   const float alpha = float(g.alpha), beta = float(g.beta);
   int64_t loadedBatch = -1;
   for (int64_t row = rowBegin; row < rowEnd; ++row) {

@@ -87,8 +87,11 @@ public:
     u64(bits);
   }
   void bytes(const void *data, size_t size) {
-    const auto *p = static_cast<const uint8_t *>(data);
-    out_.insert(out_.end(), p, p + size);
+    if (size == 0)
+      return;
+    size_t old = out_.size();
+    out_.resize(old + size);
+    std::memcpy(out_.data() + old, data, size);
   }
   /// u64 length, then the bytes.
   void blob(const void *data, size_t size) {
