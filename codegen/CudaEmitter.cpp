@@ -335,6 +335,20 @@ __device__ __forceinline__ float dlc_round_bf16(float f) { return dlc_bf2f(dlc_f
 
 __device__ __forceinline__ float dlc_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
+// An integer as a float rounded to odd at 24 bits: rounding that to f16 or
+// bf16 (nearest even) then rounds the integer once, as the reference does.
+__device__ __forceinline__ float dlc_i2f_odd(long long x) {
+  unsigned long long m = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
+  int s = 0;
+  while ((m >> s) >= (1ull << 24))
+    ++s;
+  unsigned long long t = m >> s;
+  if (s > 0 && (m & ((1ull << s) - 1ull)) != 0)
+    t |= 1ull;
+  float f = (float)t * __uint_as_float((unsigned int)(127 + s) << 23);
+  return x < 0 ? -f : f;
+}
+
 // Float to integer: round to nearest even, saturate, NaN gives 0.
 __device__ __forceinline__ int dlc_f2i32(float x) {
   if (x != x) return 0;
@@ -515,10 +529,7 @@ private:
     SmallVector<StringRef> lines;
     text.split(lines, '\n');
     for (StringRef l : lines) {
-      if (l.starts_with("#pragma"))
-        out += "  ";
-      else
-        out.append(2 * indent, ' ');
+      out.append(2 * indent, ' ');
       out += l.str();
       out += '\n';
     }
@@ -667,7 +678,7 @@ private:
   }
 
   /// Declares named variables `<prefix><d>` in `s` for the multi-index of
-  /// the position `lin` (a C expression with exclusive bound `linBound`).
+  /// the row-major position `lin` (a C expression) in `shape`.
   SmallVector<std::string> declareIndex(Scope *s, const std::string &lin,
                                         ArrayRef<int64_t> shape,
                                         StringRef prefix) {
@@ -1135,7 +1146,8 @@ std::string KernelEmitter::computeBinary(Operation *op,
       expr = fmt::format("fminf({}, {})", a, b);
       exact = true;
     } else {
-      fail(op, "is not defined on floating-point tensors");
+      fail(op, "is not defined on floating-point tensors (it needs i1 or "
+               "integer operands)");
       return "0";
     }
     return def(e, exact ? expr : roundTo(e, expr));
@@ -1148,6 +1160,10 @@ std::string KernelEmitter::computeBinary(Operation *op,
       expr = fmt::format("{} || {}", a, b);
     else if (isa<AddOp, SubOp>(op))
       expr = fmt::format("{} != {}", a, b);
+    else if (isa<DivOp>(op)) // a / 1 = a; a / 0 gives 0 rather than a trap
+      expr = fmt::format("{} && {}", b, a);
+    else if (isa<PowOp>(op)) // a^0 = 1, a^1 = a
+      expr = fmt::format("!{} || {}", b, a);
     else {
       fail(op, "is not supported on i1 tensors by the CUDA emitter");
       return "0";
@@ -1192,7 +1208,12 @@ std::string KernelEmitter::computeCast(CastOp op, ArrayRef<std::string> idx) {
     // way to float.
     if (isFloat(from) && to == Elem::F32)
       return x;
-    expr = roundTo(to, isFloat(from) ? x : fmt::format("(float){}", x));
+    if (isFloat(from))
+      expr = roundTo(to, x);
+    else if (to == Elem::F32)
+      expr = fmt::format("(float){}", x); // one rounding to nearest even
+    else
+      expr = roundTo(to, fmt::format("dlc_i2f_odd((long long){})", x));
   } else if (isFloat(from)) {
     expr = to == Elem::I32 ? fmt::format("dlc_f2i32({})", x)
                            : fmt::format("dlc_f2i64({})", x);
@@ -1340,7 +1361,8 @@ std::string KernelEmitter::computeConcat(ConcatOp op,
       offset += size;
     }
   }
-  std::string result = fresh("c");
+  // Not "c": declareIndex names inner row indices c0, c1, ...
+  std::string result = fresh("cat");
   line(cur, fmt::format("{0} {1} = ({0})0;", computeType(e), result));
   declare(cur, result);
   Scope *parent = cur;
@@ -1565,8 +1587,8 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
     line(top, "const int warp = threadIdx.x >> 5;");
     declare(top, "tid", blockDim);
     declare(top, "warp", numWarps);
-    rowScope = openScope(top, fmt::format("{{\nconst {} row = blockIdx.x;", idxType),
-                         /*barrier=*/true);
+    rowScope = openScope(top, "{", /*barrier=*/true);
+    line(rowScope, fmt::format("const {} row = blockIdx.x;", idxType));
   }
   out.block[0] = blockDim;
   declare(rowScope, "row", rows);
@@ -1636,8 +1658,10 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
       fail(red, "is planned as a row reduction over a non-row axis");
       return;
     }
+    // Shuffles have no bool overload: booleans travel as int.
+    const char *valueType = in == Elem::I1 ? "int" : computeType(in);
     std::string best = fresh("bv"), bestIdx = fresh("bi");
-    line(rowScope, fmt::format("{} {} = 0; {} {} = -1;", computeType(in), best,
+    line(rowScope, fmt::format("{} {} = 0; {} {} = -1;", valueType, best,
                                computeType(e), bestIdx));
     declare(rowScope, best);
     declare(rowScope, bestIdx);
@@ -1661,11 +1685,11 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
                      "  const {0} {1} = __shfl_xor_sync(0xffffffffu, {2}, s);\n"
                      "  const {3} {4} = __shfl_xor_sync(0xffffffffu, {5}, s);\n"
                      "  {6}\n}}",
-                     computeType(in), ov, best, computeType(e), oi, bestIdx,
+                     valueType, ov, best, computeType(e), oi, bestIdx,
                      better));
     if (!warpPerRow) {
       std::string sv = fresh("redv"), si = fresh("redi");
-      line(top, fmt::format("__shared__ {} {}[{}];", computeType(in), sv,
+      line(top, fmt::format("__shared__ {} {}[{}];", valueType, sv,
                             numWarps));
       line(top, fmt::format("__shared__ {} {}[{}];", computeType(e), si,
                             numWarps));
@@ -1676,7 +1700,7 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
       line(rowScope,
            fmt::format("for (int w = 0; w < {}; ++w) {{\n"
                        "  const {} {} = {}[w];\n  const {} {} = {}[w];\n  {}\n}}",
-                       numWarps, computeType(in), ov, sv, computeType(e), oi,
+                       numWarps, valueType, ov, sv, computeType(e), oi,
                        si, better));
     }
     line(rowScope, fmt::format("if ({0} < 0)\n  {0} = 0;", bestIdx));
@@ -1885,7 +1909,6 @@ LogicalResult KernelEmitter::emit(std::string &source, EmittedKernel &out) {
   out.op = kernel;
   out.info.name = name;
   out.label = fmt::format("{}: {}", name, ops);
-  int64_t blockThreads = out.block[0];
 
   // Parameters: inputs, then outputs.
   SmallVector<std::string> params, casts;
@@ -1907,9 +1930,7 @@ LogicalResult KernelEmitter::emit(std::string &source, EmittedKernel &out) {
   source += fmt::format("\n// {}: {} ({}; {} bytes moved)\n", name, ops, kind,
                         plan.bytesRead + plan.bytesWritten);
   source += globals;
-  source += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) "
-                        "{}({}) {{\n{}}}\n",
-                        std::max<int64_t>(blockThreads, 1), name,
+  source += fmt::format("extern \"C\" __global__ void {}({}) {{\n{}}}\n", name,
                         llvm::join(params, ", "), bodyText);
   source += fmt::format("#ifdef DLC_SIM\nextern \"C\" void "
                         "dlc_sim_entry_{0}(void* const* args) {{\n  {0}({1});\n}}"

@@ -257,6 +257,13 @@ void Fuser::outlineGroup(Group &group, OpBuilder &builder) {
     }
   }
   SmallVector<Value> outputs = outputsOf(group.ops, members);
+  if (outputs.empty()) {
+    // Nothing outside reads the group (dead code is removed up front, so
+    // this is only a safeguard): a kernel must have results.
+    for (Operation *op : llvm::reverse(group.ops))
+      op->erase();
+    return;
+  }
   SmallVector<Type> resultTypes;
   for (Value v : outputs)
     resultTypes.push_back(v.getType());

@@ -5,9 +5,9 @@
 // reshape view count as users of the viewed buffer. Buffers that hold a
 // returned value are written straight into the output (offset -1); the rest
 // share one arena: largest first, each at the lowest aligned offset that no
-// buffer with an overlapping live range occupies. A pointwise kernel that
-// reads an operand only at its own output index may write its result over
-// that operand when the operand dies there (in-place).
+// buffer with an overlapping live range occupies. A single-result pointwise
+// kernel that reads an operand only at its own output index may write its
+// result over that operand when the operand dies there (in-place).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/KernelAnalysis.h"
@@ -105,7 +105,7 @@ void PlanMemoryPass::runOnOperation() {
     return;
   if (alignment <= 0) {
     func.emitError() << "dlc-plan-memory needs a positive alignment, but got "
-                     << alignment;
+                     << static_cast<int64_t>(alignment);
     return signalPassFailure();
   }
   if (!func.getBody().hasOneBlock()) {
@@ -160,8 +160,11 @@ void PlanMemoryPass::runOnOperation() {
   // index.
   if (allowInPlace) {
     for (Operation &op : block) {
+      // With several results a thread may store one result before it loads
+      // the operands of the next, so an overwritten operand could be read
+      // back; only single-result kernels write in place.
       auto kernel = dyn_cast<KernelOp>(op);
-      if (!kernel)
+      if (!kernel || kernel->getNumResults() != 1)
         continue;
       FailureOr<KernelPlan> plan = analyzeKernel(kernel);
       if (failed(plan) || plan->kind != KernelTemplate::Pointwise)

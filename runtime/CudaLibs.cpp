@@ -70,10 +70,40 @@ static bool resolve(void *handle, const char *name, T &slot,
   return true;
 }
 
+/// Names of the results a driver that cannot name them (a stub) gives.
+static const char *fallbackErrorName(CUresult result) {
+  switch (result) {
+#define DLC_CASE(name)                                                         \
+  case name:                                                                   \
+    return #name;
+    DLC_CASE(CUDA_ERROR_INVALID_VALUE)
+    DLC_CASE(CUDA_ERROR_OUT_OF_MEMORY)
+    DLC_CASE(CUDA_ERROR_NOT_INITIALIZED)
+    DLC_CASE(CUDA_ERROR_DEINITIALIZED)
+    DLC_CASE(CUDA_ERROR_STUB_LIBRARY)
+    DLC_CASE(CUDA_ERROR_NO_DEVICE)
+    DLC_CASE(CUDA_ERROR_INVALID_DEVICE)
+    DLC_CASE(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
+    DLC_CASE(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+    DLC_CASE(CUDA_ERROR_INVALID_IMAGE)
+    DLC_CASE(CUDA_ERROR_INVALID_CONTEXT)
+    DLC_CASE(CUDA_ERROR_NO_BINARY_FOR_GPU)
+    DLC_CASE(CUDA_ERROR_NOT_FOUND)
+    DLC_CASE(CUDA_ERROR_ILLEGAL_ADDRESS)
+    DLC_CASE(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+    DLC_CASE(CUDA_ERROR_LAUNCH_FAILED)
+#undef DLC_CASE
+  default:
+    return nullptr;
+  }
+}
+
 std::string CudaDriver::errorName(CUresult result) const {
   const char *name = nullptr;
   if (cuGetErrorName && cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
     return name;
+  if (const char *fallback = fallbackErrorName(result))
+    return fallback;
   return "CUDA error " + std::to_string(int(result));
 }
 
@@ -85,10 +115,12 @@ std::string Cublas::statusName(cublasStatus_t status) const {
 }
 
 bool openCudaDriverLibrary(const std::string &path, CudaDriver &driver,
-                           std::string &error) {
+                           std::string &error, void **handle) {
   void *h = openFirst({path}, RTLD_NOW | RTLD_LOCAL, path, error);
   if (!h)
     return false;
+  if (handle)
+    *handle = h;
 #define DLC_RESOLVE(fn)                                                        \
   if (!resolve(h, DLC_STRINGIFY(fn), driver.fn, path, error))                  \
     return false;

@@ -108,8 +108,9 @@ struct Cublas {
 const CudaDriver *loadCudaDriver(std::string *why);
 /// Opens `path` (not cached) and resolves every driver entry point into
 /// `driver`; false with `error` set when the library or a symbol is missing.
+/// `handle`, when given, receives the dlopen handle (for dlclose).
 bool openCudaDriverLibrary(const std::string &path, CudaDriver &driver,
-                           std::string &error);
+                           std::string &error, void **handle = nullptr);
 const Nvrtc *loadNvrtc(std::string *why);
 const Cublas *loadCublas(std::string *why);
 

@@ -380,8 +380,14 @@ std::string Worker::describeThreads() const {
     }
     groups[what].push_back(i);
   }
+  // In order of each group's first thread.
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> ordered(
+      groups.begin(), groups.end());
+  std::sort(ordered.begin(), ordered.end(), [](const auto &a, const auto &b) {
+    return a.second.front() < b.second.front();
+  });
   std::string s;
-  for (auto &[what, threads] : groups) {
+  for (auto &[what, threads] : ordered) {
     if (!s.empty())
       s += "; ";
     s += (threads.size() == 1 ? "thread " : "threads ") +

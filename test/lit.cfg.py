@@ -21,4 +21,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.dlc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["dlc-opt", "dlc", "FileCheck", "not", "count", "split-file"], tool_dirs)
+from lit.llvm.subst import ToolSubst
+# `dlc` is also a value of --emit (--emit=dlc): do not substitute it after '='.
+tools = ["dlc-opt", ToolSubst("dlc", pre=r".-^/\\<="), "FileCheck", "not", "count", "split-file"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)

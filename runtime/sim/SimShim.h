@@ -80,7 +80,9 @@ struct ThreadState {
 #include <type_traits>
 
 namespace dlc_sim {
-inline thread_local ThreadState tls;
+// Internal linkage on purpose: an inline variable would be a GNU "unique"
+// symbol, which makes the shared object impossible to unload.
+static thread_local ThreadState tls;
 } // namespace dlc_sim
 
 extern "C" __attribute__((visibility("default"))) dlc_sim::ThreadState *
@@ -347,12 +349,14 @@ static inline uchar4 make_uchar4(unsigned char x, unsigned char y,
 
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
-static inline float __expf(float x) { return expf(x); }
-static inline float __logf(float x) { return logf(x); }
-static inline float __log2f(float x) { return log2f(x); }
-static inline float __sinf(float x) { return sinf(x); }
-static inline float __cosf(float x) { return cosf(x); }
-static inline float __powf(float x, float y) { return powf(x, y); }
+// glibc's math.h already declares __expf, __logf, ... (its internal names),
+// so these intrinsics are macros rather than functions.
+#define __expf(x) expf(x)
+#define __logf(x) logf(x)
+#define __log2f(x) log2f(x)
+#define __sinf(x) sinf(x)
+#define __cosf(x) cosf(x)
+#define __powf(x, y) powf(x, y)
 static inline float __fdividef(float x, float y) { return x / y; }
 static inline float fdividef(float x, float y) { return x / y; }
 static inline float __frcp_rn(float x) { return 1.0f / x; }

@@ -1,0 +1,454 @@
+//===- PackageTest.cpp - The .dlcpkg format and validatePackage -----------===//
+
+#include "TestUtil.h"
+#include "runtime/Package.h"
+#include "runtime/Support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using namespace dlc::rt;
+using dlc::rt::test::TempDir;
+using ::testing::HasSubstr;
+
+namespace {
+
+BufferRef ref(BufferRef::Kind kind, uint32_t index, uint64_t offset,
+              uint64_t bytes) {
+  BufferRef r;
+  r.kind = kind;
+  r.index = index;
+  r.offset = offset;
+  r.bytes = bytes;
+  return r;
+}
+
+/// A package using every field and step kind, valid for validatePackage.
+Package samplePackage() {
+  Package p;
+  p.entry = "forward";
+  p.inputs = {{DType::F32, {4, 8}}, {DType::BF16, {8}}};
+  p.outputs = {{DType::F32, {4, 8}}, {DType::I1, {}}};
+  p.cudaSource = "extern \"C\" __global__ void k0(float *a) {}\n";
+  p.kernels = {{"k0", false}, {"k1", true}};
+  p.cubins = {{"sm_80", {0x7f, 'E', 'L', 'F', 1, 2, 3}},
+              {"sm_90a", std::vector<uint8_t>(1000, 0xab)}};
+  p.arenaBytes = 1024;
+  p.constants = {1, 2, 3, 4, 5, 6, 7, 8};
+  p.referenceIR = "func.func @forward() { return }";
+  p.intermediateBytes = 4096;
+  p.sourceOpCount = 17;
+
+  Step k;
+  k.kind = Step::Kind::Kernel;
+  k.label = "k0: add+exp";
+  k.kernel.kernel = 0;
+  k.kernel.grid[0] = 2;
+  k.kernel.block[0] = 128;
+  k.kernel.block[1] = 2;
+  k.kernel.sharedBytes = 64;
+  k.kernel.args = {ref(BufferRef::Kind::Input, 0, 0, 128),
+                   ref(BufferRef::Kind::Constant, 0, 4, 4),
+                   ref(BufferRef::Kind::Arena, 0, 256, 512)};
+  p.steps.push_back(k);
+
+  Step g;
+  g.kind = Step::Kind::Gemm;
+  g.label = "matmul";
+  g.gemm.dtype = DType::F32;
+  g.gemm.transB = true;
+  g.gemm.m = 4;
+  g.gemm.n = 8;
+  g.gemm.k = 8;
+  g.gemm.batch = 1;
+  g.gemm.lda = 8;
+  g.gemm.ldb = 8;
+  g.gemm.ldc = 8;
+  g.gemm.alpha = 0.5;
+  g.gemm.beta = -1.25;
+  g.gemm.a = ref(BufferRef::Kind::Input, 0, 0, 128);
+  g.gemm.b = ref(BufferRef::Kind::Arena, 0, 0, 256);
+  g.gemm.c = ref(BufferRef::Kind::Output, 0, 0, 128);
+  p.steps.push_back(g);
+
+  Step c;
+  c.kind = Step::Kind::Copy;
+  c.label = "copy";
+  c.copy.src = ref(BufferRef::Kind::Arena, 0, 512, 1);
+  c.copy.dst = ref(BufferRef::Kind::Output, 1, 0, 1);
+  p.steps.push_back(c);
+  return p;
+}
+
+bool sameRef(const BufferRef &a, const BufferRef &b) {
+  return a.kind == b.kind && a.index == b.index && a.offset == b.offset &&
+         a.bytes == b.bytes;
+}
+
+void expectEqual(const Package &a, const Package &b) {
+  EXPECT_EQ(a.entry, b.entry);
+  ASSERT_EQ(a.inputs.size(), b.inputs.size());
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    EXPECT_EQ(a.inputs[i].dtype, b.inputs[i].dtype);
+    EXPECT_EQ(a.inputs[i].shape, b.inputs[i].shape);
+  }
+  ASSERT_EQ(a.outputs.size(), b.outputs.size());
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    EXPECT_EQ(a.outputs[i].dtype, b.outputs[i].dtype);
+    EXPECT_EQ(a.outputs[i].shape, b.outputs[i].shape);
+  }
+  EXPECT_EQ(a.cudaSource, b.cudaSource);
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    EXPECT_EQ(a.kernels[i].name, b.kernels[i].name);
+    EXPECT_EQ(a.kernels[i].usesBarriers, b.kernels[i].usesBarriers);
+  }
+  ASSERT_EQ(a.cubins.size(), b.cubins.size());
+  for (size_t i = 0; i < a.cubins.size(); ++i) {
+    EXPECT_EQ(a.cubins[i].arch, b.cubins[i].arch);
+    EXPECT_EQ(a.cubins[i].image, b.cubins[i].image);
+  }
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    const Step &x = a.steps[i], &y = b.steps[i];
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.label, y.label);
+    switch (x.kind) {
+    case Step::Kind::Kernel:
+      EXPECT_EQ(x.kernel.kernel, y.kernel.kernel);
+      for (int d = 0; d < 3; ++d) {
+        EXPECT_EQ(x.kernel.grid[d], y.kernel.grid[d]);
+        EXPECT_EQ(x.kernel.block[d], y.kernel.block[d]);
+      }
+      EXPECT_EQ(x.kernel.sharedBytes, y.kernel.sharedBytes);
+      ASSERT_EQ(x.kernel.args.size(), y.kernel.args.size());
+      for (size_t j = 0; j < x.kernel.args.size(); ++j)
+        EXPECT_TRUE(sameRef(x.kernel.args[j], y.kernel.args[j]));
+      break;
+    case Step::Kind::Gemm: {
+      const GemmStep &g = x.gemm, &h = y.gemm;
+      EXPECT_EQ(g.dtype, h.dtype);
+      EXPECT_EQ(g.accType, h.accType);
+      EXPECT_EQ(g.transA, h.transA);
+      EXPECT_EQ(g.transB, h.transB);
+      EXPECT_EQ(g.m, h.m);
+      EXPECT_EQ(g.n, h.n);
+      EXPECT_EQ(g.k, h.k);
+      EXPECT_EQ(g.batch, h.batch);
+      EXPECT_EQ(g.lda, h.lda);
+      EXPECT_EQ(g.ldb, h.ldb);
+      EXPECT_EQ(g.ldc, h.ldc);
+      EXPECT_EQ(g.strideA, h.strideA);
+      EXPECT_EQ(g.strideB, h.strideB);
+      EXPECT_EQ(g.strideC, h.strideC);
+      EXPECT_EQ(g.alpha, h.alpha);
+      EXPECT_EQ(g.beta, h.beta);
+      EXPECT_TRUE(sameRef(g.a, h.a));
+      EXPECT_TRUE(sameRef(g.b, h.b));
+      EXPECT_TRUE(sameRef(g.c, h.c));
+      break;
+    }
+    case Step::Kind::Copy:
+      EXPECT_TRUE(sameRef(x.copy.src, y.copy.src));
+      EXPECT_TRUE(sameRef(x.copy.dst, y.copy.dst));
+      break;
+    }
+  }
+  EXPECT_EQ(a.arenaBytes, b.arenaBytes);
+  EXPECT_EQ(a.constants, b.constants);
+  EXPECT_EQ(a.referenceIR, b.referenceIR);
+  EXPECT_EQ(a.intermediateBytes, b.intermediateBytes);
+  EXPECT_EQ(a.sourceOpCount, b.sourceOpCount);
+}
+
+TEST(Package, SerializationRoundTrips) {
+  Package p = samplePackage();
+  ASSERT_TRUE(validatePackage(p).isOk()) << validatePackage(p).message();
+  std::vector<uint8_t> bytes = serializePackage(p);
+  EXPECT_EQ(std::memcmp(bytes.data(), "DLCPKG\0\0", 8), 0);
+  Result<Package> q = deserializePackage(bytes);
+  ASSERT_TRUE(q.isOk()) << q.message();
+  expectEqual(p, *q);
+  // Deterministic: the same package gives the same bytes.
+  EXPECT_EQ(serializePackage(*q), bytes);
+
+  Package empty;
+  Result<Package> e = deserializePackage(serializePackage(empty));
+  ASSERT_TRUE(e.isOk()) << e.message();
+  expectEqual(empty, *e);
+}
+
+TEST(Package, FileRoundTrip) {
+  TempDir dir;
+  Package p = samplePackage();
+  std::string path = dir.file("model.dlcpkg");
+  ASSERT_TRUE(writePackageFile(path, p).isOk());
+  Result<Package> q = readPackageFile(path);
+  ASSERT_TRUE(q.isOk()) << q.message();
+  expectEqual(p, *q);
+  Result<Package> missing = readPackageFile(dir.file("none.dlcpkg"));
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_THAT(missing.message(), HasSubstr("none.dlcpkg: cannot open"));
+}
+
+std::string readError(const TempDir &dir, const std::vector<uint8_t> &bytes) {
+  std::string path = dir.file("model.dlcpkg");
+  EXPECT_TRUE(test::writeBytes(path, bytes));
+  Result<Package> r = readPackageFile(path);
+  EXPECT_FALSE(r.isOk());
+  return r.isOk() ? "" : r.message();
+}
+
+TEST(Package, RejectsOtherVersions) {
+  TempDir dir;
+  std::vector<uint8_t> bytes = serializePackage(samplePackage());
+  bytes[8] = 7;
+  EXPECT_EQ(readError(dir, bytes),
+            dir.file("model.dlcpkg") +
+                ": package format version 7, this dlc reads version 1 "
+                "(recompile the model)");
+}
+
+TEST(Package, RejectsTruncatedFiles) {
+  TempDir dir;
+  std::vector<uint8_t> bytes = serializePackage(samplePackage());
+  for (size_t size : {size_t(0), size_t(5), size_t(31), size_t(32),
+                      size_t(100), bytes.size() / 2, bytes.size() - 1}) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + long(size));
+    std::string msg = readError(dir, cut);
+    EXPECT_EQ(msg.rfind(dir.file("model.dlcpkg") + " is truncated", 0), 0u)
+        << size << ": " << msg;
+  }
+}
+
+TEST(Package, DetectsCorruption) {
+  TempDir dir;
+  std::vector<uint8_t> bytes = serializePackage(samplePackage());
+  for (size_t pos : {size_t(40), bytes.size() / 2, bytes.size() - 1}) {
+    std::vector<uint8_t> bad = bytes;
+    bad[pos] ^= 0x10;
+    EXPECT_EQ(readError(dir, bad), dir.file("model.dlcpkg") +
+                                       ": checksum mismatch: the file is "
+                                       "corrupt");
+  }
+  std::vector<uint8_t> magic = bytes;
+  magic[2] = 'X';
+  EXPECT_THAT(readError(dir, magic), HasSubstr("not a dlc package (bad magic)"));
+  std::vector<uint8_t> longer = bytes;
+  longer.push_back(0);
+  EXPECT_THAT(readError(dir, longer),
+              HasSubstr("1 unexpected bytes after the payload"));
+}
+
+/// Rewrites the payload (after the 32-byte header) and fixes the header's
+/// size and checksum, to reach the section parser with bad contents.
+std::vector<uint8_t> withPayload(const std::vector<uint8_t> &payload) {
+  std::vector<uint8_t> out(32);
+  std::memcpy(out.data(), "DLCPKG\0\0", 8);
+  out[8] = uint8_t(kPackageVersion);
+  uint64_t size = payload.size(), sum = fnv1a64(payload.data(), payload.size());
+  for (int i = 0; i < 8; ++i) {
+    out[16 + i] = uint8_t(size >> (8 * i));
+    out[24 + i] = uint8_t(sum >> (8 * i));
+  }
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+TEST(Package, RejectsInvalidSectionContents) {
+  std::vector<uint8_t> bytes = serializePackage(samplePackage());
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+
+  // Unknown sections are skipped.
+  std::vector<uint8_t> extra = payload;
+  ByteWriter w(extra);
+  w.u32(0x5a5a5a5a);
+  w.u32(0);
+  w.u64(3);
+  w.bytes("abc", 3);
+  Result<Package> ok = deserializePackage(withPayload(extra));
+  ASSERT_TRUE(ok.isOk()) << ok.message();
+  expectEqual(samplePackage(), *ok);
+
+  // A section header that runs past the end.
+  std::vector<uint8_t> overrun = payload;
+  ByteWriter o(overrun);
+  o.u32(0x5a5a5a5a);
+  o.u32(0);
+  o.u64(1000);
+  Result<Package> r = deserializePackage(withPayload(overrun));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("runs past the end"));
+
+  // A duplicated section.
+  std::vector<uint8_t> twice = payload;
+  twice.insert(twice.end(), payload.begin(), payload.end());
+  r = deserializePackage(withPayload(twice));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("appears twice"));
+
+  // A missing section: drop the first one (META).
+  ByteReader rd(payload.data(), payload.size());
+  uint32_t tag, flags;
+  uint64_t len;
+  ASSERT_TRUE(rd.u32(tag) && rd.u32(flags) && rd.u64(len));
+  std::vector<uint8_t> noMeta(payload.begin() + 16 + long(len), payload.end());
+  r = deserializePackage(withPayload(noMeta));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("section 'META' is missing"));
+
+  // An invalid enum: find the STEP section and corrupt the first step kind.
+  std::vector<uint8_t> badKind = payload;
+  size_t pos = 0;
+  while (pos + 16 <= badKind.size()) {
+    ByteReader h(badKind.data() + pos, 16);
+    h.u32(tag);
+    h.u32(flags);
+    h.u64(len);
+    if (tag == 0x50455453) { // "STEP"
+      badKind[pos + 16 + 4] = 9; // after the u32 count
+      break;
+    }
+    pos += 16 + len;
+  }
+  r = deserializePackage(withPayload(badKind));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("invalid step kind 9"));
+
+  // A count larger than the section.
+  std::vector<uint8_t> badCount = payload;
+  pos = 0;
+  while (pos + 16 <= badCount.size()) {
+    ByteReader h(badCount.data() + pos, 16);
+    h.u32(tag);
+    h.u32(flags);
+    h.u64(len);
+    if (tag == 0x54504e49) { // "INPT"
+      badCount[pos + 16 + 3] = 0x7f;
+      break;
+    }
+    pos += 16 + len;
+  }
+  r = deserializePackage(withPayload(badCount));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("section 'INPT' holds a count larger"));
+}
+
+//===----------------------------------------------------------------------===//
+// validatePackage
+//===----------------------------------------------------------------------===//
+
+std::string invalid(const Package &p) {
+  Status st = validatePackage(p);
+  EXPECT_FALSE(st.isOk());
+  return st.isOk() ? "" : st.message();
+}
+
+TEST(ValidatePackage, BufferReferencesMustLieInsideTheirBuffers) {
+  Package p = samplePackage();
+  p.steps[0].kernel.args[2] = ref(BufferRef::Kind::Arena, 0, 1024, 8);
+  EXPECT_EQ(invalid(p), "step 0 (k0: add+exp): argument 2 refers to arena "
+                        "bytes [1024, 1032) but arena has 1024 bytes");
+
+  p = samplePackage();
+  p.steps[0].kernel.args[0] = ref(BufferRef::Kind::Input, 0, 64, 72);
+  EXPECT_THAT(invalid(p), HasSubstr("refers to input #0 bytes [64, 136) but "
+                                    "input #0 has 128 bytes"));
+
+  p = samplePackage();
+  p.steps[0].kernel.args[0] = ref(BufferRef::Kind::Input, 2, 0, 4);
+  EXPECT_THAT(invalid(p), HasSubstr("refers to input #2 but there are 2"));
+
+  p = samplePackage();
+  p.steps[2].copy.dst = ref(BufferRef::Kind::Output, 1, 0, 2);
+  EXPECT_THAT(invalid(p), HasSubstr("output #1 has 1 bytes"));
+
+  p = samplePackage();
+  p.steps[0].kernel.args[1] = ref(BufferRef::Kind::Constant, 0, 6, 4);
+  EXPECT_THAT(invalid(p), HasSubstr("constants has 8 bytes"));
+
+  p = samplePackage();
+  // Offsets near 2^64 must not wrap around.
+  p.steps[0].kernel.args[2] = ref(BufferRef::Kind::Arena, 0, 16, ~uint64_t(0));
+  EXPECT_THAT(invalid(p), HasSubstr("arena has 1024 bytes"));
+}
+
+TEST(ValidatePackage, KernelsAndLaunches) {
+  Package p = samplePackage();
+  p.steps[0].kernel.kernel = 5;
+  EXPECT_THAT(invalid(p), HasSubstr("launches kernel #5 but there are 2"));
+
+  p = samplePackage();
+  p.steps[0].kernel.args.assign(513, ref(BufferRef::Kind::Arena, 0, 0, 4));
+  EXPECT_THAT(invalid(p), HasSubstr("passes 513 arguments; at most 512"));
+
+  p = samplePackage();
+  p.steps[0].kernel.block[0] = 1024;
+  EXPECT_THAT(invalid(p), HasSubstr("2048 threads per block"));
+
+  p = samplePackage();
+  p.steps[0].kernel.grid[1] = 0;
+  EXPECT_THAT(invalid(p), HasSubstr("grid dimension 1 = 0"));
+
+  p = samplePackage();
+  p.kernels[1].name = "k0";
+  EXPECT_THAT(invalid(p), HasSubstr("kernel name 'k0' appears twice"));
+
+  p = samplePackage();
+  p.kernels[1].name = "1k";
+  EXPECT_THAT(invalid(p), HasSubstr("not a C identifier"));
+
+  p = samplePackage();
+  p.cubins[0].arch = "compute_80";
+  EXPECT_THAT(invalid(p), HasSubstr("not of the form sm_XX"));
+
+  p = samplePackage();
+  p.cudaSource.clear();
+  EXPECT_THAT(invalid(p), HasSubstr("no CUDA source"));
+
+  p = samplePackage();
+  p.inputs[0].shape = {4, -8};
+  EXPECT_THAT(invalid(p), HasSubstr("input #0 has a negative dimension"));
+}
+
+TEST(ValidatePackage, GemmOperandsAndCopies) {
+  Package p = samplePackage();
+  p.steps[1].gemm.m = 5; // A and C now need 5 rows of 8
+  EXPECT_THAT(invalid(p), HasSubstr("operand A needs 160 bytes but its buffer "
+                                    "reference covers 128"));
+
+  p = samplePackage();
+  p.steps[1].gemm.ldb = 4;
+  EXPECT_THAT(invalid(p), HasSubstr("operand B has leading dimension 4"));
+
+  p = samplePackage();
+  p.steps[1].gemm.batch = 2;
+  p.steps[1].gemm.strideA = 0;
+  p.steps[1].gemm.strideB = 0;
+  p.steps[1].gemm.strideC = 0;
+  EXPECT_THAT(invalid(p), HasSubstr("output batch stride 0"));
+
+  p = samplePackage();
+  p.steps[1].gemm.batch = 2;
+  p.steps[1].gemm.strideC = 32; // the second C lies past the output
+  EXPECT_THAT(invalid(p), HasSubstr("operand C needs 256 bytes"));
+
+  p = samplePackage();
+  p.steps[1].gemm.dtype = DType::I32;
+  EXPECT_THAT(invalid(p), HasSubstr("GEMM on i32 is not supported"));
+
+  p = samplePackage();
+  p.steps[1].gemm.c = ref(BufferRef::Kind::Constant, 0, 0, 8);
+  EXPECT_THAT(invalid(p), HasSubstr("writes to constants memory"));
+
+  p = samplePackage();
+  p.steps[2].copy.dst = ref(BufferRef::Kind::Input, 0, 0, 1);
+  EXPECT_THAT(invalid(p), HasSubstr("destination writes to input memory"));
+
+  p = samplePackage();
+  p.steps[2].copy.src.bytes = 2;
+  p.steps[2].copy.dst = ref(BufferRef::Kind::Arena, 0, 0, 1);
+  EXPECT_THAT(invalid(p), HasSubstr("copies 2 bytes into a destination of 1"));
+}
+
+} // namespace

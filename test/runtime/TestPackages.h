@@ -1,0 +1,411 @@
+//===- TestPackages.h - Hand-written packages for the session tests -*- C++ -*-===//
+//
+// One CUDA source with every test kernel (so the sim compiles it once per
+// cache), written the way the code generator writes its output: extern "C"
+// __global__ kernels with pointer parameters, and a dlc_sim_entry_<name>
+// trampoline per kernel under #ifdef DLC_SIM. It compiles with NVRTC too
+// (the GPU tests run it), so it includes nothing outside #ifndef DLC_SIM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_TEST_RUNTIME_TESTPACKAGES_H
+#define DLC_TEST_RUNTIME_TESTPACKAGES_H
+
+#include "runtime/Package.h"
+
+#include <string>
+#include <vector>
+
+namespace dlc::rt::test {
+
+constexpr int kEwSize = 1000;       ///< k_ew: elements
+constexpr int kRowLength = 1000;    ///< k_rowsum, k_warpmax: columns
+constexpr int kChainSize = 100000;  ///< k_chain: elements
+constexpr int kHalfInputs = 4096;   ///< k_half: float inputs
+
+inline const char *testKernelSource() {
+  return R"cuda(
+// half/bfloat16 conversions: the shim's API under the sim, PTX on a GPU
+// (NVRTC has no standard headers, so no cuda_fp16.h).
+#ifdef DLC_SIM
+#define HALF_BITS_TO_FLOAT(b) __half2float(__ushort_as_half(b))
+#define BF16_BITS_TO_FLOAT(b) __bfloat162float(__ushort_as_bfloat16(b))
+#define FLOAT_TO_HALF_BITS(f) __half_as_ushort(__float2half(f))
+#define FLOAT_TO_BF16_BITS(f) __bfloat16_as_ushort(__float2bfloat16(f))
+#else
+__device__ __forceinline__ float HALF_BITS_TO_FLOAT(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ float BF16_BITS_TO_FLOAT(unsigned short h) {
+  return __uint_as_float((unsigned)h << 16);
+}
+__device__ __forceinline__ unsigned short FLOAT_TO_HALF_BITS(float f) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ unsigned short FLOAT_TO_BF16_BITS(float f) {
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+#endif
+
+// Elementwise: out = exp(x) + y * tanh(x) over 1000 elements.
+extern "C" __global__ void k_ew(const float *__restrict__ x,
+                                const float *__restrict__ y,
+                                float *__restrict__ out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 1000)
+    out[i] = expf(x[i]) + y[i] * tanhf(x[i]);
+}
+
+// Row sums of a [rows, 1000] matrix: one block of 256 threads per row, a
+// tree reduction in shared memory.
+extern "C" __global__ void __launch_bounds__(256)
+k_rowsum(const float *__restrict__ in, float *__restrict__ out) {
+  __shared__ float partial[256];
+  const int row = blockIdx.x;
+  float s = 0.0f;
+  for (int c = threadIdx.x; c < 1000; c += blockDim.x)
+    s += in[row * 1000 + c];
+  partial[threadIdx.x] = s;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride)
+      partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[row] = partial[0];
+}
+
+// Row maxima with warp shuffles: 128 threads (4 warps) per row.
+extern "C" __global__ void k_warpmax(const float *__restrict__ in,
+                                     float *__restrict__ out) {
+  __shared__ float warpMax[4];
+  const int row = blockIdx.x;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  float m = -3.0e38f;
+  for (int c = threadIdx.x; c < 1000; c += blockDim.x)
+    m = fmaxf(m, in[row * 1000 + c]);
+  for (int offset = 16; offset > 0; offset /= 2)
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+  if (lane == 0)
+    warpMax[warp] = m;
+  __syncthreads();
+  if (warp == 0) {
+    m = lane < 4 ? warpMax[lane] : -3.0e38f;
+    for (int offset = 16; offset > 0; offset /= 2)
+      m = fmaxf(m, __shfl_down_sync(0xffffffffu, m, offset));
+    if (lane == 0)
+      out[row] = m;
+  }
+}
+
+// Every shuffle and vote, written per thread: 8 floats, 3 votes, 1 double.
+extern "C" __global__ void k_shfl(const float *__restrict__ in,
+                                  float *__restrict__ outf,
+                                  unsigned *__restrict__ votes,
+                                  double *__restrict__ outd) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x % 32;
+  const float v = in[t];
+  float *o = outf + t * 8;
+  o[0] = __shfl_sync(0xffffffffu, v, (lane + 3) % 32);
+  o[1] = __shfl_up_sync(0xffffffffu, v, 2);
+  o[2] = __shfl_down_sync(0xffffffffu, v, 5);
+  o[3] = __shfl_xor_sync(0xffffffffu, v, 7);
+  o[4] = __shfl_sync(0xffffffffu, v, 5, 8);
+  o[5] = __shfl_up_sync(0xffffffffu, v, 3, 8);
+  o[6] = __shfl_down_sync(0xffffffffu, v, 3, 8);
+  o[7] = __shfl_xor_sync(0xffffffffu, v, 9, 8);
+  unsigned *w = votes + t * 3;
+  w[0] = __ballot_sync(0xffffffffu, lane % 3 == 0);
+  w[1] = __any_sync(0xffffffffu, v > 0.9f);
+  w[2] = __all_sync(0xffffffffu, v >= 0.0f);
+  outd[t] = __shfl_xor_sync(0xffffffffu, (double)v * 1.0e10, 1);
+  __syncwarp();
+}
+
+// Atomics from many blocks at once.
+extern "C" __global__ void k_atomics(const float *__restrict__ in,
+                                     float *__restrict__ sum,
+                                     int *__restrict__ counts,
+                                     unsigned long long *__restrict__ big) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(sum, in[i]);
+  atomicAdd(&counts[0], 1);
+  atomicMax(&counts[1], i);
+  atomicMin(&counts[2], -i);
+  atomicAdd(big, (unsigned long long)i);
+  if (i == 77)
+    atomicExch(&counts[3], 12345);
+  atomicCAS(&counts[4], 0, 1);
+}
+
+// Coordinates of a 3-D launch: out[global linear id] = encoded coordinates.
+extern "C" __global__ void k_coords(int *__restrict__ out) {
+  const int block = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  const int threads = blockDim.x * blockDim.y * blockDim.z;
+  const int thread = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  out[block * threads + thread] = threadIdx.x + 10 * threadIdx.y +
+                                  100 * threadIdx.z + 1000 * blockIdx.x +
+                                  10000 * blockIdx.y + 100000 * blockIdx.z;
+}
+
+// half and bfloat16 conversions: all 65536 bit patterns decoded, and float
+// inputs encoded.
+extern "C" __global__ void k_half(const unsigned short *__restrict__ bits,
+                                  const float *__restrict__ f,
+                                  float *__restrict__ halfDecoded,
+                                  float *__restrict__ bf16Decoded,
+                                  unsigned short *__restrict__ halfEncoded,
+                                  unsigned short *__restrict__ bf16Encoded) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 65536) {
+    halfDecoded[i] = HALF_BITS_TO_FLOAT(bits[i]);
+    bf16Decoded[i] = BF16_BITS_TO_FLOAT(bits[i]);
+  }
+  if (i < 4096) {
+    halfEncoded[i] = FLOAT_TO_HALF_BITS(f[i]);
+    bf16Encoded[i] = FLOAT_TO_BF16_BITS(f[i]);
+  }
+}
+
+// One link of a 20-kernel chain over 100000 elements.
+extern "C" __global__ void k_chain(const float *__restrict__ in,
+                                   float *__restrict__ out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 100000)
+    out[i] = tanhf(in[i]) * 0.5f + 0.25f;
+}
+
+// Broken kernels for the sim's error detection (undefined behaviour on a
+// GPU; never run there).
+extern "C" __global__ void k_bad_sync(float *__restrict__ out) {
+  if (threadIdx.x < 16)
+    __syncthreads();
+  out[threadIdx.x] = 1.0f;
+}
+extern "C" __global__ void k_bad_warp(float *__restrict__ out) {
+  float v = out[threadIdx.x];
+  if (threadIdx.x % 32 < 16)
+    v = __shfl_xor_sync(0xffffffffu, v, 1);
+  else
+    __syncthreads();
+  out[threadIdx.x] = v;
+}
+extern "C" __global__ void k_bad_exit(float *__restrict__ out) {
+  if (threadIdx.x >= 8)
+    return;
+  out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, 1.0f, 1);
+}
+extern "C" __global__ void k_bad_mask(float *__restrict__ out) {
+  out[threadIdx.x] = __shfl_sync(0x1u, 2.0f, 0);
+}
+
+#ifdef DLC_SIM
+extern "C" void dlc_sim_entry_k_ew(void *const *a) {
+  k_ew((const float *)a[0], (const float *)a[1], (float *)a[2]);
+}
+extern "C" void dlc_sim_entry_k_rowsum(void *const *a) {
+  k_rowsum((const float *)a[0], (float *)a[1]);
+}
+extern "C" void dlc_sim_entry_k_warpmax(void *const *a) {
+  k_warpmax((const float *)a[0], (float *)a[1]);
+}
+extern "C" void dlc_sim_entry_k_shfl(void *const *a) {
+  k_shfl((const float *)a[0], (float *)a[1], (unsigned *)a[2], (double *)a[3]);
+}
+extern "C" void dlc_sim_entry_k_atomics(void *const *a) {
+  k_atomics((const float *)a[0], (float *)a[1], (int *)a[2],
+            (unsigned long long *)a[3]);
+}
+extern "C" void dlc_sim_entry_k_coords(void *const *a) {
+  k_coords((int *)a[0]);
+}
+extern "C" void dlc_sim_entry_k_half(void *const *a) {
+  k_half((const unsigned short *)a[0], (const float *)a[1], (float *)a[2],
+         (float *)a[3], (unsigned short *)a[4], (unsigned short *)a[5]);
+}
+extern "C" void dlc_sim_entry_k_chain(void *const *a) {
+  k_chain((const float *)a[0], (float *)a[1]);
+}
+extern "C" void dlc_sim_entry_k_bad_sync(void *const *a) { k_bad_sync((float *)a[0]); }
+extern "C" void dlc_sim_entry_k_bad_warp(void *const *a) { k_bad_warp((float *)a[0]); }
+extern "C" void dlc_sim_entry_k_bad_exit(void *const *a) { k_bad_exit((float *)a[0]); }
+extern "C" void dlc_sim_entry_k_bad_mask(void *const *a) { k_bad_mask((float *)a[0]); }
+#endif
+)cuda";
+}
+
+inline std::vector<KernelInfo> testKernels() {
+  return {{"k_ew", false},       {"k_rowsum", true},    {"k_warpmax", true},
+          {"k_shfl", true},      {"k_atomics", false},  {"k_coords", false},
+          {"k_half", false},     {"k_chain", false},    {"k_bad_sync", true},
+          {"k_bad_warp", true},  {"k_bad_exit", true},  {"k_bad_mask", true}};
+}
+
+inline uint32_t kernelIndex(const std::string &name) {
+  std::vector<KernelInfo> ks = testKernels();
+  for (size_t i = 0; i < ks.size(); ++i)
+    if (ks[i].name == name)
+      return uint32_t(i);
+  return ~0u;
+}
+
+inline BufferRef bufferRef(BufferRef::Kind kind, uint32_t index,
+                           uint64_t offset, uint64_t bytes) {
+  BufferRef r;
+  r.kind = kind;
+  r.index = index;
+  r.offset = offset;
+  r.bytes = bytes;
+  return r;
+}
+inline BufferRef inputRef(uint32_t i, uint64_t bytes) {
+  return bufferRef(BufferRef::Kind::Input, i, 0, bytes);
+}
+inline BufferRef outputRef(uint32_t i, uint64_t bytes) {
+  return bufferRef(BufferRef::Kind::Output, i, 0, bytes);
+}
+inline BufferRef arenaRef(uint64_t offset, uint64_t bytes) {
+  return bufferRef(BufferRef::Kind::Arena, 0, offset, bytes);
+}
+
+inline Step kernelStep(const std::string &name, std::vector<uint32_t> grid,
+                       std::vector<uint32_t> block, std::vector<BufferRef> args) {
+  Step s;
+  s.kind = Step::Kind::Kernel;
+  s.label = name;
+  s.kernel.kernel = kernelIndex(name);
+  for (size_t d = 0; d < 3; ++d) {
+    s.kernel.grid[d] = d < grid.size() ? grid[d] : 1;
+    s.kernel.block[d] = d < block.size() ? block[d] : 1;
+  }
+  s.kernel.args = std::move(args);
+  return s;
+}
+
+/// A package with the test source and all its kernels, and no steps yet.
+inline Package basePackage() {
+  Package p;
+  p.cudaSource = testKernelSource();
+  p.kernels = testKernels();
+  return p;
+}
+
+inline Package elementwisePackage() {
+  Package p = basePackage();
+  const uint64_t bytes = kEwSize * 4;
+  p.inputs = {{DType::F32, {kEwSize}}, {DType::F32, {kEwSize}}};
+  p.outputs = {{DType::F32, {kEwSize}}};
+  p.steps.push_back(kernelStep("k_ew", {(kEwSize + 127) / 128}, {128},
+                               {inputRef(0, bytes), inputRef(1, bytes),
+                                outputRef(0, bytes)}));
+  return p;
+}
+
+/// Row sums and row maxima of a [rows, 1000] input.
+inline Package reductionPackage(int rows) {
+  Package p = basePackage();
+  const uint64_t in = uint64_t(rows) * kRowLength * 4, out = uint64_t(rows) * 4;
+  p.inputs = {{DType::F32, {rows, kRowLength}}};
+  p.outputs = {{DType::F32, {rows}}, {DType::F32, {rows}}};
+  p.steps.push_back(kernelStep("k_rowsum", {uint32_t(rows)}, {256},
+                               {inputRef(0, in), outputRef(0, out)}));
+  p.steps.push_back(kernelStep("k_warpmax", {uint32_t(rows)}, {128},
+                               {inputRef(0, in), outputRef(1, out)}));
+  return p;
+}
+
+/// k_shfl on 2 blocks of 64 threads.
+inline Package shufflePackage() {
+  Package p = basePackage();
+  const int n = 128;
+  p.inputs = {{DType::F32, {n}}};
+  p.outputs = {{DType::F32, {n, 8}}, {DType::I32, {n, 3}}, {DType::F32, {n, 2}}};
+  p.steps.push_back(kernelStep("k_shfl", {2}, {64},
+                               {inputRef(0, n * 4), outputRef(0, n * 32),
+                                outputRef(1, n * 12), outputRef(2, n * 8)}));
+  return p;
+}
+
+/// A chain of `links` k_chain launches over 100000 elements, through the
+/// arena.
+inline Package chainPackage(int links) {
+  Package p = basePackage();
+  const uint64_t bytes = kChainSize * 4;
+  const uint64_t slot = (bytes + 255) / 256 * 256;
+  p.inputs = {{DType::F32, {kChainSize}}};
+  p.outputs = {{DType::F32, {kChainSize}}};
+  p.arenaBytes = 2 * slot;
+  const uint32_t grid = (kChainSize + 255) / 256;
+  for (int i = 0; i < links; ++i) {
+    BufferRef src = i == 0 ? inputRef(0, bytes) : arenaRef((i - 1) % 2 * slot, bytes);
+    BufferRef dst = i == links - 1 ? outputRef(0, bytes) : arenaRef(i % 2 * slot, bytes);
+    p.steps.push_back(kernelStep("k_chain", {grid}, {256}, {src, dst}));
+    p.steps.back().label = "k" + std::to_string(i) + ": tanh+mul+add";
+  }
+  return p;
+}
+
+/// C = A x B for A f32[3, 4, 5] (batch 3) and a broadcast B f32[6, 5]
+/// (transB, stride 0) into the arena, then a copy to the output, then a
+/// second GEMM D = 0.5 * A[0]^T x E + 2 * D... written directly to output 1.
+inline Package gemmPackage() {
+  Package p;
+  p.inputs = {{DType::F32, {3, 4, 5}}, {DType::F32, {6, 5}}, {DType::F32, {4, 3}}};
+  p.outputs = {{DType::F32, {3, 4, 6}}, {DType::F32, {5, 3}}};
+  p.arenaBytes = 3 * 4 * 6 * 4;
+  Step g;
+  g.kind = Step::Kind::Gemm;
+  g.label = "bmm";
+  GemmStep &m = g.gemm;
+  m.transB = true;
+  m.m = 4;
+  m.n = 6;
+  m.k = 5;
+  m.batch = 3;
+  m.lda = 5;
+  m.ldb = 5;
+  m.ldc = 6;
+  m.strideA = 20;
+  m.strideB = 0;
+  m.strideC = 24;
+  m.a = inputRef(0, 3 * 4 * 5 * 4);
+  m.b = inputRef(1, 6 * 5 * 4);
+  m.c = arenaRef(0, p.arenaBytes);
+  p.steps.push_back(g);
+  Step c;
+  c.kind = Step::Kind::Copy;
+  c.label = "copy";
+  c.copy.src = arenaRef(0, p.arenaBytes);
+  c.copy.dst = outputRef(0, p.arenaBytes);
+  p.steps.push_back(c);
+  // out1 (5x3) = 0.5 * A[1]^T (5x4) x in2 (4x3): transA on the second
+  // batch's matrix of input 0.
+  Step t;
+  t.kind = Step::Kind::Gemm;
+  t.label = "matmul-transA";
+  GemmStep &n = t.gemm;
+  n.transA = true;
+  n.m = 5;
+  n.n = 3;
+  n.k = 4;
+  n.lda = 5;
+  n.ldb = 3;
+  n.ldc = 3;
+  n.alpha = 0.5;
+  n.a = bufferRef(BufferRef::Kind::Input, 0, 20 * 4, 20 * 4);
+  n.b = inputRef(2, 12 * 4);
+  n.c = outputRef(1, 15 * 4);
+  p.steps.push_back(t);
+  return p;
+}
+
+} // namespace dlc::rt::test
+
+#endif // DLC_TEST_RUNTIME_TESTPACKAGES_H

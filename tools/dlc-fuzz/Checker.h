@@ -1,0 +1,65 @@
+//===- Checker.h - Differential check of one program --------------*- C++ -*-===//
+//
+// Compiles a program under several configurations, runs it on the sim device
+// (and on a GPU when asked), and compares every output with the reference
+// interpreter. The check runs in the calling process; dlc-fuzz runs each
+// check in a child process so that a crash is a reported failure.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_TOOLS_FUZZ_CHECKER_H
+#define DLC_TOOLS_FUZZ_CHECKER_H
+
+#include "runtime/Tensor.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlc::fuzz {
+
+/// Why a check failed.
+struct Failure {
+  /// "compile", "run", "mismatch", "lowering", "reference", "crash",
+  /// "timeout".
+  std::string kind;
+  /// The configuration: "sim", "sim no-fuse", "sim no-in-place", "cuda", ...,
+  /// or "-" where none applies.
+  std::string config;
+  std::string message;
+
+  /// One line: "[config] kind: message" (the message's first lines).
+  std::string describe() const;
+  /// Tab-separated for the pipe between child and parent.
+  std::string serialize() const;
+  static Failure deserialize(const std::string &text);
+};
+
+struct CheckOptions {
+  /// Also run on the GPU.
+  bool cuda = false;
+  /// Only the configurations whose names are listed (all when empty).
+  std::vector<std::string> onlyConfigs;
+  /// Skip the TOSA-versus-dlc lowering comparison.
+  bool skipLowering = false;
+};
+
+/// Tolerance of the relative error by norm for outputs of `type`: 1e-4 f32,
+/// 2e-2 f16, 4e-2 bf16; integers and booleans compare exactly.
+double fuzzTolerance(rt::DType type);
+
+/// Compares `got` with the reference `expected`; a message if they differ.
+std::optional<std::string> compareOutput(const rt::HostTensor &got,
+                                         const rt::HostTensor &expected);
+
+/// Checks `mlirText` on inputs dlc::randomInputs(package, inputSeed). When
+/// `dlcOnlyText` is not empty it is the same program written in dlc only:
+/// its lowered form must give the same reference results.
+std::optional<Failure> checkProgramText(const std::string &mlirText,
+                                        const std::string &dlcOnlyText,
+                                        uint64_t inputSeed,
+                                        const CheckOptions &options);
+
+} // namespace dlc::fuzz
+
+#endif // DLC_TOOLS_FUZZ_CHECKER_H

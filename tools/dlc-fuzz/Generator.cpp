@@ -1,0 +1,2116 @@
+//===- Generator.cpp - Random well-typed dlc/TOSA programs ----------------===//
+#include "tools/dlc-fuzz/Generator.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+namespace dlc::fuzz {
+
+using rt::DType;
+
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+int64_t Rng::range(int64_t lo, int64_t hi) {
+  assert(lo <= hi && "empty range");
+  uint64_t span = uint64_t(hi) - uint64_t(lo) + 1;
+  if (span == 0)
+    return int64_t(next());
+  // Reject the lowest 2^64 mod span values so that every residue is equally
+  // likely.
+  uint64_t threshold = (0 - span) % span;
+  uint64_t x;
+  do
+    x = next();
+  while (x < threshold);
+  return int64_t(uint64_t(lo) + x % span);
+}
+
+size_t Rng::weighted(const std::vector<double> &weights) {
+  double total = 0;
+  for (double w : weights)
+    total += w;
+  assert(total > 0 && "no positive weight");
+  double x = unit() * total;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (x < weights[i])
+      return i;
+    x -= weights[i];
+  }
+  // Rounding can leave x just above the last bucket.
+  for (size_t i = weights.size(); i-- > 0;)
+    if (weights[i] > 0)
+      return i;
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes and types
+//===----------------------------------------------------------------------===//
+
+int64_t TensorType::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+static int64_t product(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+static bool isFloat(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16;
+}
+static bool isInt(DType t) { return t == DType::I32 || t == DType::I64; }
+
+/// Broadcast of two shapes of one rank, or an empty optional-like flag.
+static bool broadcastShapes(const Shape &a, const Shape &b, Shape &out) {
+  if (a.size() != b.size())
+    return false;
+  out.clear();
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i] && a[i] != 1 && b[i] != 1)
+      return false;
+    out.push_back(a[i] == 1 ? b[i] : a[i]);
+  }
+  return true;
+}
+
+static const char *typeName(DType t) { return rt::dtypeName(t); }
+
+static std::string typeStr(const TensorType &t) {
+  std::string s = "tensor<";
+  for (int64_t d : t.shape)
+    s += std::to_string(d) + "x";
+  s += typeName(t.dtype);
+  s += ">";
+  return s;
+}
+
+/// A float literal MLIR reads back exactly: always with a '.', since
+/// MLIR's lexer does not take "1e-05".
+static std::string fmtDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  std::string s = buf;
+  // Prefer the shortest form that reads back to the same double.
+  for (int precision = 1; precision < 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) {
+      s = buf;
+      break;
+    }
+  }
+  if (s.find_first_of(".eEn") == std::string::npos)
+    return s + ".0";
+  size_t e = s.find_first_of("eE");
+  if (e != std::string::npos && s.find('.') == std::string::npos)
+    s.insert(e, ".0");
+  return s;
+}
+
+static std::string intList(const std::vector<int64_t> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Generation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr int64_t kMaxElements = 20000;
+constexpr int64_t kMaxConstantElements = 4096;
+
+class Generator {
+public:
+  explicit Generator(uint64_t seed) : rng(seed) { p.seed = seed; }
+  Program run();
+
+private:
+  Rng rng;
+  Program p;
+  std::vector<int> uses;
+  std::vector<bool> isConstant;
+  double tosaProbability = 0.5;
+  DType floatType = DType::F32;
+
+  const Value &val(int v) const { return p.values[v]; }
+  static double maxAbs(const Value &v) {
+    return std::max(std::fabs(v.lo), std::fabs(v.hi));
+  }
+  size_t rankOf(int v) const { return val(v).type.shape.size(); }
+
+  int newValue(TensorType type, double lo, double hi, bool exact) {
+    Value v;
+    v.type = std::move(type);
+    v.lo = lo;
+    v.hi = hi;
+    v.exact = exact;
+    p.values.push_back(v);
+    uses.push_back(0);
+    isConstant.push_back(false);
+    return int(p.values.size()) - 1;
+  }
+
+  int add(Op op, TensorType type, double lo, double hi, bool exact) {
+    assert(std::isfinite(lo) && std::isfinite(hi) && lo <= hi);
+    int r = newValue(std::move(type), lo, hi, exact);
+    op.result = r;
+    for (int o : op.operands)
+      ++uses[o];
+    isConstant[r] = op.kind == OpKind::Constant;
+    op.tosa = hasTosaForm(p, op) && rng.chance(tosaProbability);
+    p.ops.push_back(std::move(op));
+    return r;
+  }
+
+  // Random shapes and numbers.
+  int64_t randomDim();
+  Shape randomShape(size_t rank, int64_t maxElements);
+  double gridValue(double lo, double hi, double step);
+  int64_t randomAxis(size_t rank);
+
+  /// A value passing `ok`, preferring unused and recent ones; -1 if none.
+  int pickValue(const std::function<bool(int)> &ok, bool allowConstants = false);
+
+  // Builders: each appends one operation and returns its result.
+  int constant(TensorType type, std::vector<double> data);
+  int splat(DType dtype, size_t rank, double v) {
+    return constant({dtype, Shape(rank, 1)}, {v});
+  }
+  int unary(UnaryKind k, int x);
+  int notOp(int x);
+  int binary(BinaryKind k, int x, int y);
+  int clamp(int x, double lo, double hi);
+  int cmp(CmpKind k, int x, int y);
+  int select(int c, int x, int y);
+  int cast(int x, DType to);
+  int reduce(ReduceKind k, int x, std::vector<int64_t> axes);
+  int argmax(int x, int64_t axis, DType index);
+  int matmul(int x, int y, bool ta, bool tb);
+  int transpose(int x, std::vector<int64_t> perm);
+  int reshape(int x, Shape shape);
+  int slice(int x, std::vector<int64_t> start, Shape size);
+  int concat(std::vector<int> xs, int64_t axis);
+  int pad(int x, std::vector<int64_t> low, std::vector<int64_t> high,
+          double value);
+  int tile(int x, std::vector<int64_t> multiples);
+
+  // Preconditioning: return a value with the property, adding operations.
+  int bounded(int x, double bound);
+  int positive(int x, double minLo);
+  int nonZeroInt(int x);
+  /// Keeps values from growing without bound after an operation.
+  int settle(int x);
+
+  // Generators of one kind of operation; false if nothing fits.
+  bool genUnary();
+  bool genBinary();
+  bool genSelect();
+  bool genLogic();
+  bool genClamp();
+  bool genCast();
+  bool genReduce();
+  bool genArgMax();
+  bool genMatmul();
+  bool genTranspose();
+  bool genReshape();
+  bool genSlice();
+  bool genConcat();
+  bool genPad();
+  bool genTile();
+
+  /// A boolean value broadcast-compatible with `shape`, or -1.
+  int makeCond(const Shape &shape);
+  /// An operand for a binary operation with `x`.
+  int binaryPartner(int x, BinaryKind k);
+  /// A random reshape target of `numElements` elements.
+  Shape factorShape(int64_t numElements);
+
+  void makeInputs();
+  void chooseOutputs();
+};
+
+} // namespace
+
+int64_t Generator::randomDim() {
+  static const std::vector<int64_t> dims = {1,  2,  3,  4,  5,   7,   8,  9,
+                                            16, 17, 31, 32, 33,  64,  65, 100,
+                                            128, 130, 256, 257};
+  static const std::vector<double> weights = {10, 5, 6, 6, 5, 5, 5, 2, 5, 5,
+                                              2,  4, 4, 3, 2, 1, 2, 3, 1, 1};
+  return dims[rng.weighted(weights)];
+}
+
+Shape Generator::randomShape(size_t rank, int64_t maxElements) {
+  Shape s;
+  for (size_t i = 0; i < rank; ++i)
+    s.push_back(randomDim());
+  while (product(s) > maxElements) {
+    auto it = std::max_element(s.begin(), s.end());
+    *it = std::max<int64_t>(1, *it / int64_t(rng.range(2, 5)));
+  }
+  return s;
+}
+
+double Generator::gridValue(double lo, double hi, double step) {
+  int64_t a = int64_t(std::ceil(lo / step)), b = int64_t(std::floor(hi / step));
+  if (a > b)
+    return std::round((lo + hi) / 2 / step) * step;
+  return double(rng.range(a, b)) * step;
+}
+
+int64_t Generator::randomAxis(size_t rank) {
+  return rng.range(0, int64_t(rank) - 1);
+}
+
+int Generator::pickValue(const std::function<bool(int)> &ok,
+                         bool allowConstants) {
+  std::vector<int> ids;
+  std::vector<double> weights;
+  double n = double(p.values.size());
+  for (int i = 0; i < int(p.values.size()); ++i) {
+    if ((!allowConstants && isConstant[i]) || !ok(i))
+      continue;
+    ids.push_back(i);
+    weights.push_back((uses[i] == 0 ? 4.0 : 1.0) * (1.0 + 3.0 * i / n));
+  }
+  if (ids.empty())
+    return -1;
+  return ids[rng.weighted(weights)];
+}
+
+//===----------------------------------------------------------------------===//
+// Builders
+//===----------------------------------------------------------------------===//
+
+int Generator::constant(TensorType type, std::vector<double> data) {
+  Op op;
+  op.kind = OpKind::Constant;
+  double lo = *std::min_element(data.begin(), data.end());
+  double hi = *std::max_element(data.begin(), data.end());
+  op.data = std::move(data);
+  return add(std::move(op), std::move(type), lo, hi, /*exact=*/true);
+}
+
+int Generator::unary(UnaryKind k, int x) {
+  const Value &v = val(x);
+  double lo = v.lo, hi = v.hi;
+  bool exact = false;
+  switch (k) {
+  case UnaryKind::Exp:
+    lo = std::exp(lo), hi = std::exp(hi);
+    break;
+  case UnaryKind::Log:
+    assert(lo > 0);
+    lo = std::log(lo), hi = std::log(hi);
+    break;
+  case UnaryKind::Tanh:
+    lo = std::tanh(lo), hi = std::tanh(hi);
+    break;
+  case UnaryKind::Sigmoid:
+    lo = 1 / (1 + std::exp(-lo)), hi = 1 / (1 + std::exp(-hi));
+    break;
+  case UnaryKind::Erf:
+    lo = std::erf(lo), hi = std::erf(hi);
+    break;
+  case UnaryKind::Rsqrt:
+    assert(lo > 0);
+    std::tie(lo, hi) = std::make_pair(1 / std::sqrt(hi), 1 / std::sqrt(lo));
+    break;
+  case UnaryKind::Sqrt:
+    assert(lo > 0);
+    lo = std::sqrt(lo), hi = std::sqrt(hi);
+    break;
+  case UnaryKind::Reciprocal:
+    assert(lo > 0 || hi < 0);
+    std::tie(lo, hi) = std::make_pair(1 / hi, 1 / lo);
+    break;
+  case UnaryKind::Abs:
+    if (lo >= 0) {
+    } else if (hi <= 0) {
+      std::tie(lo, hi) = std::make_pair(-hi, -lo);
+    } else {
+      hi = std::max(-lo, hi);
+      lo = 0;
+    }
+    exact = v.exact;
+    break;
+  case UnaryKind::Neg:
+    std::tie(lo, hi) = std::make_pair(-hi, -lo);
+    exact = v.exact;
+    break;
+  }
+  if (isInt(v.type.dtype))
+    exact = true;
+  Op op;
+  op.kind = OpKind::Unary;
+  op.sub = int(k);
+  op.operands = {x};
+  return add(std::move(op), v.type, lo, hi, exact);
+}
+
+int Generator::notOp(int x) {
+  Op op;
+  op.kind = OpKind::Not;
+  op.operands = {x};
+  return add(std::move(op), val(x).type, 0, 1, true);
+}
+
+static bool isPowerOfTwoSplat(const Program &p, const std::vector<bool> &isConst,
+                              int v) {
+  if (!isConst[v])
+    return false;
+  for (const Op &op : p.ops)
+    if (op.result == v) {
+      if (op.data.size() != 1)
+        return false;
+      int e;
+      double m = std::frexp(std::fabs(op.data[0]), &e);
+      return m == 0.5;
+    }
+  return false;
+}
+
+int Generator::binary(BinaryKind k, int x, int y) {
+  const Value a = val(x), b = val(y);
+  assert(a.type.dtype == b.type.dtype);
+  Shape shape;
+  bool ok = broadcastShapes(a.type.shape, b.type.shape, shape);
+  assert(ok && "incompatible shapes");
+  (void)ok;
+  double lo = 0, hi = 0;
+  bool exact = false;
+  auto corners = [&](auto f) {
+    double c[4] = {f(a.lo, b.lo), f(a.lo, b.hi), f(a.hi, b.lo), f(a.hi, b.hi)};
+    lo = *std::min_element(c, c + 4);
+    hi = *std::max_element(c, c + 4);
+  };
+  switch (k) {
+  case BinaryKind::Add:
+    lo = a.lo + b.lo, hi = a.hi + b.hi;
+    break;
+  case BinaryKind::Sub:
+    lo = a.lo - b.hi, hi = a.hi - b.lo;
+    break;
+  case BinaryKind::Mul:
+    corners([](double u, double w) { return u * w; });
+    exact = (a.exact && isPowerOfTwoSplat(p, isConstant, y)) ||
+            (b.exact && isPowerOfTwoSplat(p, isConstant, x));
+    break;
+  case BinaryKind::Div:
+    assert(b.lo > 0 || b.hi < 0);
+    corners([](double u, double w) { return u / w; });
+    break;
+  case BinaryKind::Max:
+    lo = std::max(a.lo, b.lo), hi = std::max(a.hi, b.hi);
+    exact = a.exact && b.exact;
+    break;
+  case BinaryKind::Min:
+    lo = std::min(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+    exact = a.exact && b.exact;
+    break;
+  case BinaryKind::Pow:
+    assert(a.lo > 0);
+    corners([](double u, double w) { return std::pow(u, w); });
+    break;
+  case BinaryKind::And:
+  case BinaryKind::Or: {
+    if (a.type.dtype == DType::I1) {
+      lo = 0, hi = 1;
+    } else {
+      double m = std::max(maxAbs(a), maxAbs(b)) + 1;
+      double bound = std::exp2(std::ceil(std::log2(m)));
+      lo = (a.lo < 0 || b.lo < 0) ? -bound : 0;
+      hi = bound;
+    }
+    break;
+  }
+  }
+  if (!isFloat(a.type.dtype))
+    exact = true;
+  Op op;
+  op.kind = OpKind::Binary;
+  op.sub = int(k);
+  op.operands = {x, y};
+  return add(std::move(op), {a.type.dtype, shape}, lo, hi, exact);
+}
+
+int Generator::clamp(int x, double lo, double hi) {
+  const Value &v = val(x);
+  Op op;
+  op.kind = OpKind::Clamp;
+  op.operands = {x};
+  op.min = lo;
+  op.max = hi;
+  double rlo = std::min(std::max(v.lo, lo), hi);
+  double rhi = std::min(std::max(v.hi, lo), hi);
+  return add(std::move(op), v.type, rlo, rhi, v.exact);
+}
+
+int Generator::cmp(CmpKind k, int x, int y) {
+  Shape shape;
+  bool ok = broadcastShapes(val(x).type.shape, val(y).type.shape, shape);
+  assert(ok);
+  (void)ok;
+  Op op;
+  op.kind = OpKind::Cmp;
+  op.sub = int(k);
+  op.operands = {x, y};
+  return add(std::move(op), {DType::I1, shape}, 0, 1, true);
+}
+
+int Generator::select(int c, int x, int y) {
+  Shape s1, shape;
+  bool ok = broadcastShapes(val(c).type.shape, val(x).type.shape, s1) &&
+            broadcastShapes(s1, val(y).type.shape, shape);
+  assert(ok);
+  (void)ok;
+  const Value a = val(x), b = val(y);
+  Op op;
+  op.kind = OpKind::Select;
+  op.operands = {c, x, y};
+  return add(std::move(op), {a.type.dtype, shape}, std::min(a.lo, b.lo),
+             std::max(a.hi, b.hi), a.exact && b.exact);
+}
+
+/// Largest integer magnitude below which every integer is exact in `t`.
+static double exactIntegerLimit(DType t) {
+  switch (t) {
+  case DType::F32:
+    return 16777216.0;
+  case DType::F16:
+    return 2048.0;
+  case DType::BF16:
+    return 256.0;
+  default:
+    return 1e15;
+  }
+}
+
+int Generator::cast(int x, DType to) {
+  const Value v = val(x);
+  DType from = v.type.dtype;
+  double lo = v.lo, hi = v.hi;
+  bool exact = v.exact;
+  if (to == DType::I1) {
+    lo = 0, hi = 1;
+  } else if (isFloat(from) && !isFloat(to)) {
+    assert(v.exact && "float-to-integer casts need exact inputs");
+    lo = std::floor(lo), hi = std::ceil(hi);
+  } else if (!isFloat(from) && isFloat(to)) {
+    exact = std::max(std::fabs(lo), std::fabs(hi)) <= exactIntegerLimit(to);
+  }
+  Op op;
+  op.kind = OpKind::Cast;
+  op.operands = {x};
+  return add(std::move(op), {to, v.type.shape}, lo, hi, exact);
+}
+
+int Generator::reduce(ReduceKind k, int x, std::vector<int64_t> axes) {
+  const Value v = val(x);
+  Shape shape = v.type.shape;
+  int64_t n = 1;
+  for (int64_t a : axes) {
+    n *= shape[a];
+    shape[a] = 1;
+  }
+  double lo = v.lo, hi = v.hi;
+  bool exact = v.exact || isInt(v.type.dtype);
+  switch (k) {
+  case ReduceKind::Sum:
+    lo *= double(n), hi *= double(n);
+    exact = isInt(v.type.dtype);
+    break;
+  case ReduceKind::Max:
+  case ReduceKind::Min:
+    break;
+  case ReduceKind::Prod: {
+    double m = maxAbs(v);
+    if (lo > 0)
+      lo = std::pow(lo, double(n)), hi = std::pow(hi, double(n));
+    else
+      lo = -std::pow(m, double(n)), hi = std::pow(m, double(n));
+    exact = isInt(v.type.dtype);
+    break;
+  }
+  }
+  Op op;
+  op.kind = OpKind::Reduce;
+  op.sub = int(k);
+  op.operands = {x};
+  op.ints = std::move(axes);
+  return add(std::move(op), {v.type.dtype, shape}, lo, hi, exact);
+}
+
+int Generator::argmax(int x, int64_t axis, DType index) {
+  const Value &v = val(x);
+  Shape shape = v.type.shape;
+  double hi = double(shape[axis] - 1);
+  shape[axis] = 1;
+  Op op;
+  op.kind = OpKind::ArgMax;
+  op.operands = {x};
+  op.axis = axis;
+  return add(std::move(op), {index, shape}, 0, hi, true);
+}
+
+int Generator::matmul(int x, int y, bool ta, bool tb) {
+  const Value a = val(x), b = val(y);
+  size_t r = a.type.shape.size();
+  int64_t m = a.type.shape[r - 2], k = a.type.shape[r - 1];
+  if (ta)
+    std::swap(m, k);
+  int64_t n = b.type.shape[r - 1];
+  if (tb)
+    n = b.type.shape[r - 2];
+  Shape batchA(a.type.shape.begin(), a.type.shape.end() - 2);
+  Shape batchB(b.type.shape.begin(), b.type.shape.end() - 2);
+  Shape shape;
+  bool ok = broadcastShapes(batchA, batchB, shape);
+  assert(ok);
+  (void)ok;
+  shape.push_back(m);
+  shape.push_back(n);
+  double bound = maxAbs(a) * maxAbs(b) * double(k);
+  double lo = (a.lo >= 0 && b.lo >= 0) ? 0 : -bound;
+  Op op;
+  op.kind = OpKind::Matmul;
+  op.operands = {x, y};
+  op.transposeA = ta;
+  op.transposeB = tb;
+  return add(std::move(op), {a.type.dtype, shape}, lo, bound,
+             isInt(a.type.dtype));
+}
+
+int Generator::transpose(int x, std::vector<int64_t> perm) {
+  const Value v = val(x);
+  Shape shape;
+  for (int64_t q : perm)
+    shape.push_back(v.type.shape[q]);
+  Op op;
+  op.kind = OpKind::Transpose;
+  op.operands = {x};
+  op.ints = std::move(perm);
+  return add(std::move(op), {v.type.dtype, shape}, v.lo, v.hi, v.exact);
+}
+
+int Generator::reshape(int x, Shape shape) {
+  const Value v = val(x);
+  assert(product(shape) == v.type.numElements());
+  Op op;
+  op.kind = OpKind::Reshape;
+  op.operands = {x};
+  return add(std::move(op), {v.type.dtype, std::move(shape)}, v.lo, v.hi,
+             v.exact);
+}
+
+int Generator::slice(int x, std::vector<int64_t> start, Shape size) {
+  const Value v = val(x);
+  Op op;
+  op.kind = OpKind::Slice;
+  op.operands = {x};
+  op.ints = std::move(start);
+  return add(std::move(op), {v.type.dtype, std::move(size)}, v.lo, v.hi,
+             v.exact);
+}
+
+int Generator::concat(std::vector<int> xs, int64_t axis) {
+  const Value first = val(xs[0]);
+  Shape shape = first.type.shape;
+  shape[axis] = 0;
+  double lo = first.lo, hi = first.hi;
+  bool exact = true;
+  for (int x : xs) {
+    shape[axis] += val(x).type.shape[axis];
+    lo = std::min(lo, val(x).lo);
+    hi = std::max(hi, val(x).hi);
+    exact = exact && val(x).exact;
+  }
+  Op op;
+  op.kind = OpKind::Concat;
+  op.operands = std::move(xs);
+  op.axis = axis;
+  return add(std::move(op), {first.type.dtype, shape}, lo, hi, exact);
+}
+
+int Generator::pad(int x, std::vector<int64_t> low, std::vector<int64_t> high,
+                   double value) {
+  const Value v = val(x);
+  Shape shape = v.type.shape;
+  for (size_t d = 0; d < shape.size(); ++d)
+    shape[d] += low[d] + high[d];
+  Op op;
+  op.kind = OpKind::Pad;
+  op.operands = {x};
+  op.ints = std::move(low);
+  op.ints2 = std::move(high);
+  op.value = value;
+  return add(std::move(op), {v.type.dtype, shape}, std::min(v.lo, value),
+             std::max(v.hi, value), v.exact);
+}
+
+int Generator::tile(int x, std::vector<int64_t> multiples) {
+  const Value v = val(x);
+  Shape shape = v.type.shape;
+  for (size_t d = 0; d < shape.size(); ++d)
+    shape[d] *= multiples[d];
+  Op op;
+  op.kind = OpKind::Tile;
+  op.operands = {x};
+  op.ints = std::move(multiples);
+  return add(std::move(op), {v.type.dtype, shape}, v.lo, v.hi, v.exact);
+}
+
+//===----------------------------------------------------------------------===//
+// Preconditioning
+//===----------------------------------------------------------------------===//
+
+int Generator::bounded(int x, double bound) {
+  const Value v = val(x);
+  double m = maxAbs(v);
+  if (m <= bound)
+    return x;
+  DType t = v.type.dtype;
+  size_t rank = v.type.shape.size();
+  if (isInt(t)) {
+    double b = std::floor(bound);
+    return clamp(x, -b, b);
+  }
+  switch (rng.range(0, 3)) {
+  case 0:
+    if (bound >= 1)
+      return unary(UnaryKind::Tanh, x);
+    [[fallthrough]];
+  case 1: {
+    // Scaling by a power of two is exact.
+    int k = int(std::ceil(std::log2(m / bound)));
+    return binary(BinaryKind::Mul, x, splat(t, rank, std::ldexp(1.0, -k)));
+  }
+  case 2: {
+    double b = std::floor(bound * 4) / 4;
+    if (b <= 0)
+      return unary(UnaryKind::Tanh, x);
+    return clamp(x, -b, b);
+  }
+  default:
+    if (bound >= 1)
+      return unary(UnaryKind::Sigmoid, x);
+    return binary(BinaryKind::Mul, x,
+                  splat(t, rank, std::ldexp(1.0, -int(std::ceil(std::log2(m / bound))))));
+  }
+}
+
+int Generator::positive(int x, double minLo) {
+  const Value v = val(x);
+  if (v.lo >= minLo && v.hi <= 1000)
+    return x;
+  if (maxAbs(v) > 64)
+    x = bounded(x, 8);
+  DType t = val(x).type.dtype;
+  size_t rank = val(x).type.shape.size();
+  double c = rng.chance(0.5) ? 0.5 : 1.0;
+  c = std::max(c, std::ceil(minLo * 4) / 4);
+  switch (rng.range(0, 4)) {
+  case 0:
+    return binary(BinaryKind::Add, unary(UnaryKind::Abs, x), splat(t, rank, c));
+  case 1:
+    return unary(UnaryKind::Exp, bounded(x, 1.0));
+  case 2:
+    return binary(BinaryKind::Add, unary(UnaryKind::Sigmoid, x),
+                  splat(t, rank, c));
+  case 3:
+    return clamp(x, c, 4.0);
+  default:
+    return binary(BinaryKind::Add, binary(BinaryKind::Mul, x, x),
+                  splat(t, rank, c));
+  }
+}
+
+int Generator::nonZeroInt(int x) {
+  const Value v = val(x);
+  if (v.lo >= 1 || v.hi <= -1)
+    return x;
+  if (rng.chance(0.5))
+    return clamp(x, 1, 7);
+  int a = unary(UnaryKind::Abs, bounded(x, 1000));
+  return binary(BinaryKind::Add, a, splat(v.type.dtype, v.type.shape.size(), 1));
+}
+
+int Generator::settle(int x) {
+  const Value v = val(x);
+  if (v.type.dtype == DType::I1)
+    return x;
+  double m = maxAbs(v);
+  if (isInt(v.type.dtype))
+    return m > 32768 ? clamp(x, -32768, 32768) : x;
+  if (m > 1000 || (m > 64 && rng.chance(0.5)))
+    return bounded(x, rng.chance(0.5) ? 1.0 : 8.0);
+  return x;
+}
+
+//===----------------------------------------------------------------------===//
+// Operation generators
+//===----------------------------------------------------------------------===//
+
+static bool isFloatValue(const Program &p, int v) {
+  return isFloat(p.values[v].type.dtype);
+}
+
+bool Generator::genUnary() {
+  int x = pickValue([&](int v) {
+    DType t = val(v).type.dtype;
+    return isFloat(t) || (isInt(t) && rng.chance(0.3));
+  });
+  if (x < 0)
+    return false;
+  if (isInt(val(x).type.dtype)) {
+    settle(unary(rng.chance(0.5) ? UnaryKind::Abs : UnaryKind::Neg, x));
+    return true;
+  }
+  auto k = UnaryKind(rng.range(0, 9));
+  switch (k) {
+  case UnaryKind::Exp:
+    x = bounded(x, 3.0);
+    break;
+  case UnaryKind::Log:
+  case UnaryKind::Rsqrt:
+  case UnaryKind::Sqrt:
+  case UnaryKind::Reciprocal:
+    x = positive(x, 0.25);
+    break;
+  default:
+    break;
+  }
+  settle(unary(k, x));
+  return true;
+}
+
+int Generator::binaryPartner(int x, BinaryKind k) {
+  const Value v = val(x);
+  DType t = v.type.dtype;
+  size_t rank = v.type.shape.size();
+  switch (rng.weighted({35, 12, 18, 15, 15})) {
+  case 0: {
+    int y = pickValue([&](int w) {
+      Shape s;
+      return val(w).type.dtype == t &&
+             broadcastShapes(v.type.shape, val(w).type.shape, s) &&
+             product(s) <= kMaxElements;
+    });
+    if (y >= 0)
+      return y;
+    [[fallthrough]];
+  }
+  case 1:
+    return x;
+  case 2: {
+    double c = t == DType::I1 ? double(rng.range(0, 1))
+               : isInt(t)     ? double(rng.range(-4, 7))
+                              : gridValue(-2, 2, 1.0 / 16);
+    if (k == BinaryKind::Mul && isFloat(t) && rng.chance(0.3))
+      c = std::ldexp(1.0, int(rng.range(-3, 2))) * (rng.chance(0.5) ? -1 : 1);
+    return splat(t, rank, c);
+  }
+  case 3: {
+    Shape s = v.type.shape;
+    for (int64_t &d : s)
+      if (rng.chance(0.5))
+        d = 1;
+    if (product(s) > kMaxConstantElements)
+      return splat(t, rank, isFloat(t) ? 0.5 : 1);
+    std::vector<double> data;
+    for (int64_t i = 0, e = product(s); i < e; ++i)
+      data.push_back(t == DType::I1 ? double(rng.range(0, 1))
+                     : isInt(t)     ? double(rng.range(-4, 7))
+                                    : gridValue(-1.5, 1.5, 1.0 / 32));
+    return constant({t, s}, std::move(data));
+  }
+  default: {
+    if (t == DType::I1 || rank == 0)
+      return x;
+    // A reduction of x itself (keeping dims): the softmax / layernorm shape.
+    std::vector<int64_t> axes = {int64_t(rank) - 1};
+    if (rank > 1 && rng.chance(0.3))
+      axes = {randomAxis(rank)};
+    auto rk = ReduceKind(rng.range(0, 2));
+    int in = x;
+    if (rk == ReduceKind::Sum && (t == DType::F16 || t == DType::BF16))
+      in = bounded(x, std::max(0.5, 2000.0 / double(v.type.shape[axes[0]])));
+    int r = reduce(rk, in, axes);
+    if (rk == ReduceKind::Sum && isFloat(t) && rng.chance(0.6)) {
+      double n = double(v.type.shape[axes[0]]);
+      r = binary(BinaryKind::Mul, r, splat(t, rank, 1.0 / n));
+    }
+    return r;
+  }
+  }
+}
+
+bool Generator::genBinary() {
+  bool wantInt = rng.chance(0.15);
+  int x = pickValue([&](int v) {
+    DType t = val(v).type.dtype;
+    return wantInt ? isInt(t) : isFloat(t);
+  });
+  if (x < 0)
+    return false;
+  DType t = val(x).type.dtype;
+  BinaryKind k;
+  if (isFloat(t))
+    k = BinaryKind(rng.weighted({20, 16, 18, 10, 8, 8, 5}));
+  else
+    k = BinaryKind(rng.weighted({20, 15, 12, 8, 8, 8, 0, 5, 5}));
+  if (k == BinaryKind::Pow)
+    x = clamp(positive(x, 0.25), 0.25, 4.0);
+  int y = binaryPartner(x, k);
+  if (k == BinaryKind::Div)
+    y = isFloat(t) ? positive(y, 0.25) : nonZeroInt(y);
+  if (k == BinaryKind::Pow)
+    y = bounded(y, 2.0);
+  if (k == BinaryKind::Mul && isInt(t)) {
+    x = bounded(x, 1000);
+    y = bounded(y, 1000);
+  }
+  // Growth is settled after each operation, so products stay moderate.
+  if (k == BinaryKind::Mul && isFloat(t)) {
+    if (maxAbs(val(x)) * maxAbs(val(y)) > 4096)
+      y = bounded(y, 4);
+  }
+  Shape s;
+  if (!broadcastShapes(val(x).type.shape, val(y).type.shape, s) ||
+      product(s) > kMaxElements)
+    return false;
+  // Division and pow need their operands where they were preconditioned.
+  if (k != BinaryKind::Div && k != BinaryKind::Pow && rng.chance(0.3))
+    std::swap(x, y);
+  settle(binary(k, x, y));
+  return true;
+}
+
+int Generator::makeCond(const Shape &shape) {
+  auto compatible = [&](int w) {
+    Shape s;
+    return broadcastShapes(shape, val(w).type.shape, s) &&
+           product(s) <= kMaxElements;
+  };
+  if (rng.chance(0.35)) {
+    int c = pickValue([&](int w) {
+      return val(w).type.dtype == DType::I1 && compatible(w);
+    });
+    if (c >= 0)
+      return c;
+  }
+  // A comparison of values the device computes exactly.
+  int e = pickValue([&](int w) {
+    return val(w).type.dtype != DType::I1 && val(w).exact && compatible(w);
+  });
+  if (e < 0) {
+    // An exact value of as many elements, reshaped.
+    e = pickValue([&](int w) {
+      return val(w).type.dtype != DType::I1 && val(w).exact &&
+             val(w).type.numElements() == product(shape);
+    });
+    if (e < 0)
+      return -1;
+    if (val(e).type.shape != shape)
+      e = reshape(e, shape);
+  }
+  const Value v = val(e);
+  DType t = v.type.dtype;
+  size_t rank = v.type.shape.size();
+  int rhs;
+  switch (rng.weighted({35, 25, 25, 5})) {
+  case 0: {
+    double c = isFloat(t) ? gridValue(v.lo, v.hi, 1.0 / 32)
+                          : double(rng.range(int64_t(v.lo), int64_t(v.hi)));
+    rhs = splat(t, rank, c);
+    break;
+  }
+  case 1: {
+    std::vector<int64_t> axes = {rng.chance(0.6) ? int64_t(rank) - 1
+                                                 : randomAxis(rank)};
+    rhs = reduce(rng.chance(0.5) ? ReduceKind::Max : ReduceKind::Min, e, axes);
+    break;
+  }
+  case 2: {
+    rhs = pickValue([&](int w) {
+      Shape s, s2;
+      return val(w).type.dtype == t && val(w).exact &&
+             broadcastShapes(v.type.shape, val(w).type.shape, s) &&
+             broadcastShapes(s, shape, s2) && product(s2) <= kMaxElements;
+    });
+    if (rhs < 0)
+      rhs = splat(t, rank, isFloat(t) ? 0.0 : 3.0);
+    break;
+  }
+  default:
+    rhs = e;
+    break;
+  }
+  auto k = CmpKind(rng.range(0, 5));
+  if (rng.chance(0.3))
+    std::swap(e, rhs);
+  return cmp(k, e, rhs);
+}
+
+bool Generator::genSelect() {
+  int x = pickValue([&](int v) { return val(v).type.dtype != DType::I1; });
+  if (x < 0)
+    return false;
+  int c = makeCond(val(x).type.shape);
+  if (c < 0)
+    return false;
+  Shape s1;
+  broadcastShapes(val(c).type.shape, val(x).type.shape, s1);
+  const Value v = val(x);
+  DType t = v.type.dtype;
+  int y;
+  switch (rng.weighted({40, 30, 30})) {
+  case 0:
+    y = pickValue([&](int w) {
+      Shape s;
+      return val(w).type.dtype == t &&
+             broadcastShapes(s1, val(w).type.shape, s) &&
+             product(s) <= kMaxElements;
+    });
+    if (y >= 0)
+      break;
+    [[fallthrough]];
+  case 1:
+    y = splat(t, s1.size(), isFloat(t) ? gridValue(-1, 1, 1.0 / 8) : 0.0);
+    break;
+  default:
+    y = unary(rng.chance(0.5) ? UnaryKind::Neg : UnaryKind::Abs, x);
+    break;
+  }
+  if (rng.chance(0.5))
+    std::swap(x, y);
+  settle(select(c, x, y));
+  return true;
+}
+
+bool Generator::genLogic() {
+  int b = pickValue([&](int v) { return val(v).type.dtype == DType::I1; });
+  if (b < 0) {
+    int e = pickValue([&](int v) {
+      return val(v).type.dtype != DType::I1 && val(v).exact;
+    });
+    if (e < 0)
+      return false;
+    b = makeCond(val(e).type.shape);
+    if (b < 0)
+      return false;
+  }
+  int r;
+  switch (rng.range(0, 3)) {
+  case 0:
+    r = notOp(b);
+    break;
+  case 1:
+  case 2: {
+    int c = makeCond(val(b).type.shape);
+    if (c < 0)
+      return false;
+    r = binary(rng.chance(0.5) ? BinaryKind::And : BinaryKind::Or, b, c);
+    break;
+  }
+  default:
+    r = b;
+    break;
+  }
+  // Booleans join the arithmetic as masks.
+  if (rng.chance(0.5))
+    cast(r, rng.chance(0.7) ? floatType : DType::I32);
+  return true;
+}
+
+bool Generator::genClamp() {
+  int x = pickValue([&](int v) { return val(v).type.dtype != DType::I1; });
+  if (x < 0)
+    return false;
+  const Value v = val(x);
+  double a, b;
+  if (isFloat(v.type.dtype)) {
+    double lo = std::max(v.lo - 0.25, -4.0), hi = std::min(v.hi + 0.25, 4.0);
+    if (lo > hi)
+      lo = hi = std::max(-4.0, std::min(4.0, v.lo));
+    a = gridValue(lo, hi, 1.0 / 32);
+    b = gridValue(lo, hi, 1.0 / 32);
+  } else {
+    a = double(rng.range(int64_t(v.lo) - 1, int64_t(v.hi) + 1));
+    b = double(rng.range(int64_t(v.lo) - 1, int64_t(v.hi) + 1));
+  }
+  if (a > b)
+    std::swap(a, b);
+  clamp(x, a, b);
+  return true;
+}
+
+bool Generator::genCast() {
+  int x = pickValue([&](int) { return true; });
+  if (x < 0)
+    return false;
+  const Value v = val(x);
+  DType t = v.type.dtype;
+  std::vector<DType> targets;
+  if (isFloat(t)) {
+    for (DType f : {DType::F32, DType::F16, DType::BF16})
+      if (f != t)
+        targets.push_back(f);
+    if (v.exact) {
+      targets.push_back(DType::I32);
+      targets.push_back(DType::I1);
+    }
+  } else if (isInt(t)) {
+    targets = {floatType, DType::F32, DType::I1,
+               t == DType::I32 ? DType::I64 : DType::I32};
+  } else {
+    targets = {floatType, DType::I32};
+  }
+  DType to = rng.pick(targets);
+  if (isFloat(to) && to != DType::F32 && maxAbs(v) > 30000)
+    x = bounded(x, 256);
+  if (isFloat(t) && !isFloat(to) && to != DType::I1) {
+    // Integers in a small range; scaling by a power of two keeps exactness.
+    if (maxAbs(v) < 4 && rng.chance(0.6))
+      x = binary(BinaryKind::Mul, x, splat(t, v.type.shape.size(), 8.0));
+    if (maxAbs(val(x)) > 30000)
+      x = clamp(x, -30000, 30000);
+  }
+  int r = cast(x, to);
+  // Often come back: casts in pairs are how mixed precision looks.
+  if (isFloat(t) && isFloat(to) && rng.chance(0.4)) {
+    if (rng.chance(0.5))
+      r = unary(rng.chance(0.5) ? UnaryKind::Tanh : UnaryKind::Neg, r);
+    cast(r, t);
+  }
+  return true;
+}
+
+bool Generator::genReduce() {
+  int x = pickValue([&](int v) {
+    return val(v).type.dtype != DType::I1 && !val(v).type.shape.empty();
+  });
+  if (x < 0)
+    return false;
+  const Value v = val(x);
+  size_t rank = v.type.shape.size();
+  DType t = v.type.dtype;
+  std::vector<int64_t> axes;
+  switch (rng.weighted({35, 20, 15, 20, 10})) {
+  case 0:
+    axes = {int64_t(rank) - 1};
+    break;
+  case 1:
+    axes = {rank >= 3 ? rng.range(1, int64_t(rank) - 2) : randomAxis(rank)};
+    break;
+  case 2:
+    axes = {0};
+    break;
+  case 3:
+    for (size_t d = 0; d < rank; ++d)
+      if (rng.chance(0.5))
+        axes.push_back(int64_t(d));
+    if (axes.empty())
+      axes = {randomAxis(rank)};
+    break;
+  default:
+    for (size_t d = 0; d < rank; ++d)
+      axes.push_back(int64_t(d));
+    break;
+  }
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= v.type.shape[a];
+  auto k = ReduceKind(rng.weighted({40, 25, 20, 5}));
+  if (k == ReduceKind::Prod && n > 16)
+    k = ReduceKind::Sum;
+  if (k == ReduceKind::Prod) {
+    x = isFloat(t) ? clamp(x, 0.75, 1.25) : clamp(x, -2, 2);
+    if (isInt(t) && n > 8)
+      k = ReduceKind::Max;
+  }
+  if (k == ReduceKind::Sum) {
+    if (t == DType::F16 || t == DType::BF16)
+      x = bounded(x, std::max(0.25, 20000.0 / double(n)));
+    else if (isInt(t))
+      x = bounded(x, std::max(1.0, double(1 << 20) / double(n)));
+  }
+  int r = reduce(k, x, axes);
+  if (k == ReduceKind::Sum && isFloat(t) && rng.chance(0.3))
+    r = binary(BinaryKind::Mul, r, splat(t, rank, 1.0 / double(n)));
+  settle(r);
+  return true;
+}
+
+bool Generator::genArgMax() {
+  int x = pickValue([&](int v) {
+    const Value &w = val(v);
+    return w.type.dtype != DType::I1 && w.exact && !w.type.shape.empty() &&
+           w.type.numElements() > 1;
+  });
+  if (x < 0)
+    return false;
+  const Shape &s = val(x).type.shape;
+  int64_t axis = int64_t(s.size()) - 1;
+  if (rng.chance(0.5) || s[axis] == 1) {
+    std::vector<int64_t> candidates;
+    for (size_t d = 0; d < s.size(); ++d)
+      if (s[d] > 1)
+        candidates.push_back(int64_t(d));
+    axis = rng.pick(candidates);
+  }
+  int r = argmax(x, axis, rng.chance(0.85) ? DType::I32 : DType::I64);
+  if (rng.chance(0.4))
+    cast(r, floatType);
+  return true;
+}
+
+bool Generator::genMatmul() {
+  int x = pickValue([&](int v) {
+    const Value &w = val(v);
+    return isFloat(w.type.dtype) && !w.type.shape.empty() &&
+           w.type.shape.size() <= 4;
+  });
+  if (x < 0)
+    return false;
+  if (rankOf(x) == 1) {
+    int64_t n = val(x).type.shape[0];
+    x = reshape(x, rng.chance(0.5) ? Shape{1, n} : Shape{n, 1});
+  }
+  x = bounded(x, 4);
+  const Value a = val(x);
+  DType t = a.type.dtype;
+  size_t r = a.type.shape.size();
+  bool ta = rng.chance(0.25);
+  int64_t m = a.type.shape[r - 2], k = a.type.shape[r - 1];
+  if (ta)
+    std::swap(m, k);
+  Shape batch(a.type.shape.begin(), a.type.shape.end() - 2);
+  int y = -1;
+  bool tb = rng.chance(0.3);
+  switch (rng.weighted({20, 35, 45})) {
+  case 0:
+    // x times its own transpose: attention scores.
+    y = x;
+    tb = !ta;
+    break;
+  case 1:
+    y = pickValue([&](int w) {
+      const Value &b = val(w);
+      if (b.type.dtype != t || b.type.shape.size() != r)
+        return false;
+      int64_t kb = b.type.shape[r - 2], n = b.type.shape[r - 1];
+      if (tb)
+        std::swap(kb, n);
+      Shape bb(b.type.shape.begin(), b.type.shape.end() - 2), out;
+      return kb == k && broadcastShapes(batch, bb, out) &&
+             product(out) * m * n <= kMaxElements;
+    });
+    if (y >= 0) {
+      y = bounded(y, 4);
+      break;
+    }
+    [[fallthrough]];
+  default: {
+    // A weight constant; its batch dimensions are 1 (broadcast) or equal.
+    int64_t n = randomDim();
+    Shape wb = batch;
+    for (int64_t &d : wb)
+      if (rng.chance(0.6))
+        d = 1;
+    Shape ws = wb;
+    ws.push_back(tb ? n : k);
+    ws.push_back(tb ? k : n);
+    while (product(ws) > kMaxConstantElements ||
+           product(batch) * m * n > kMaxElements) {
+      if (n == 1)
+        return false;
+      n = std::max<int64_t>(1, n / 3);
+      ws[r - 2] = tb ? n : k;
+      ws[r - 1] = tb ? k : n;
+    }
+    std::vector<double> data;
+    for (int64_t i = 0, e = product(ws); i < e; ++i)
+      data.push_back(gridValue(-1, 1, 1.0 / 32));
+    y = constant({t, ws}, std::move(data));
+    break;
+  }
+  }
+  {
+    Shape bb(val(y).type.shape.begin(), val(y).type.shape.end() - 2), out;
+    int64_t n = val(y).type.shape[tb ? r - 2 : r - 1];
+    if (!broadcastShapes(batch, bb, out) || product(out) * m * n > kMaxElements)
+      return false;
+  }
+  // Sometimes an explicit transpose instead of the flag: the canonicalizer
+  // folds it back into the matmul.
+  auto swapLast = [&](int v) {
+    std::vector<int64_t> perm(r);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[r - 1], perm[r - 2]);
+    return transpose(v, perm);
+  };
+  if (ta && rng.chance(0.2)) {
+    x = swapLast(x);
+    ta = false;
+  }
+  if (tb && y != x && rng.chance(0.2)) {
+    y = swapLast(y);
+    tb = false;
+  }
+  settle(matmul(x, y, ta, tb));
+  return true;
+}
+
+bool Generator::genTranspose() {
+  int x = pickValue([&](int v) { return rankOf(v) >= 2; });
+  if (x < 0)
+    return false;
+  size_t r = rankOf(x);
+  std::vector<int64_t> perm(r);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int tries = 0; tries < 4; ++tries) {
+    for (size_t i = r - 1; i > 0; --i)
+      std::swap(perm[i], perm[rng.range(0, int64_t(i))]);
+    bool identity = true;
+    for (size_t i = 0; i < r; ++i)
+      identity = identity && perm[i] == int64_t(i);
+    if (!identity)
+      break;
+  }
+  transpose(x, perm);
+  return true;
+}
+
+Shape Generator::factorShape(int64_t n) {
+  std::vector<int64_t> factors;
+  for (int64_t f = 2; f * f <= n; ++f)
+    while (n % f == 0) {
+      factors.push_back(f);
+      n /= f;
+    }
+  if (n > 1)
+    factors.push_back(n);
+  size_t rank = size_t(rng.weighted({15, 35, 30, 15, 5})) + 1;
+  Shape s(rank, 1);
+  for (int64_t f : factors)
+    s[rng.range(0, int64_t(rank) - 1)] *= f;
+  return s;
+}
+
+bool Generator::genReshape() {
+  int x = pickValue([&](int) { return true; });
+  if (x < 0)
+    return false;
+  Shape s = factorShape(val(x).type.numElements());
+  if (s == val(x).type.shape)
+    s = factorShape(val(x).type.numElements());
+  reshape(x, s);
+  return true;
+}
+
+bool Generator::genSlice() {
+  int x = pickValue([&](int v) { return val(v).type.numElements() > 1; });
+  if (x < 0)
+    return false;
+  const Shape &s = val(x).type.shape;
+  std::vector<int64_t> start;
+  Shape size;
+  for (int64_t d : s) {
+    int64_t n = rng.chance(0.4) ? d : rng.range(1, d);
+    size.push_back(n);
+    start.push_back(rng.range(0, d - n));
+  }
+  slice(x, start, size);
+  return true;
+}
+
+bool Generator::genConcat() {
+  int x = pickValue([&](int v) {
+    return !val(v).type.shape.empty() &&
+           (val(v).type.dtype != DType::I1 || rng.chance(0.3));
+  });
+  if (x < 0)
+    return false;
+  const Value v = val(x);
+  size_t rank = v.type.shape.size();
+  int64_t axis = rng.chance(0.5) ? int64_t(rank) - 1 : randomAxis(rank);
+  std::vector<int> parts = {x};
+  int count = rng.chance(0.8) ? 2 : 3;
+  int64_t total = v.type.shape[axis];
+  for (int i = 1; i < count; ++i) {
+    int y = -1;
+    switch (rng.range(0, 3)) {
+    case 0:
+      y = pickValue([&](int w) {
+        const Value &b = val(w);
+        if (b.type.dtype != v.type.dtype || b.type.shape.size() != rank)
+          return false;
+        for (size_t d = 0; d < rank; ++d)
+          if (int64_t(d) != axis && b.type.shape[d] != v.type.shape[d])
+            return false;
+        return true;
+      });
+      break;
+    case 1: {
+      std::vector<int64_t> start(rank, 0);
+      Shape size = v.type.shape;
+      size[axis] = rng.range(1, v.type.shape[axis]);
+      start[axis] = rng.range(0, v.type.shape[axis] - size[axis]);
+      y = slice(x, start, size);
+      break;
+    }
+    case 2:
+      if (isFloat(v.type.dtype))
+        y = unary(UnaryKind::Neg, x);
+      break;
+    default:
+      break;
+    }
+    if (y < 0)
+      y = x;
+    total += val(y).type.shape[axis];
+    parts.push_back(y);
+  }
+  if (v.type.numElements() / v.type.shape[axis] * total > kMaxElements)
+    return false;
+  if (rng.chance(0.5))
+    std::reverse(parts.begin(), parts.end());
+  concat(parts, axis);
+  return true;
+}
+
+bool Generator::genPad() {
+  int x = pickValue([&](int v) { return !val(v).type.shape.empty(); });
+  if (x < 0)
+    return false;
+  const Value v = val(x);
+  size_t rank = v.type.shape.size();
+  std::vector<int64_t> low(rank, 0), high(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    if (rng.chance(0.5))
+      low[d] = rng.range(0, 3);
+    if (rng.chance(0.5))
+      high[d] = rng.range(0, 3);
+  }
+  size_t d = size_t(randomAxis(rank));
+  if (low[d] + high[d] == 0)
+    high[d] = 1;
+  Shape s = v.type.shape;
+  for (size_t i = 0; i < rank; ++i)
+    s[i] += low[i] + high[i];
+  if (product(s) > kMaxElements)
+    return false;
+  DType t = v.type.dtype;
+  double value = t == DType::I1 ? double(rng.range(0, 1))
+                 : isInt(t)     ? double(rng.range(-3, 3))
+                                : gridValue(-1, 1, 1.0 / 8);
+  if (rng.chance(0.3))
+    value = 0;
+  pad(x, low, high, value);
+  return true;
+}
+
+bool Generator::genTile() {
+  int x = pickValue([&](int v) {
+    return !val(v).type.shape.empty() &&
+           val(v).type.numElements() * 2 <= kMaxElements;
+  });
+  if (x < 0)
+    return false;
+  const Value v = val(x);
+  size_t rank = v.type.shape.size();
+  std::vector<int64_t> m(rank, 1);
+  int count = rng.chance(0.7) ? 1 : 2;
+  for (int i = 0; i < count; ++i)
+    m[randomAxis(rank)] = rng.range(2, 3);
+  int64_t n = v.type.numElements();
+  for (int64_t f : m)
+    n *= f;
+  if (n > kMaxElements)
+    return false;
+  tile(x, m);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs, outputs, the whole program
+//===----------------------------------------------------------------------===//
+
+void Generator::makeInputs() {
+  floatType = DType(rng.weighted({70, 15, 15}));
+  static const std::vector<double> rankWeights = {10, 35, 35, 20};
+  Shape base = randomShape(rng.weighted(rankWeights) + 1, kMaxElements);
+  int n = int(rng.range(1, 3));
+  auto addInput = [&](DType t, Shape s) {
+    double lo = t == DType::I1 ? 0 : isInt(t) ? 0 : -1;
+    double hi = t == DType::I1 ? 1 : isInt(t) ? 7 : 1;
+    int v = newValue({t, std::move(s)}, lo, hi, /*exact=*/true);
+    p.inputs.push_back(v);
+  };
+  auto variant = [&](Shape s) {
+    for (int64_t &d : s)
+      if (rng.chance(0.4))
+        d = 1;
+    return s;
+  };
+  addInput(floatType, base);
+  for (int i = 1; i < n; ++i) {
+    switch (rng.weighted({25, 20, 20, 15, 12, 4, 4})) {
+    case 0:
+      addInput(floatType, base);
+      break;
+    case 1:
+      addInput(floatType, variant(base));
+      break;
+    case 2: {
+      if (base.size() < 2) {
+        addInput(floatType, {base[0], randomDim()});
+        break;
+      }
+      Shape s;
+      for (size_t d = 0; d + 2 < base.size(); ++d)
+        s.push_back(rng.chance(0.5) ? 1 : base[d]);
+      s.push_back(base.back());
+      s.push_back(randomDim());
+      while (product(s) > kMaxElements)
+        s.back() = std::max<int64_t>(1, s.back() / 2);
+      addInput(floatType, s);
+      break;
+    }
+    case 3:
+      addInput(floatType,
+               randomShape(rng.weighted(rankWeights) + 1, kMaxElements));
+      break;
+    case 4:
+      addInput(DType::I32, rng.chance(0.5) ? base : variant(base));
+      break;
+    case 5:
+      addInput(DType::I1, rng.chance(0.5) ? base : variant(base));
+      break;
+    default:
+      addInput(floatType == DType::F32 ? DType::F16 : DType::F32, base);
+      break;
+    }
+  }
+}
+
+void Generator::chooseOutputs() {
+  // Ops each value needs (its cone), to pick outputs that keep most of the
+  // program alive.
+  std::map<int, const Op *> def;
+  for (const Op &op : p.ops)
+    def[op.result] = &op;
+  auto cone = [&](int v) {
+    std::set<int> seen;
+    std::vector<int> stack = {v};
+    while (!stack.empty()) {
+      int x = stack.back();
+      stack.pop_back();
+      auto it = def.find(x);
+      if (it == def.end() || !seen.insert(x).second)
+        continue;
+      for (int o : it->second->operands)
+        stack.push_back(o);
+    }
+    return seen;
+  };
+  std::vector<int> sinks;
+  for (const Op &op : p.ops)
+    if (uses[op.result] == 0 && !isConstant[op.result])
+      sinks.push_back(op.result);
+  if (sinks.empty()) {
+    p.outputs.push_back(p.inputs[0]);
+    return;
+  }
+  std::set<int> live;
+  int first = -1;
+  for (int s : sinks)
+    if (first < 0 || cone(s).size() > cone(first).size())
+      first = s;
+  p.outputs.push_back(first);
+  live = cone(first);
+  if (rng.chance(0.5))
+    return;
+  switch (rng.weighted({82, 5, 5, 8})) {
+  case 0: {
+    int second = -1;
+    size_t best = 0;
+    for (int s : sinks) {
+      if (s == first)
+        continue;
+      size_t extra = 0;
+      for (int v : cone(s))
+        extra += live.count(v) ? 0 : 1;
+      if (second < 0 || extra > best)
+        second = s, best = extra;
+    }
+    if (second < 0)
+      second = pickValue([&](int v) { return v != first; });
+    if (second >= 0)
+      p.outputs.push_back(second);
+    break;
+  }
+  case 1:
+    p.outputs.push_back(first);
+    break;
+  case 2:
+    p.outputs.push_back(rng.pick(p.inputs));
+    break;
+  default: {
+    // A view of the first output is returned too.
+    Shape s = factorShape(val(first).type.numElements());
+    p.outputs.push_back(reshape(first, s));
+    break;
+  }
+  }
+}
+
+Program Generator::run() {
+  tosaProbability = rng.pick(std::vector<double>{0.0, 0.5, 0.5, 1.0});
+  makeInputs();
+  int target = int(rng.range(3, 25));
+  // Weights of: unary binary select logic clamp cast reduce argmax matmul
+  // transpose reshape slice concat pad tile.
+  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2,
+                                       7,  5,  5, 4, 4, 3, 3};
+  for (int attempts = 0; int(p.ops.size()) < target && attempts < 400;
+       ++attempts) {
+    switch (rng.weighted(weights)) {
+    case 0:
+      genUnary();
+      break;
+    case 1:
+      genBinary();
+      break;
+    case 2:
+      genSelect();
+      break;
+    case 3:
+      genLogic();
+      break;
+    case 4:
+      genClamp();
+      break;
+    case 5:
+      genCast();
+      break;
+    case 6:
+      genReduce();
+      break;
+    case 7:
+      genArgMax();
+      break;
+    case 8:
+      genMatmul();
+      break;
+    case 9:
+      genTranspose();
+      break;
+    case 10:
+      genReshape();
+      break;
+    case 11:
+      genSlice();
+      break;
+    case 12:
+      genConcat();
+      break;
+    case 13:
+      genPad();
+      break;
+    default:
+      genTile();
+      break;
+    }
+  }
+  chooseOutputs();
+  eliminateDeadOps(p);
+  return std::move(p);
+}
+
+Program generateProgram(uint64_t seed) { return Generator(seed).run(); }
+
+//===----------------------------------------------------------------------===//
+// Dead code
+//===----------------------------------------------------------------------===//
+
+void eliminateDeadOps(Program &program) {
+  std::vector<bool> needed(program.values.size(), false);
+  for (int o : program.outputs)
+    needed[o] = true;
+  for (size_t i = program.ops.size(); i-- > 0;) {
+    const Op &op = program.ops[i];
+    if (!needed[op.result])
+      continue;
+    for (int o : op.operands)
+      needed[o] = true;
+  }
+  std::vector<Op> kept;
+  for (Op &op : program.ops)
+    if (needed[op.result])
+      kept.push_back(std::move(op));
+  program.ops = std::move(kept);
+}
+
+size_t countOps(const Program &program) { return program.ops.size(); }
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+bool hasTosaForm(const Program &p, const Op &op) {
+  auto type = [&](int v) -> const TensorType & { return p.values[v].type; };
+  DType t = op.operands.empty() ? type(op.result).dtype
+                                : type(op.operands[0]).dtype;
+  switch (op.kind) {
+  case OpKind::Constant:
+    return true;
+  case OpKind::Unary: {
+    auto k = UnaryKind(op.sub);
+    if (isFloat(t))
+      return k != UnaryKind::Sqrt;
+    return t == DType::I32 && (k == UnaryKind::Abs || k == UnaryKind::Neg);
+  }
+  case OpKind::Not:
+    return true;
+  case OpKind::Clamp:
+    return isFloat(t) || t == DType::I32;
+  case OpKind::Binary: {
+    auto k = BinaryKind(op.sub);
+    if (isFloat(t))
+      return k != BinaryKind::Div && k != BinaryKind::And &&
+             k != BinaryKind::Or;
+    if (t == DType::I32)
+      return k != BinaryKind::Pow;
+    if (t == DType::I1)
+      return k == BinaryKind::And || k == BinaryKind::Or;
+    return false;
+  }
+  case OpKind::Cmp: {
+    auto k = CmpKind(op.sub);
+    if (t == DType::I1)
+      return k == CmpKind::Eq || k == CmpKind::Ne;
+    return k != CmpKind::Ne && t != DType::I64;
+  }
+  case OpKind::Select:
+    return t == DType::I1 && type(op.operands[1]).dtype != DType::I64;
+  case OpKind::Cast:
+    return true;
+  case OpKind::Reduce:
+    return op.ints.size() == 1 && t != DType::I64;
+  case OpKind::ArgMax:
+    return type(op.operands[0]).shape.size() >= 2;
+  case OpKind::Matmul: {
+    const Shape &a = type(op.operands[0]).shape, &b = type(op.operands[1]).shape;
+    return isFloat(t) && a.size() == 3 && !op.transposeA && !op.transposeB &&
+           a[0] == b[0];
+  }
+  case OpKind::Transpose:
+  case OpKind::Reshape:
+  case OpKind::Slice:
+  case OpKind::Concat:
+  case OpKind::Tile:
+    return true;
+  case OpKind::Pad:
+    return t != DType::I1;
+  }
+  return false;
+}
+
+namespace {
+
+class Printer {
+public:
+  Printer(const Program &p, Flavor flavor) : p(p), flavor(flavor) {}
+  std::string print();
+
+private:
+  const Program &p;
+  Flavor flavor;
+  std::ostringstream os;
+  std::map<int, std::string> names;
+
+  const TensorType &type(int v) const { return p.values[v].type; }
+  std::string ty(int v) const { return typeStr(type(v)); }
+  std::string name(int v) const { return names.at(v); }
+  std::string element(DType t, double v) const;
+  std::string denseValue(const TensorType &t,
+                         const std::vector<double> &data) const;
+  void printDlc(const Op &op);
+  void printTosa(const Op &op);
+  std::string operandList(const Op &op) const;
+  std::string operandTypes(const Op &op) const;
+};
+
+} // namespace
+
+std::string Printer::element(DType t, double v) const {
+  if (t == DType::I1)
+    return v != 0 ? "true" : "false";
+  if (isInt(t))
+    return std::to_string(int64_t(v));
+  return fmtDouble(v);
+}
+
+std::string Printer::denseValue(const TensorType &t,
+                                const std::vector<double> &data) const {
+  if (data.size() == 1)
+    return "dense<" + element(t.dtype, data[0]) + ">";
+  std::string s;
+  size_t index = 0;
+  std::function<void(size_t)> rec = [&](size_t d) {
+    if (d == t.shape.size()) {
+      s += element(t.dtype, data[index++]);
+      return;
+    }
+    s += "[";
+    for (int64_t i = 0; i < t.shape[d]; ++i) {
+      if (i)
+        s += ", ";
+      rec(d + 1);
+    }
+    s += "]";
+  };
+  rec(0);
+  return "dense<" + s + ">";
+}
+
+std::string Printer::operandList(const Op &op) const {
+  std::string s;
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    s += (i ? ", " : "") + name(op.operands[i]);
+  return s;
+}
+
+std::string Printer::operandTypes(const Op &op) const {
+  std::string s;
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    s += (i ? ", " : "") + ty(op.operands[i]);
+  return s;
+}
+
+static const char *unaryName(UnaryKind k) {
+  static const char *names[] = {"exp",  "log",        "tanh", "sigmoid", "erf",
+                                "rsqrt", "sqrt", "reciprocal", "abs", "neg"};
+  return names[int(k)];
+}
+static const char *binaryName(BinaryKind k) {
+  static const char *names[] = {"add", "sub", "mul", "div", "max",
+                                "min", "pow", "and", "or"};
+  return names[int(k)];
+}
+static const char *cmpName(CmpKind k) {
+  static const char *names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  return names[int(k)];
+}
+static const char *reduceName(ReduceKind k) {
+  static const char *names[] = {"sum", "max", "min", "prod"};
+  return names[int(k)];
+}
+
+void Printer::printDlc(const Op &op) {
+  std::string r = name(op.result);
+  const std::string in = op.operands.empty() ? "" : name(op.operands[0]);
+  switch (op.kind) {
+  case OpKind::Constant:
+    os << "    " << r << " = dlc.constant "
+       << denseValue(type(op.result), op.data) << " : " << ty(op.result)
+       << "\n";
+    return;
+  case OpKind::Unary:
+    os << "    " << r << " = dlc." << unaryName(UnaryKind(op.sub)) << " " << in
+       << " : " << ty(op.result) << "\n";
+    return;
+  case OpKind::Not:
+    os << "    " << r << " = dlc.not " << in << " : " << ty(op.result) << "\n";
+    return;
+  case OpKind::Clamp:
+    os << "    " << r << " = dlc.clamp " << in << " {max = " << fmtDouble(op.max)
+       << " : f64, min = " << fmtDouble(op.min) << " : f64} : " << ty(op.result)
+       << "\n";
+    return;
+  case OpKind::Binary:
+    os << "    " << r << " = dlc." << binaryName(BinaryKind(op.sub)) << " "
+       << operandList(op) << " : (" << operandTypes(op) << ") -> "
+       << ty(op.result) << "\n";
+    return;
+  case OpKind::Cmp:
+    os << "    " << r << " = dlc.cmp " << cmpName(CmpKind(op.sub)) << ", "
+       << operandList(op) << " : (" << operandTypes(op) << ") -> "
+       << ty(op.result) << "\n";
+    return;
+  case OpKind::Select:
+    os << "    " << r << " = dlc.select " << operandList(op) << " : ("
+       << operandTypes(op) << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Cast:
+    os << "    " << r << " = dlc.cast " << in << " : " << ty(op.operands[0])
+       << " -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Reduce:
+    os << "    " << r << " = dlc.reduce " << reduceName(ReduceKind(op.sub))
+       << " " << in << " {axes = array<i64: " << intList(op.ints) << ">} : ("
+       << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::ArgMax:
+    os << "    " << r << " = dlc.argmax " << in << " {axis = " << op.axis
+       << " : i64} : (" << ty(op.operands[0]) << ") -> " << ty(op.result)
+       << "\n";
+    return;
+  case OpKind::Matmul: {
+    std::string flags;
+    if (op.transposeA && op.transposeB)
+      flags = " {transpose_a, transpose_b}";
+    else if (op.transposeA)
+      flags = " {transpose_a}";
+    else if (op.transposeB)
+      flags = " {transpose_b}";
+    os << "    " << r << " = dlc.matmul " << operandList(op) << flags << " : ("
+       << operandTypes(op) << ") -> " << ty(op.result) << "\n";
+    return;
+  }
+  case OpKind::Transpose:
+    os << "    " << r << " = dlc.transpose " << in
+       << " {perm = array<i64: " << intList(op.ints) << ">} : ("
+       << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Reshape:
+    os << "    " << r << " = dlc.reshape " << in << " : " << ty(op.operands[0])
+       << " -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Slice:
+    os << "    " << r << " = dlc.slice " << in
+       << " {start = array<i64: " << intList(op.ints) << ">} : ("
+       << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Concat:
+    os << "    " << r << " = dlc.concat " << operandList(op)
+       << " {axis = " << op.axis << " : i64} : (" << operandTypes(op)
+       << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Pad:
+    os << "    " << r << " = dlc.pad " << in
+       << " {high = array<i64: " << intList(op.ints2)
+       << ">, low = array<i64: " << intList(op.ints)
+       << ">, value = " << fmtDouble(op.value) << " : f64} : ("
+       << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Tile:
+    os << "    " << r << " = dlc.tile " << in
+       << " {multiples = array<i64: " << intList(op.ints) << ">} : ("
+       << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+    return;
+  }
+}
+
+void Printer::printTosa(const Op &op) {
+  std::string r = name(op.result);
+  const std::string in = op.operands.empty() ? "" : name(op.operands[0]);
+  auto simple = [&](const std::string &mnemonic, const std::string &attrs = "") {
+    os << "    " << r << " = tosa." << mnemonic << " " << operandList(op)
+       << attrs << " : (" << operandTypes(op) << ") -> " << ty(op.result)
+       << "\n";
+  };
+  DType t = op.operands.empty() ? type(op.result).dtype
+                                : type(op.operands[0]).dtype;
+  switch (op.kind) {
+  case OpKind::Constant:
+    os << "    " << r << " = \"tosa.const\"() {value = "
+       << denseValue(type(op.result), op.data) << " : " << ty(op.result)
+       << "} : () -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Unary: {
+    auto k = UnaryKind(op.sub);
+    simple(k == UnaryKind::Neg ? "negate" : unaryName(k));
+    return;
+  }
+  case OpKind::Not:
+    simple("logical_not");
+    return;
+  case OpKind::Clamp: {
+    std::string attrs;
+    if (isFloat(t))
+      attrs = " {min_int = 0 : i64, max_int = 0 : i64, min_fp = " +
+              fmtDouble(op.min) + " : f32, max_fp = " + fmtDouble(op.max) +
+              " : f32}";
+    else
+      attrs = " {min_int = " + std::to_string(int64_t(op.min)) +
+              " : i64, max_int = " + std::to_string(int64_t(op.max)) +
+              " : i64, min_fp = 0.0 : f32, max_fp = 0.0 : f32}";
+    simple("clamp", attrs);
+    return;
+  }
+  case OpKind::Binary:
+    switch (BinaryKind(op.sub)) {
+    case BinaryKind::Add:
+      return simple("add");
+    case BinaryKind::Sub:
+      return simple("sub");
+    case BinaryKind::Mul:
+      return simple("mul", " {shift = 0 : i8}");
+    case BinaryKind::Div:
+      return simple("int_div");
+    case BinaryKind::Max:
+      return simple("maximum");
+    case BinaryKind::Min:
+      return simple("minimum");
+    case BinaryKind::Pow:
+      return simple("pow");
+    case BinaryKind::And:
+      return simple(t == DType::I1 ? "logical_and" : "bitwise_and");
+    case BinaryKind::Or:
+      return simple(t == DType::I1 ? "logical_or" : "bitwise_or");
+    }
+    return;
+  case OpKind::Cmp: {
+    auto k = CmpKind(op.sub);
+    std::string a = name(op.operands[0]), b = name(op.operands[1]);
+    std::string ta = ty(op.operands[0]), tb = ty(op.operands[1]);
+    const char *mnemonic = "equal";
+    switch (k) {
+    case CmpKind::Eq:
+      break;
+    case CmpKind::Ne:
+      mnemonic = "logical_xor";
+      break;
+    case CmpKind::Gt:
+      mnemonic = "greater";
+      break;
+    case CmpKind::Ge:
+      mnemonic = "greater_equal";
+      break;
+    case CmpKind::Lt:
+      mnemonic = "greater";
+      std::swap(a, b), std::swap(ta, tb);
+      break;
+    case CmpKind::Le:
+      mnemonic = "greater_equal";
+      std::swap(a, b), std::swap(ta, tb);
+      break;
+    }
+    os << "    " << r << " = tosa." << mnemonic << " " << a << ", " << b
+       << " : (" << ta << ", " << tb << ") -> " << ty(op.result) << "\n";
+    return;
+  }
+  case OpKind::Select:
+    return simple("select");
+  case OpKind::Cast:
+    return simple("cast");
+  case OpKind::Reduce:
+    return simple(std::string("reduce_") + reduceName(ReduceKind(op.sub)),
+                  " {axis = " + std::to_string(op.ints[0]) + " : i32}");
+  case OpKind::ArgMax: {
+    // TOSA drops the reduced axis; reshape back to dlc's kept axis.
+    TensorType dropped = type(op.result);
+    dropped.shape.erase(dropped.shape.begin() + op.axis);
+    os << "    " << r << "_a = tosa.argmax " << in << " {axis = " << op.axis
+       << " : i32} : (" << ty(op.operands[0]) << ") -> " << typeStr(dropped)
+       << "\n";
+    os << "    " << r << " = tosa.reshape " << r << "_a {new_shape = array<i64: "
+       << intList(type(op.result).shape) << ">} : (" << typeStr(dropped)
+       << ") -> " << ty(op.result) << "\n";
+    return;
+  }
+  case OpKind::Matmul:
+    return simple("matmul");
+  case OpKind::Transpose: {
+    size_t rank = op.ints.size();
+    os << "    " << r << "_perm = \"tosa.const\"() {value = dense<["
+       << intList(op.ints) << "]> : tensor<" << rank << "xi32>} : () -> tensor<"
+       << rank << "xi32>\n";
+    os << "    " << r << " = tosa.transpose " << in << ", " << r << "_perm : ("
+       << ty(op.operands[0]) << ", tensor<" << rank << "xi32>) -> "
+       << ty(op.result) << "\n";
+    return;
+  }
+  case OpKind::Reshape:
+    return simple("reshape", " {new_shape = array<i64: " +
+                                 intList(type(op.result).shape) + ">}");
+  case OpKind::Slice:
+    return simple("slice", " {start = array<i64: " + intList(op.ints) +
+                               ">, size = array<i64: " +
+                               intList(type(op.result).shape) + ">}");
+  case OpKind::Concat:
+    return simple("concat", " {axis = " + std::to_string(op.axis) + " : i32}");
+  case OpKind::Pad: {
+    size_t rank = op.ints.size();
+    std::string padding;
+    for (size_t d = 0; d < rank; ++d)
+      padding += std::string(d ? ", " : "") + "[" + std::to_string(op.ints[d]) +
+                 ", " + std::to_string(op.ints2[d]) + "]";
+    std::string padType = "tensor<" + std::to_string(rank) + "x2xi32>";
+    os << "    " << r << "_pad = \"tosa.const\"() {value = dense<[" << padding
+       << "]> : " << padType << "} : () -> " << padType << "\n";
+    std::string scalar = std::string("tensor<") + typeName(t) + ">";
+    if (op.value == 0 && (p.seed + op.result) % 2 == 0) {
+      os << "    " << r << " = tosa.pad " << in << ", " << r << "_pad : ("
+         << ty(op.operands[0]) << ", " << padType << ") -> " << ty(op.result)
+         << "\n";
+      return;
+    }
+    os << "    " << r << "_value = \"tosa.const\"() {value = dense<"
+       << element(t, op.value) << "> : " << scalar << "} : () -> " << scalar
+       << "\n";
+    os << "    " << r << " = tosa.pad " << in << ", " << r << "_pad, " << r
+       << "_value : (" << ty(op.operands[0]) << ", " << padType << ", "
+       << scalar << ") -> " << ty(op.result) << "\n";
+    return;
+  }
+  case OpKind::Tile:
+    return simple("tile", " {multiples = array<i64: " + intList(op.ints) + ">}");
+  }
+}
+
+std::string Printer::print() {
+  os << "// dlc-fuzz program, seed " << p.seed << "\n";
+  os << "module {\n  func.func @main(";
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    names[p.inputs[i]] = "%arg" + std::to_string(i);
+    os << (i ? ", " : "") << "%arg" << i << ": " << ty(p.inputs[i]);
+  }
+  os << ") -> (";
+  for (size_t i = 0; i < p.outputs.size(); ++i)
+    os << (i ? ", " : "") << ty(p.outputs[i]);
+  os << ") {\n";
+  for (const Op &op : p.ops) {
+    names[op.result] = "%v" + std::to_string(op.result);
+    if (op.tosa && flavor == Flavor::AsGenerated)
+      printTosa(op);
+    else
+      printDlc(op);
+  }
+  os << "    return ";
+  for (size_t i = 0; i < p.outputs.size(); ++i)
+    os << (i ? ", " : "") << name(p.outputs[i]);
+  os << " : ";
+  for (size_t i = 0; i < p.outputs.size(); ++i)
+    os << (i ? ", " : "") << ty(p.outputs[i]);
+  os << "\n  }\n}\n";
+  return os.str();
+}
+
+std::string printProgram(const Program &program, Flavor flavor) {
+  return Printer(program, flavor).print();
+}
+
+} // namespace dlc::fuzz
