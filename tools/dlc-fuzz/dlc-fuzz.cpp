@@ -1,0 +1,528 @@
+//===- dlc-fuzz.cpp - Random-graph differential testing of dlc ------------===//
+//
+//   dlc-fuzz --seeds=N [--start=S] [--seconds=T] [--jobs=J]
+//            [--keep-failures=DIR] [--shrink] [--no-cuda] [--verbose]
+//   dlc-fuzz --print=SEED [--dlc-only]
+//   dlc-fuzz --check=FILE [--input-seed=S]
+//
+// Each seed names a random program (Generator.h). The program is compiled
+// with the full pipeline, without fusion and without in-place buffers, run
+// on the sim device (and on the GPU when one is present), and every output
+// is compared with the reference interpreter; the program is also printed
+// in dlc only and its lowering must give the same reference results. Each
+// seed is checked in a child process, so that a crash or a hang is reported
+// as that seed's failure. `--shrink` reduces each failing program while it
+// still fails the same way and prints the result.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/dlc-fuzz/Checker.h"
+#include "tools/dlc-fuzz/Generator.h"
+
+#include "runtime/Runtime.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <poll.h>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace dlc;
+using namespace dlc::fuzz;
+namespace cl = llvm::cl;
+
+static cl::opt<uint64_t> numSeeds("seeds", cl::desc("Number of seeds to check"),
+                                  cl::init(100));
+static cl::opt<uint64_t> startSeed("start", cl::desc("First seed"),
+                                   cl::init(0));
+static cl::opt<double> seconds("seconds",
+                               cl::desc("Start no new seed after this many "
+                                        "seconds (0: no limit)"),
+                               cl::init(0));
+static cl::opt<int64_t> printSeed("print",
+                                  cl::desc("Print the program of a seed and "
+                                           "exit"),
+                                  cl::init(-1));
+static cl::opt<bool> dlcOnly("dlc-only",
+                             cl::desc("With --print: every operation as dlc"),
+                             cl::init(false));
+static cl::opt<std::string>
+    keepFailures("keep-failures",
+                 cl::desc("Write failing programs to DIR/seed-S.mlir"),
+                 cl::value_desc("DIR"), cl::init(""));
+static cl::opt<unsigned> jobs("jobs", cl::desc("Seeds checked in parallel"),
+                              cl::init(1));
+static cl::opt<bool> shrink("shrink",
+                            cl::desc("Minimize each failing program and print "
+                                     "it"),
+                            cl::init(false));
+static cl::opt<unsigned> shrinkBudget("shrink-budget",
+                                      cl::desc("Most checks spent minimizing "
+                                               "one program"),
+                                      cl::init(400));
+static cl::opt<bool> noCuda("no-cuda",
+                            cl::desc("Do not run on a GPU even if present"),
+                            cl::init(false));
+static cl::opt<bool> verbose("verbose",
+                             cl::desc("Print a line for every seed"),
+                             cl::init(false));
+static cl::opt<unsigned> timeoutSeconds("timeout",
+                                        cl::desc("Seconds one seed may take"),
+                                        cl::init(600));
+static cl::opt<std::string> checkFile("check",
+                                      cl::desc("Check an MLIR file instead of "
+                                               "generated programs"),
+                                      cl::value_desc("FILE"), cl::init(""));
+static cl::opt<uint64_t> inputSeed("input-seed",
+                                   cl::desc("With --check: seed of the random "
+                                            "inputs"),
+                                   cl::init(0));
+
+//===----------------------------------------------------------------------===//
+// Checks in child processes
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A check running in a child process; its report comes through a pipe:
+/// empty for a pass, else a serialized Failure.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  uint64_t tag = 0;
+  std::string report;
+  std::chrono::steady_clock::time_point start;
+};
+
+using Clock = std::chrono::steady_clock;
+
+Child startChild(uint64_t tag, const std::function<std::string()> &work) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    perror("dlc-fuzz: pipe");
+    exit(2);
+  }
+  fflush(stdout);
+  fflush(stderr);
+  llvm::outs().flush();
+  llvm::errs().flush();
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("dlc-fuzz: fork");
+    exit(2);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    std::string report = work();
+    const char *data = report.data();
+    size_t left = report.size();
+    while (left > 0) {
+      ssize_t n = write(fds[1], data, left);
+      if (n <= 0) {
+        if (n < 0 && errno == EINTR)
+          continue;
+        break;
+      }
+      data += n;
+      left -= size_t(n);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  Child c;
+  c.pid = pid;
+  c.fd = fds[0];
+  c.tag = tag;
+  c.start = Clock::now();
+  return c;
+}
+
+/// The failure of a finished child, or none; `c.fd` must be at end of file.
+std::optional<Failure> finishChild(Child &c, bool timedOut) {
+  close(c.fd);
+  c.fd = -1;
+  if (timedOut)
+    kill(c.pid, SIGKILL);
+  int status = 0;
+  while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut)
+    return Failure{"timeout", "-",
+                   "no result after " + std::to_string(timeoutSeconds) + " s"};
+  if (WIFSIGNALED(status))
+    return Failure{"crash", "-",
+                   std::string("the check died of signal ") +
+                       std::to_string(WTERMSIG(status)) + " (" +
+                       strsignal(WTERMSIG(status)) + ")"};
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Failure{"crash", "-",
+                   "the check exited with status " +
+                       std::to_string(WEXITSTATUS(status))};
+  if (c.report.empty())
+    return std::nullopt;
+  return Failure::deserialize(c.report);
+}
+
+/// Runs `work` for each tag with at most `parallel` children at once and
+/// calls `done` with each result in completion order. `more` says whether to
+/// start another tag.
+void runPool(const std::function<bool(uint64_t &tag)> &more,
+             const std::function<std::string(uint64_t)> &work,
+             const std::function<void(uint64_t, std::optional<Failure>)> &done,
+             unsigned parallel) {
+  std::vector<Child> running;
+  bool exhausted = false;
+  while (true) {
+    while (!exhausted && running.size() < std::max(1u, parallel)) {
+      uint64_t tag;
+      if (!more(tag)) {
+        exhausted = true;
+        break;
+      }
+      running.push_back(startChild(tag, [&, tag] { return work(tag); }));
+    }
+    if (running.empty())
+      return;
+    std::vector<pollfd> fds;
+    for (const Child &c : running)
+      fds.push_back({c.fd, POLLIN, 0});
+    int ready = poll(fds.data(), fds.size(), 200);
+    if (ready < 0 && errno != EINTR) {
+      perror("dlc-fuzz: poll");
+      exit(2);
+    }
+    for (size_t i = running.size(); i-- > 0;) {
+      Child &c = running[i];
+      bool finished = false, timedOut = false;
+      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+        char buf[4096];
+        ssize_t n = read(c.fd, buf, sizeof(buf));
+        if (n > 0)
+          c.report.append(buf, size_t(n));
+        else if (n == 0 || errno != EINTR)
+          finished = true;
+      }
+      if (!finished && Clock::now() - c.start >
+                           std::chrono::seconds(timeoutSeconds)) {
+        finished = true;
+        timedOut = true;
+      }
+      if (!finished)
+        continue;
+      uint64_t tag = c.tag;
+      std::optional<Failure> failure = finishChild(c, timedOut);
+      running.erase(running.begin() + long(i));
+      done(tag, std::move(failure));
+    }
+  }
+}
+
+/// Runs one check in a child process and waits for it.
+std::optional<Failure> checkIsolated(const std::function<std::string()> &work) {
+  std::optional<Failure> result;
+  bool started = false;
+  runPool(
+      [&](uint64_t &tag) {
+        if (started)
+          return false;
+        started = true;
+        tag = 0;
+        return true;
+      },
+      [&](uint64_t) { return work(); },
+      [&](uint64_t, std::optional<Failure> f) { result = std::move(f); }, 1);
+  return result;
+}
+
+std::string checkReport(const std::string &text, const std::string &dlcText,
+                        uint64_t seed, const CheckOptions &options) {
+  auto failure = checkProgramText(text, dlcText, seed, options);
+  return failure ? failure->serialize() : std::string();
+}
+
+/// Whether a GPU is present, asked in a child: the CUDA driver does not
+/// survive fork(), so this process never initializes it.
+bool probeCuda(std::string &why) {
+  auto failure = checkIsolated([] {
+    std::string reason;
+    if (rt::cudaAvailable(&reason))
+      return std::string();
+    return Failure{"nocuda", "-", reason}.serialize();
+  });
+  if (failure)
+    why = failure->message;
+  return !failure;
+}
+
+//===----------------------------------------------------------------------===//
+// Shrinking
+//===----------------------------------------------------------------------===//
+
+/// Replaces every use of `from` (operands and outputs) with `to`.
+void replaceUses(Program &p, int from, int to) {
+  for (Op &op : p.ops)
+    for (int &o : op.operands)
+      if (o == from)
+        o = to;
+  for (int &o : p.outputs)
+    if (o == from)
+      o = to;
+}
+
+/// Drops the arguments nothing uses.
+void dropUnusedInputs(Program &p) {
+  std::set<int> used(p.outputs.begin(), p.outputs.end());
+  for (const Op &op : p.ops)
+    used.insert(op.operands.begin(), op.operands.end());
+  std::vector<int> kept;
+  for (int v : p.inputs)
+    if (used.count(v))
+      kept.push_back(v);
+  if (!kept.empty())
+    p.inputs = kept;
+}
+
+void tidy(Program &p) {
+  eliminateDeadOps(p);
+  dropUnusedInputs(p);
+}
+
+/// Smaller variants of `p`, most promising first.
+std::vector<Program> shrinkCandidates(const Program &p) {
+  std::vector<Program> out;
+  // Fewer outputs.
+  if (p.outputs.size() > 1)
+    for (size_t i = 0; i < p.outputs.size(); ++i) {
+      Program q = p;
+      q.outputs.erase(q.outputs.begin() + long(i));
+      tidy(q);
+      out.push_back(std::move(q));
+    }
+  // An operation's result becomes an argument, cutting off what computes it
+  // (earliest first: that removes the most).
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    if (p.ops[i].kind == OpKind::Constant)
+      continue;
+    Program q = p;
+    int v = q.ops[i].result;
+    q.ops.erase(q.ops.begin() + long(i));
+    q.inputs.push_back(v);
+    tidy(q);
+    out.push_back(std::move(q));
+  }
+  // An operation is bypassed: its result replaced by an operand of its type.
+  for (size_t i = p.ops.size(); i-- > 0;) {
+    const Op &op = p.ops[i];
+    for (int o : op.operands) {
+      if (!(p.values[o].type == p.values[op.result].type))
+        continue;
+      Program q = p;
+      replaceUses(q, op.result, o);
+      tidy(q);
+      out.push_back(std::move(q));
+      break;
+    }
+  }
+  // TOSA operations printed as dlc; constants as splats.
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    if (p.ops[i].tosa) {
+      Program q = p;
+      q.ops[i].tosa = false;
+      out.push_back(std::move(q));
+    }
+    if (p.ops[i].kind == OpKind::Constant && p.ops[i].data.size() > 1) {
+      Program q = p;
+      q.ops[i].data.resize(1);
+      out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
+/// Whether `failure` is the same kind of failure as `original`.
+bool sameFailure(const std::optional<Failure> &failure, const Failure &original) {
+  return failure && failure->kind == original.kind &&
+         failure->config == original.config;
+}
+
+CheckOptions optionsFor(const Failure &failure, bool cuda) {
+  CheckOptions options;
+  options.cuda = cuda;
+  // Only the failing configuration needs to run while shrinking.
+  if (failure.config != "-")
+    options.onlyConfigs = {failure.config};
+  options.skipLowering = failure.kind != "lowering";
+  return options;
+}
+
+Program shrinkProgram(Program p, const Failure &original, bool cuda) {
+  CheckOptions options = optionsFor(original, cuda);
+  unsigned checks = 0;
+  bool progress = true;
+  while (progress && checks < shrinkBudget) {
+    progress = false;
+    for (Program &q : shrinkCandidates(p)) {
+      if (checks >= shrinkBudget)
+        break;
+      ++checks;
+      std::string text = printProgram(q, Flavor::AsGenerated);
+      std::string dlcText = printProgram(q, Flavor::DlcOnly);
+      auto failure = checkIsolated(
+          [&] { return checkReport(text, dlcText, q.seed, options); });
+      if (sameFailure(failure, original)) {
+        p = std::move(q);
+        progress = true;
+        break;
+      }
+    }
+  }
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+bool writeFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path);
+  out << text;
+  return bool(out);
+}
+
+std::string commentBlock(const std::string &text) {
+  std::string out = "// ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n')
+      out += "// ";
+  }
+  return out + "\n";
+}
+
+int checkOneFile() {
+  auto buffer = llvm::MemoryBuffer::getFile(checkFile);
+  if (!buffer) {
+    llvm::errs() << "dlc-fuzz: cannot read '" << checkFile
+                 << "': " << buffer.getError().message() << "\n";
+    return 2;
+  }
+  std::string text = (*buffer)->getBuffer().str();
+  std::string why;
+  bool cuda = !noCuda && probeCuda(why);
+  CheckOptions options;
+  options.cuda = cuda;
+  auto failure = checkIsolated(
+      [&] { return checkReport(text, "", inputSeed, options); });
+  if (failure) {
+    llvm::outs() << checkFile << ": FAILED " << failure->describe() << "\n";
+    return 1;
+  }
+  llvm::outs() << checkFile << ": ok (sim" << (cuda ? ", cuda" : "") << ")\n";
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv,
+                              "dlc-fuzz: random-graph differential testing\n");
+  if (printSeed >= 0) {
+    Program p = generateProgram(uint64_t(printSeed));
+    llvm::outs() << printProgram(p, dlcOnly ? Flavor::DlcOnly
+                                            : Flavor::AsGenerated);
+    return 0;
+  }
+  if (!checkFile.empty())
+    return checkOneFile();
+
+  if (!keepFailures.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(keepFailures)) {
+      llvm::errs() << "dlc-fuzz: cannot create '" << keepFailures
+                   << "': " << ec.message() << "\n";
+      return 2;
+    }
+
+  std::string why;
+  bool cuda = !noCuda && probeCuda(why);
+  CheckOptions options;
+  options.cuda = cuda;
+
+  auto begin = Clock::now();
+  uint64_t next = startSeed, end = startSeed + numSeeds;
+  uint64_t passed = 0, totalOps = 0;
+  std::map<uint64_t, Failure> failures;
+  runPool(
+      [&](uint64_t &tag) {
+        if (next >= end)
+          return false;
+        if (seconds > 0 &&
+            std::chrono::duration<double>(Clock::now() - begin).count() >=
+                seconds)
+          return false;
+        tag = next++;
+        return true;
+      },
+      [&](uint64_t seed) {
+        Program p = generateProgram(seed);
+        return checkReport(printProgram(p, Flavor::AsGenerated),
+                           printProgram(p, Flavor::DlcOnly), seed, options);
+      },
+      [&](uint64_t seed, std::optional<Failure> failure) {
+        totalOps += countOps(generateProgram(seed));
+        if (!failure) {
+          ++passed;
+          if (verbose)
+            llvm::outs() << "seed " << seed << ": ok\n";
+          llvm::outs().flush();
+          return;
+        }
+        llvm::outs() << "seed " << seed << ": FAILED " << failure->describe()
+                     << "\n";
+        llvm::outs().flush();
+        failures.emplace(seed, *failure);
+      },
+      jobs);
+
+  // Failing programs are written (and minimized) after the run, in seed order.
+  for (auto &[seed, failure] : failures) {
+    Program p = generateProgram(seed);
+    std::string header = "// dlc-fuzz seed " + std::to_string(seed) + ": " +
+                         "\n" + commentBlock(failure.describe());
+    if (!keepFailures.empty())
+      writeFile(keepFailures + "/seed-" + std::to_string(seed) + ".mlir",
+                header + printProgram(p, Flavor::AsGenerated));
+    if (!shrink)
+      continue;
+    Program small = shrinkProgram(p, failure, cuda);
+    std::string text = printProgram(small, Flavor::AsGenerated);
+    llvm::outs() << "seed " << seed << ": minimized to " << countOps(small)
+                 << " operations (from " << countOps(p)
+                 << "), inputs from --input-seed=" << seed << ":\n"
+                 << text;
+    if (!keepFailures.empty())
+      writeFile(keepFailures + "/seed-" + std::to_string(seed) + ".min.mlir",
+                header + text);
+  }
+
+  uint64_t checked = passed + failures.size();
+  double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+  llvm::outs() << "dlc-fuzz: " << checked << " graphs (" << totalOps
+               << " operations) from seed " << startSeed << ", checked on sim"
+               << (cuda ? " and cuda" : "") << " in "
+               << llvm::format("%.0f", elapsed) << " s\n";
+  llvm::outs() << "dlc-fuzz: " << passed << " passed, " << failures.size()
+               << " failed\n";
+  return failures.empty() ? 0 : 1;
+}
