@@ -1542,12 +1542,12 @@ void KernelEmitter::emitPointwise(EmittedKernel &out) {
 
 void KernelEmitter::emitWarpCombine(Scope *s, ReduceKind kind, Elem e,
                                     const std::string &acc) {
-  line(s, fmt::format("#pragma unroll\nfor (int s = 16; s > 0; s >>= 1)\n  {} = "
-                      "{};",
-                      acc,
-                      combine(kind, e, acc,
-                              fmt::format("__shfl_xor_sync(0xffffffffu, {}, s)",
-                                          acc))));
+  // The shuffle goes into a variable first: a combiner may name its
+  // operand twice, and every lane must run each shuffle exactly once.
+  line(s, fmt::format("#pragma unroll\nfor (int s = 16; s > 0; s >>= 1) {{\n"
+                      "  const {0} other = __shfl_xor_sync(0xffffffffu, {1}, s);\n"
+                      "  {1} = {2};\n}}",
+                      computeType(e), acc, combine(kind, e, acc, "other")));
 }
 
 void KernelEmitter::emitRow(EmittedKernel &out) {

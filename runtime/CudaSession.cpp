@@ -231,9 +231,11 @@ Status CudaSession::init() {
 Status CudaSession::loadModule() {
   if (pkg_.kernels.empty())
     return Status::ok();
+  // The cubin for this GPU: its exact architecture, or the same one with
+  // architecture-specific features ("sm_90a" runs on sm_90 only).
   const Cubin *match = nullptr;
   for (const Cubin &c : pkg_.cubins)
-    if (c.arch == arch_)
+    if (c.arch == arch_ || (!match && c.arch == arch_ + "a"))
       match = &c;
 
   CUresult r = CUDA_ERROR_NO_BINARY_FOR_GPU;

@@ -88,9 +88,10 @@ TEST(CudaNoGpu, SessionCreationExplainsWhatIsMissing) {
   EXPECT_EQ(s.message(), "no CUDA GPU: " + why + " (use --device=sim)");
   // Without any driver library the message is exactly this.
   void *driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!driver && std::getenv("DLC_CUDA_DRIVER_LIB") == nullptr)
+  if (!driver && std::getenv("DLC_CUDA_DRIVER_LIB") == nullptr) {
     EXPECT_EQ(s.message(),
               "no CUDA GPU: libcuda.so.1 not found (use --device=sim)");
+  }
   if (driver)
     ::dlclose(driver);
 }
@@ -210,6 +211,41 @@ TEST_F(CudaGpu, CoordinatesMatchSimExactly) {
   p.steps.push_back(
       kernelStep("k_coords", {2, 3, 2}, {4, 2, 3}, {outputRef(0, n * 4)}));
   compareWithSim(p, {}, 0);
+}
+
+TEST_F(CudaGpu, HalfAndBFloat16ConversionsMatchTheRuntime) {
+  auto s = open(halfPackage(), DeviceKind::Cuda);
+  ASSERT_TRUE(s);
+  std::vector<HostTensor> in = halfInputs();
+  Result<std::vector<HostTensor>> out = s->run(in);
+  ASSERT_TRUE(out.isOk()) << out.message();
+  auto f32 = [](const HostTensor &t, int64_t i) {
+    float v;
+    std::memcpy(&v, t.data.data() + 4 * i, 4);
+    return v;
+  };
+  auto u16 = [](const HostTensor &t, int64_t i) {
+    uint16_t v;
+    std::memcpy(&v, t.data.data() + 2 * i, 2);
+    return v;
+  };
+  for (uint32_t i = 0; i < 65536; ++i) {
+    float h = f32((*out)[0], i), b = f32((*out)[1], i);
+    // NaN payloads may differ between the GPU and the runtime.
+    if (!std::isnan(h)) {
+      ASSERT_EQ(h, halfToFloat(uint16_t(i))) << i;
+    }
+    if (!std::isnan(b)) {
+      ASSERT_EQ(b, bfloat16ToFloat(uint16_t(i))) << i;
+    }
+  }
+  for (int i = 0; i < kHalfInputs; ++i) {
+    float f = f32(in[1], i);
+    if (std::isnan(f))
+      continue;
+    EXPECT_EQ(u16((*out)[2], i), floatToHalf(f)) << f;
+    EXPECT_EQ(u16((*out)[3], i), floatToBFloat16(f)) << f;
+  }
 }
 
 TEST_F(CudaGpu, GemmStepsThroughCublasMatchSim) {

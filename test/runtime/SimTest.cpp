@@ -240,40 +240,6 @@ TEST(Sim, ThreadAndBlockCoordinatesIn3D) {
                             100000 * bz);
 }
 
-Package halfPackage() {
-  Package p = basePackage();
-  p.inputs = {{DType::I32, {32768}}, {DType::F32, {kHalfInputs}}};
-  p.outputs = {{DType::F32, {65536}},
-               {DType::F32, {65536}},
-               {DType::F16, {kHalfInputs}},
-               {DType::BF16, {kHalfInputs}}};
-  p.steps.push_back(kernelStep(
-      "k_half", {256}, {256},
-      {inputRef(0, 131072), inputRef(1, kHalfInputs * 4),
-       outputRef(0, 65536 * 4), outputRef(1, 65536 * 4),
-       outputRef(2, kHalfInputs * 2), outputRef(3, kHalfInputs * 2)}));
-  return p;
-}
-
-std::vector<HostTensor> halfInputs() {
-  HostTensor bits(DType::I32, {32768}); // 65536 u16 values
-  for (uint32_t i = 0; i < 65536; ++i) {
-    uint16_t b = uint16_t(i);
-    std::memcpy(bits.data.data() + 2 * i, &b, 2);
-  }
-  HostTensor f(DType::F32, {kHalfInputs});
-  Rng rng(11);
-  for (int i = 0; i < kHalfInputs; ++i) {
-    uint32_t u = rng.bits32();
-    if (i % 4 == 0) // plenty of values near the f16 range
-      u = (u & 0x807fffffu) | ((100u + rng.bits32() % 50u) << 23);
-    float v;
-    std::memcpy(&v, &u, 4);
-    std::memcpy(f.data.data() + 4 * i, &v, 4);
-  }
-  return {bits, f};
-}
-
 bool sameFloat(float a, float b) {
   return (std::isnan(a) && std::isnan(b)) ||
          std::memcmp(&a, &b, 4) == 0;
@@ -606,8 +572,9 @@ TEST_P(CpuGemmTest, MatchesTheNaiveLoop) {
       for (int64_t j = 0; j < g.ldc; ++j) {
         int64_t ci = bt * g.strideC + i * g.ldc + j;
         if (j >= gc.n) { // padding is untouched
-          if (gc.beta == 0)
+          if (gc.beta == 0) {
             EXPECT_TRUE(std::isnan(c.getAsDouble(ci)));
+          }
           continue;
         }
         double got = c.getAsDouble(ci);

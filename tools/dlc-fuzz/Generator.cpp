@@ -412,6 +412,12 @@ int Generator::binary(BinaryKind k, int x, int y) {
     break;
   case BinaryKind::Mul:
     corners([](double u, double w) { return u * w; });
+    if (x == y) {
+      // A square is never negative.
+      double m = std::max(a.lo * a.lo, a.hi * a.hi);
+      lo = (a.lo <= 0 && a.hi >= 0) ? 0 : std::min(a.lo * a.lo, a.hi * a.hi);
+      hi = m;
+    }
     exact = (a.exact && isPowerOfTwoSplat(p, isConstant, y)) ||
             (b.exact && isPowerOfTwoSplat(p, isConstant, x));
     break;
@@ -769,10 +775,6 @@ int Generator::settle(int x) {
 //===----------------------------------------------------------------------===//
 // Operation generators
 //===----------------------------------------------------------------------===//
-
-static bool isFloatValue(const Program &p, int v) {
-  return isFloat(p.values[v].type.dtype);
-}
 
 bool Generator::genUnary() {
   int x = pickValue([&](int v) {

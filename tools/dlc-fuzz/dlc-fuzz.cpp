@@ -74,6 +74,10 @@ static cl::opt<unsigned> shrinkBudget("shrink-budget",
 static cl::opt<bool> noCuda("no-cuda",
                             cl::desc("Do not run on a GPU even if present"),
                             cl::init(false));
+static cl::opt<bool> requireCuda("require-cuda",
+                                 cl::desc("Print 'no CUDA GPU' and check "
+                                          "nothing if no GPU is present"),
+                                 cl::init(false));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print a line for every seed"),
                              cl::init(false));
@@ -84,6 +88,14 @@ static cl::opt<std::string> checkFile("check",
                                       cl::desc("Check an MLIR file instead of "
                                                "generated programs"),
                                       cl::value_desc("FILE"), cl::init(""));
+static cl::list<std::string>
+    configNames("configs", cl::CommaSeparated,
+                cl::desc("Compile configurations to check: full, no-fuse, "
+                         "no-in-place (default: all)"));
+static cl::opt<bool> noFork("no-fork",
+                            cl::desc("Check in this process (for debuggers; "
+                                     "a crash ends the run)"),
+                            cl::init(false));
 static cl::opt<uint64_t> inputSeed("input-seed",
                                    cl::desc("With --check: seed of the random "
                                             "inputs"),
@@ -108,6 +120,13 @@ struct Child {
 using Clock = std::chrono::steady_clock;
 
 Child startChild(uint64_t tag, const std::function<std::string()> &work) {
+  if (noFork) {
+    Child c;
+    c.tag = tag;
+    c.report = work();
+    c.start = Clock::now();
+    return c;
+  }
   int fds[2];
   if (pipe(fds) != 0) {
     perror("dlc-fuzz: pipe");
@@ -151,6 +170,10 @@ Child startChild(uint64_t tag, const std::function<std::string()> &work) {
 
 /// The failure of a finished child, or none; `c.fd` must be at end of file.
 std::optional<Failure> finishChild(Child &c, bool timedOut) {
+  if (c.pid < 0)
+    return c.report.empty() ? std::nullopt
+                            : std::optional<Failure>(
+                                  Failure::deserialize(c.report));
   close(c.fd);
   c.fd = -1;
   if (timedOut)
@@ -195,6 +218,12 @@ void runPool(const std::function<bool(uint64_t &tag)> &more,
     }
     if (running.empty())
       return;
+    if (noFork) {
+      Child c = running.back();
+      running.pop_back();
+      done(c.tag, finishChild(c, false));
+      continue;
+    }
     std::vector<pollfd> fds;
     for (const Child &c : running)
       fds.push_back({c.fd, POLLIN, 0});
@@ -456,8 +485,24 @@ int main(int argc, char **argv) {
 
   std::string why;
   bool cuda = !noCuda && probeCuda(why);
+  if (requireCuda && !cuda) {
+    llvm::outs() << "dlc-fuzz: no CUDA GPU (" << (noCuda ? "--no-cuda" : why)
+                 << "), nothing checked\n";
+    return 0;
+  }
   CheckOptions options;
   options.cuda = cuda;
+  for (const std::string &name : configNames) {
+    std::string suffix = name == "full" ? "" : " " + name;
+    if (name != "full" && name != "no-fuse" && name != "no-in-place") {
+      llvm::errs() << "dlc-fuzz: unknown configuration '" << name
+                   << "' (full, no-fuse, no-in-place)\n";
+      return 2;
+    }
+    options.onlyConfigs.push_back("sim" + suffix);
+    if (cuda)
+      options.onlyConfigs.push_back("cuda" + suffix);
+  }
 
   auto begin = Clock::now();
   uint64_t next = startSeed, end = startSeed + numSeeds;
