@@ -64,7 +64,9 @@ std::optional<Elem> elemOfType(Type type) {
 /// Only called on values whose types were checked by checkTypes().
 Elem elemOf(Value v) { return elemOfType(v.getType()).value_or(Elem::F32); }
 
-bool isFloat(Elem e) { return e == Elem::F32 || e == Elem::F16 || e == Elem::BF16; }
+bool isFloat(Elem e) {
+  return e == Elem::F32 || e == Elem::F16 || e == Elem::BF16;
+}
 
 /// The C type a tensor element is stored as in device memory.
 const char *storageType(Elem e) {
@@ -213,7 +215,8 @@ int64_t floatToInt(Elem to, double v) {
              : diff < 0.5 ? lower
                           : (std::fmod(lower, 2.0) == 0 ? lower : lower + 1);
   if (to == Elem::I32)
-    return static_cast<int64_t>(std::min(std::max(r, -2147483648.0), 2147483647.0));
+    return static_cast<int64_t>(
+        std::min(std::max(r, -2147483648.0), 2147483647.0));
   if (r >= 9223372036854775807.0)
     return std::numeric_limits<int64_t>::max();
   if (r <= -9223372036854775808.0)
@@ -947,8 +950,8 @@ std::string KernelEmitter::compute(Value v, ArrayRef<std::string> idx) {
     return val(t.getInput(), in);
   }
   if (auto r = dyn_cast<ReshapeOp>(op))
-    return val(r.getInput(),
-               reshapeIndex(idx, shapeOf(r.getResult()), shapeOf(r.getInput())));
+    return val(r.getInput(), reshapeIndex(idx, shapeOf(r.getResult()),
+                                          shapeOf(r.getInput())));
   if (auto s = dyn_cast<SliceOp>(op)) {
     SmallVector<std::string> in;
     for (auto [k, start] : llvm::enumerate(s.getStart()))
@@ -1092,7 +1095,8 @@ std::string KernelEmitter::computeBinary(Operation *op,
                                          ArrayRef<std::string> idx) {
   Elem e = elemOf(op->getResult(0));
   if (auto sel = dyn_cast<SelectOp>(op)) {
-    std::string c = val(sel.getCond(), broadcastIndex(idx, shapeOf(sel.getCond())));
+    std::string c =
+        val(sel.getCond(), broadcastIndex(idx, shapeOf(sel.getCond())));
     std::string a =
         val(sel.getOnTrue(), broadcastIndex(idx, shapeOf(sel.getOnTrue())));
     std::string b =
@@ -1250,7 +1254,8 @@ std::string KernelEmitter::computeReduce(ReduceOp op,
     return x;
   }
   std::string acc = fresh("r");
-  line(cur, fmt::format("{} {} = {};", computeType(e), acc, reduceInit(kind, e)));
+  line(cur,
+       fmt::format("{} {} = {};", computeType(e), acc, reduceInit(kind, e)));
   declare(cur, acc);
   Scope *parent = cur;
   Scope *loop = openScope(parent, header + "{", /*barrier=*/false);
@@ -1424,7 +1429,7 @@ LogicalResult KernelEmitter::checkTypes() {
   return success();
 }
 
-//===--- Pointwise template ------------------------------------------------===//
+//===--- Pointwise template ----------------------------------------------===//
 
 void KernelEmitter::emitPointwise(EmittedKernel &out) {
   auto yield = cast<YieldOp>(kernel.getBodyBlock().getTerminator());
@@ -1538,7 +1543,7 @@ void KernelEmitter::emitPointwise(EmittedKernel &out) {
   closeScope(threadScope);
 }
 
-//===--- Row template ------------------------------------------------------===//
+//===--- Row template ----------------------------------------------------===//
 
 void KernelEmitter::emitWarpCombine(Scope *s, ReduceKind kind, Elem e,
                                     const std::string &acc) {
@@ -1638,7 +1643,8 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
         std::string smem = fresh("red");
         line(top, fmt::format("__shared__ {} {}[{}];", computeType(e), smem,
                               numWarps));
-        line(rowScope, fmt::format("if (lane == 0)\n  {}[warp] = {};", smem, acc));
+        line(rowScope,
+             fmt::format("if (lane == 0)\n  {}[warp] = {};", smem, acc));
         line(rowScope, "__syncthreads();");
         line(rowScope, fmt::format("{} = {}[0];", acc, smem));
         line(rowScope, fmt::format("for (int w = 1; w < {}; ++w)\n  {} = {};",
@@ -1754,7 +1760,10 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
                        [](int64_t d) { return d == 1; });
       if (shape == space) {
         idx = outerIdx;
-        idx.append(inner);
+        if (inner.empty()) // rows of one element: written by lane 0
+          idx.append(plan.numInnerDims, "0");
+        else
+          idx.append(inner);
       } else if (p == 1 && reducedShape) {
         idx = outerIdx;
         idx.append(plan.numInnerDims, "0");
@@ -1778,7 +1787,7 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
   closeScope(rowScope);
 }
 
-//===--- Whole kernel --------------------------------------------------------===//
+//===--- Whole kernel ----------------------------------------------------===//
 
 /// Drops `const T name = expr;` lines whose variable is never used (index
 /// variables the templates declare up front, values made redundant by a
@@ -1809,12 +1818,14 @@ std::string removeDeadDeclarations(const std::string &text) {
       for (size_t p = 0; p < l.size();) {
         if (std::isalpha((unsigned char)l[p]) || l[p] == '_') {
           size_t q = p;
-          while (q < l.size() && (std::isalnum((unsigned char)l[q]) || l[q] == '_'))
+          while (q < l.size() &&
+                 (std::isalnum((unsigned char)l[q]) || l[q] == '_'))
             ++q;
           ++uses[l.slice(p, q)];
           p = q;
         } else if (std::isdigit((unsigned char)l[p])) {
-          while (p < l.size() && (std::isalnum((unsigned char)l[p]) || l[p] == '.'))
+          while (p < l.size() &&
+                 (std::isalnum((unsigned char)l[p]) || l[p] == '.'))
             ++p;
         } else {
           ++p;
@@ -1965,9 +1976,9 @@ LogicalResult mlir::dlc::emitCudaKernels(func::FuncOp func, std::string &source,
   return success();
 }
 
-LogicalResult mlir::dlc::generateCudaSource(func::FuncOp func,
-                                            std::string &source,
-                                            std::vector<rt::KernelInfo> *infos) {
+LogicalResult
+mlir::dlc::generateCudaSource(func::FuncOp func, std::string &source,
+                              std::vector<rt::KernelInfo> *infos) {
   std::vector<EmittedKernel> kernels;
   if (failed(emitCudaKernels(func, source, kernels)))
     return failure();

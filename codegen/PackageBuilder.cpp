@@ -155,7 +155,8 @@ LogicalResult PackageBuilder::resultStorage(Operation *op) {
     return op->emitOpError() << "has " << offsets.size()
                              << " planned offsets for " << op->getNumResults()
                              << " results";
-  for (auto [result, offset] : llvm::zip(op->getResults(), offsets.asArrayRef())) {
+  for (auto [result, offset] :
+       llvm::zip(op->getResults(), offsets.asArrayRef())) {
     rt::BufferRef ref;
     ref.bytes = byteSize(result);
     if (offset >= 0) {
@@ -237,8 +238,10 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     return failure();
   rt::BufferRef cRef = storage[op.getResult()];
 
-  ArrayRef<int64_t> aShape = cast<RankedTensorType>(op.getLhs().getType()).getShape();
-  ArrayRef<int64_t> bShape = cast<RankedTensorType>(op.getRhs().getType()).getShape();
+  ArrayRef<int64_t> aShape =
+      cast<RankedTensorType>(op.getLhs().getType()).getShape();
+  ArrayRef<int64_t> bShape =
+      cast<RankedTensorType>(op.getRhs().getType()).getShape();
   ArrayRef<int64_t> cShape = op.getType().getShape();
   size_t rank = cShape.size(), nb = rank - 2;
   bool ta = op.getTransposeA(), tb = op.getTransposeB();
@@ -470,8 +473,8 @@ FailureOr<rt::Package> PackageBuilder::build() {
 
 } // namespace
 
-FailureOr<rt::Package> mlir::dlc::generatePackage(func::FuncOp func,
-                                                  const CodegenOptions &options) {
+FailureOr<rt::Package>
+mlir::dlc::generatePackage(func::FuncOp func, const CodegenOptions &options) {
   PackageBuilder builder(func, options);
   return builder.build();
 }

@@ -17,8 +17,12 @@ void mlir::dlc::buildLoweringPipeline(OpPassManager &pm) {
 void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
                                           const PipelineOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  if (options.fuse)
-    fpm.addPass(createFuse());
+  // Without fusion every op still becomes a kernel of its own: code
+  // generation only knows kernels, matrix products and views.
+  FuseOptions fuseOptions;
+  if (!options.fuse)
+    fuseOptions.maxOpsPerKernel = 1;
+  fpm.addPass(createFuse(fuseOptions));
   if (options.planMemory) {
     PlanMemoryOptions planOptions;
     planOptions.allowInPlace = options.inPlace;

@@ -17,15 +17,19 @@
 // CHECK: [[MAX]] = fmaxf([[MAX]], {{v[0-9]+}});
 // CHECK-NEXT: }
 // CHECK-NEXT: #pragma unroll
-// CHECK-NEXT: for (int s = 16; s > 0; s >>= 1)
-// CHECK-NEXT: [[MAX]] = fmaxf([[MAX]], __shfl_xor_sync(0xffffffffu, [[MAX]], s));
+// CHECK-NEXT: for (int s = 16; s > 0; s >>= 1) {
+// CHECK-NEXT: const float other = __shfl_xor_sync(0xffffffffu, [[MAX]], s);
+// CHECK-NEXT: [[MAX]] = fmaxf([[MAX]], other);
+// CHECK-NEXT: }
 // CHECK-NEXT: float [[SUM:acc[0-9]+]] = 0.0f;
 // CHECK-NEXT: for (int [[J:j[0-9]+]] = lane; [[J]] < 1000; [[J]] += 32) {
 // CHECK: const float [[D:v[0-9]+]] = {{v[0-9]+}} - [[MAX]];
 // CHECK-NEXT: const float [[E:v[0-9]+]] = expf([[D]]);
 // CHECK-NEXT: [[SUM]] = [[SUM]] + [[E]];
 // CHECK-NEXT: }
-// CHECK: [[SUM]] = [[SUM]] + __shfl_xor_sync(0xffffffffu, [[SUM]], s);
+// CHECK: const float other = __shfl_xor_sync(0xffffffffu, [[SUM]], s);
+// CHECK-NEXT: [[SUM]] = [[SUM]] + other;
+// CHECK-NEXT: }
 // CHECK-NEXT: const float [[INV:v[0-9]+]] = 1.0f / [[SUM]];
 // CHECK-NEXT: for (int [[J:j[0-9]+]] = lane; [[J]] < 1000; [[J]] += 32) {
 // CHECK: const float [[Y:v[0-9]+]] = {{v[0-9]+}} * [[INV]];

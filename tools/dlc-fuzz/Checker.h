@@ -9,6 +9,7 @@
 #ifndef DLC_TOOLS_FUZZ_CHECKER_H
 #define DLC_TOOLS_FUZZ_CHECKER_H
 
+#include "runtime/Package.h"
 #include "runtime/Tensor.h"
 
 #include <cstdint>
@@ -51,6 +52,14 @@ double fuzzTolerance(rt::DType type);
 /// Compares `got` with the reference `expected`; a message if they differ.
 std::optional<std::string> compareOutput(const rt::HostTensor &got,
                                          const rt::HostTensor &expected);
+
+/// Only lowers both forms and evaluates them with the reference interpreter
+/// (no code generation): finite results, and the two forms agree. `inputs`
+/// describes the arguments.
+std::optional<Failure>
+checkReferenceOnly(const std::string &mlirText, const std::string &dlcOnlyText,
+                   const std::vector<rt::TensorDesc> &inputs,
+                   uint64_t inputSeed);
 
 /// Checks `mlirText` on inputs dlc::randomInputs(package, inputSeed). When
 /// `dlcOnlyText` is not empty it is the same program written in dlc only:

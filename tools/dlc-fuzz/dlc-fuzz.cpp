@@ -74,6 +74,11 @@ static cl::opt<unsigned> shrinkBudget("shrink-budget",
 static cl::opt<bool> noCuda("no-cuda",
                             cl::desc("Do not run on a GPU even if present"),
                             cl::init(false));
+static cl::opt<bool> referenceOnly(
+    "reference-only",
+    cl::desc("Only lower and evaluate with the reference interpreter (checks "
+             "the generator and the TOSA lowering, fast)"),
+    cl::init(false));
 static cl::opt<bool> requireCuda("require-cuda",
                                  cl::desc("Print 'no CUDA GPU' and check "
                                           "nothing if no GPU is present"),
@@ -521,6 +526,15 @@ int main(int argc, char **argv) {
       },
       [&](uint64_t seed) {
         Program p = generateProgram(seed);
+        if (referenceOnly) {
+          std::vector<rt::TensorDesc> inputs;
+          for (int v : p.inputs)
+            inputs.push_back({p.values[v].type.dtype, p.values[v].type.shape});
+          auto failure = checkReferenceOnly(printProgram(p, Flavor::AsGenerated),
+                                            printProgram(p, Flavor::DlcOnly),
+                                            inputs, seed);
+          return failure ? failure->serialize() : std::string();
+        }
         return checkReport(printProgram(p, Flavor::AsGenerated),
                            printProgram(p, Flavor::DlcOnly), seed, options);
       },
@@ -564,8 +578,11 @@ int main(int argc, char **argv) {
   uint64_t checked = passed + failures.size();
   double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
   llvm::outs() << "dlc-fuzz: " << checked << " graphs (" << totalOps
-               << " operations) from seed " << startSeed << ", checked on sim"
-               << (cuda ? " and cuda" : "") << " in "
+               << " operations) from seed " << startSeed << ", checked "
+               << (referenceOnly ? "by the reference interpreter only"
+                   : cuda        ? "on sim and cuda"
+                                 : "on sim")
+               << " in "
                << llvm::format("%.0f", elapsed) << " s\n";
   llvm::outs() << "dlc-fuzz: " << passed << " passed, " << failures.size()
                << " failed\n";
