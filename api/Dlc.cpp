@@ -144,6 +144,7 @@ static rt::Result<rt::Package> compileBuffer(std::unique_ptr<llvm::MemoryBuffer>
   registerDlcDialects(registry);
   MLIRContext context(registry);
   context.allowUnregisteredDialects(false);
+  context.printOpOnDiagnostic(false);
   DiagnosticCollector diagnostics(context);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());

@@ -64,10 +64,13 @@ checkReferenceOnly(const std::string &mlirText, const std::string &dlcOnlyText,
 /// Checks `mlirText` on inputs dlc::randomInputs(package, inputSeed). When
 /// `dlcOnlyText` is not empty it is the same program written in dlc only:
 /// its lowered form must give the same reference results.
+/// Outputs that differ by more than their tolerance but within their
+/// rounding sensitivity (see Checker.cpp) pass and are listed in `notes`.
 std::optional<Failure> checkProgramText(const std::string &mlirText,
                                         const std::string &dlcOnlyText,
                                         uint64_t inputSeed,
-                                        const CheckOptions &options);
+                                        const CheckOptions &options,
+                                        std::vector<std::string> *notes = nullptr);
 
 } // namespace dlc::fuzz
 

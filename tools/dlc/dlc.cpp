@@ -129,6 +129,12 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
   ::dlc::registerDlcDialects(registry);
   MLIRContext context(registry);
   context.disableMultithreading();
+  // A user reads located errors, not IR dumps: print the failing op only
+  // when asked with --mlir-print-op-on-diagnostic.
+  auto &registered = cl::getRegisteredOptions();
+  auto it = registered.find("mlir-print-op-on-diagnostic");
+  if (it == registered.end() || it->second->getNumOccurrences() == 0)
+    context.printOpOnDiagnostic(false);
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buffer)
     return fail("cannot read '" + path + "': " + buffer.getError().message());
