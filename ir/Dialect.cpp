@@ -37,7 +37,7 @@ Operation *DlcDialect::materializeConstant(OpBuilder &builder, Attribute value,
 // Shared verification helpers
 //===----------------------------------------------------------------------===//
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
+std::string mlir::dlc::formatShape(ArrayRef<int64_t> shape) {
   std::string s = "[";
   for (auto [i, d] : llvm::enumerate(shape)) {
     if (i)
@@ -82,15 +82,15 @@ LogicalResult mlir::dlc::verifyBroadcastElementwise(Operation *op,
       auto merged = broadcastShapes(shape, type.getShape());
       if (failed(merged))
         return op->emitOpError()
-               << "operand shapes " << shapeStr(shape) << " and "
-               << shapeStr(type.getShape()) << " are not broadcast-compatible";
+               << "operand shapes " << formatShape(shape) << " and "
+               << formatShape(type.getShape()) << " are not broadcast-compatible";
       shape = *merged;
     }
   }
   if (ArrayRef<int64_t>(shape) != resultType.getShape())
-    return op->emitOpError() << "expects result shape " << shapeStr(shape)
+    return op->emitOpError() << "expects result shape " << formatShape(shape)
                              << " (the broadcast of the operands), but got "
-                             << shapeStr(resultType.getShape());
+                             << formatShape(resultType.getShape());
   if (sameResultElementType) {
     for (Value operand : op->getOperands()) {
       elementType = tensorType(operand).getElementType();
@@ -181,9 +181,9 @@ LogicalResult SelectOp::verify() {
 LogicalResult CastOp::verify() {
   if (tensorType(getInput()).getShape() != getType().getShape())
     return emitOpError() << "expects the result shape "
-                         << shapeStr(getType().getShape())
+                         << formatShape(getType().getShape())
                          << " to equal the input shape "
-                         << shapeStr(tensorType(getInput()).getShape());
+                         << formatShape(tensorType(getInput()).getShape());
   return success();
 }
 
@@ -283,9 +283,9 @@ LogicalResult ReduceOp::verify() {
     expected[axis] = 1;
   }
   if (ArrayRef<int64_t>(expected) != getType().getShape())
-    return emitOpError() << "expects result shape " << shapeStr(expected)
+    return emitOpError() << "expects result shape " << formatShape(expected)
                          << " (reduced axes kept as 1), but got "
-                         << shapeStr(getType().getShape());
+                         << formatShape(getType().getShape());
   if (in.getElementType() != getType().getElementType())
     return emitOpError() << "expects the result element type "
                          << in.getElementType() << ", but got "
@@ -302,8 +302,8 @@ LogicalResult ArgMaxOp::verify() {
   SmallVector<int64_t> expected(in.getShape());
   expected[getAxis()] = 1;
   if (ArrayRef<int64_t>(expected) != getType().getShape())
-    return emitOpError() << "expects result shape " << shapeStr(expected)
-                         << ", but got " << shapeStr(getType().getShape());
+    return emitOpError() << "expects result shape " << formatShape(expected)
+                         << ", but got " << formatShape(getType().getShape());
   return success();
 }
 
@@ -338,15 +338,15 @@ LogicalResult MatmulOp::verify() {
                                b.getShape().drop_back(2));
   if (failed(batch))
     return emitOpError() << "batch dimensions "
-                         << shapeStr(a.getShape().drop_back(2)) << " and "
-                         << shapeStr(b.getShape().drop_back(2))
+                         << formatShape(a.getShape().drop_back(2)) << " and "
+                         << formatShape(b.getShape().drop_back(2))
                          << " are not broadcast-compatible";
   SmallVector<int64_t> expected = *batch;
   expected.push_back(m);
   expected.push_back(n);
   if (ArrayRef<int64_t>(expected) != getType().getShape())
-    return emitOpError() << "expects result shape " << shapeStr(expected)
-                         << ", but got " << shapeStr(getType().getShape());
+    return emitOpError() << "expects result shape " << formatShape(expected)
+                         << ", but got " << formatShape(getType().getShape());
   if (auto acc = getAccType()) {
     if (!isa<FloatType>(*acc) || !isa<FloatType>(a.getElementType()))
       return emitOpError() << "acc_type must be a float type for a float "
@@ -479,14 +479,14 @@ LogicalResult TransposeOp::verify() {
   SmallVector<int64_t> expected;
   for (int64_t p : perm) {
     if (p < 0 || p >= in.getRank() || seen[p])
-      return emitOpError() << "perm " << shapeStr(perm)
+      return emitOpError() << "perm " << formatShape(perm)
                            << " is not a permutation";
     seen[p] = true;
     expected.push_back(in.getDimSize(p));
   }
   if (ArrayRef<int64_t>(expected) != getType().getShape())
-    return emitOpError() << "expects result shape " << shapeStr(expected)
-                         << ", but got " << shapeStr(getType().getShape());
+    return emitOpError() << "expects result shape " << formatShape(expected)
+                         << ", but got " << formatShape(getType().getShape());
   if (in.getElementType() != getType().getElementType())
     return emitOpError() << "changes the element type";
   return success();
@@ -511,9 +511,9 @@ LogicalResult ReshapeOp::verify() {
   auto in = tensorType(getInput());
   if (in.getNumElements() != getType().getNumElements())
     return emitOpError() << "cannot reshape " << in.getNumElements()
-                         << " elements " << shapeStr(in.getShape()) << " into "
+                         << " elements " << formatShape(in.getShape()) << " into "
                          << getType().getNumElements() << " elements "
-                         << shapeStr(getType().getShape());
+                         << formatShape(getType().getShape());
   if (in.getElementType() != getType().getElementType())
     return emitOpError() << "changes the element type";
   return success();
@@ -582,8 +582,8 @@ LogicalResult ConcatOp::verify() {
   }
   if (ArrayRef<int64_t>(expected) != getType().getShape() ||
       getType().getElementType() != first.getElementType())
-    return emitOpError() << "expects result shape " << shapeStr(expected)
-                         << ", but got " << shapeStr(getType().getShape());
+    return emitOpError() << "expects result shape " << formatShape(expected)
+                         << ", but got " << formatShape(getType().getShape());
   return success();
 }
 
@@ -603,8 +603,8 @@ LogicalResult PadOp::verify() {
   }
   if (ArrayRef<int64_t>(expected) != getType().getShape() ||
       getType().getElementType() != in.getElementType())
-    return emitOpError() << "expects result shape " << shapeStr(expected)
-                         << ", but got " << shapeStr(getType().getShape());
+    return emitOpError() << "expects result shape " << formatShape(expected)
+                         << ", but got " << formatShape(getType().getShape());
   return success();
 }
 
@@ -622,8 +622,8 @@ LogicalResult TileOp::verify() {
   }
   if (ArrayRef<int64_t>(expected) != getType().getShape() ||
       getType().getElementType() != in.getElementType())
-    return emitOpError() << "expects result shape " << shapeStr(expected)
-                         << ", but got " << shapeStr(getType().getShape());
+    return emitOpError() << "expects result shape " << formatShape(expected)
+                         << ", but got " << formatShape(getType().getShape());
   return success();
 }
 

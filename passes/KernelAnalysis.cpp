@@ -54,13 +54,6 @@ static int64_t valueBytes(Value v) {
   return type.getNumElements() * elementBytes(type.getElementType());
 }
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 /// A splat constant becomes a literal in the generated code, so reading it
 /// costs no memory traffic.
 static bool isSplatConstant(Value v) {
@@ -130,8 +123,8 @@ static LogicalResult planRow(const llvm::SmallPtrSetImpl<Operation *> &inGroup,
     if (failed(info))
       return failure();
     if (info->inputShape != rowShape || info->numInnerDims != k) {
-      why = "reductions differ in row shape (" + shapeStr(rowShape) + " vs " +
-            shapeStr(info->inputShape) + ") or in reduced dimensions";
+      why = "reductions differ in row shape (" + formatShape(rowShape) + " vs " +
+            formatShape(info->inputShape) + ") or in reduced dimensions";
       return failure();
     }
   }
@@ -146,9 +139,9 @@ static LogicalResult planRow(const llvm::SmallPtrSetImpl<Operation *> &inGroup,
   for (Value out : outputs) {
     auto shape = staticShape(out);
     if (!shape || !isRowShape(*shape)) {
-      why = "an output of shape " + (shape ? shapeStr(*shape) : "?") +
-            " is neither the row shape " + shapeStr(rowShape) +
-            " nor the reduced shape " + shapeStr(reducedShape);
+      why = "an output of shape " + (shape ? formatShape(*shape) : "?") +
+            " is neither the row shape " + formatShape(rowShape) +
+            " nor the reduced shape " + formatShape(reducedShape);
       return failure();
     }
   }
@@ -239,8 +232,8 @@ FailureOr<KernelPlan> mlir::dlc::analyzeKernel(ArrayRef<Operation *> ops,
     auto shape = staticShape(out);
     if (!shape || *shape != *space) {
       std::string message = "outputs have different shapes (" +
-                            shapeStr(*space) + " and " +
-                            (shape ? shapeStr(*shape) : "?") + ")";
+                            formatShape(*space) + " and " +
+                            (shape ? formatShape(*shape) : "?") + ")";
       if (!rowWhy.empty())
         message += " and no row plan fits: " + rowWhy;
       return fail(message);

@@ -30,16 +30,6 @@ namespace mlir::dlc {
 using namespace mlir;
 using namespace mlir::dlc;
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape)) {
-    if (i)
-      s += ", ";
-    s += std::to_string(d);
-  }
-  return s + "]";
-}
-
 static bool isSupportedElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16() ||
          type.isSignlessInteger(32) || type.isSignlessInteger(64) ||
@@ -189,14 +179,14 @@ private:
       auto merged = broadcastShapes(shape, expanded);
       if (failed(merged))
         return op->emitOpError()
-               << "operand shapes " << shapeStr(shape) << " and "
-               << shapeStr(expanded) << " are not broadcast-compatible";
+               << "operand shapes " << formatShape(shape) << " and "
+               << formatShape(expanded) << " are not broadcast-compatible";
       shape = *merged;
     }
     if (ArrayRef<int64_t>(shape) != result.getShape())
-      return op->emitOpError() << "expects result shape " << shapeStr(shape)
+      return op->emitOpError() << "expects result shape " << formatShape(shape)
                                << " (the broadcast of the operands), but got "
-                               << shapeStr(result.getShape());
+                               << formatShape(result.getShape());
     SmallVector<Value> expandedOperands;
     for (Value v : operands)
       expandedOperands.push_back(expandRank(op->getLoc(), v, result.getRank()));
@@ -619,8 +609,8 @@ LogicalResult TosaLowering::lowerArgMax(tosa::ArgMaxOp op) {
   SmallVector<int64_t> dropped(in.getShape());
   dropped.erase(dropped.begin() + axis);
   if (ArrayRef<int64_t>(dropped) != out.getShape())
-    return op.emitOpError() << "expects result shape " << shapeStr(dropped)
-                            << ", but got " << shapeStr(out.getShape());
+    return op.emitOpError() << "expects result shape " << formatShape(dropped)
+                            << ", but got " << formatShape(out.getShape());
   Value arg = rewriter.create<ArgMaxOp>(
       op.getLoc(), RankedTensorType::get(kept, index), op.getInput(), axis);
   replace(op, reshape(op.getLoc(), arg, out.getShape()));
@@ -726,11 +716,11 @@ LogicalResult TosaLowering::lowerTranspose(tosa::TransposeOp op) {
   }
   if (!valid)
     return op.emitOpError()
-           << "perms " << shapeStr(*perm) << " is not a permutation of "
+           << "perms " << formatShape(*perm) << " is not a permutation of "
            << in.getRank() << " dimensions";
   if (ArrayRef<int64_t>(expected) != out.getShape())
-    return op.emitOpError() << "expects result shape " << shapeStr(expected)
-                            << ", but got " << shapeStr(out.getShape());
+    return op.emitOpError() << "expects result shape " << formatShape(expected)
+                            << ", but got " << formatShape(out.getShape());
   if (Operation *def = op.getPerms().getDefiningOp())
     attributeConstants.insert(def);
   replace(op, rewriter.create<TransposeOp>(op.getLoc(), out, op.getInput1(),
@@ -746,7 +736,7 @@ LogicalResult TosaLowering::lowerSlice(tosa::SliceOp op) {
     return op.emitOpError() << "expects " << in.getRank()
                             << " start indices and a size equal to the "
                                "result shape "
-                            << shapeStr(out.getShape());
+                            << formatShape(out.getShape());
   for (int64_t d = 0; d < in.getRank(); ++d)
     if (start[d] < 0 || start[d] + size[d] > in.getDimSize(d))
       return op.emitOpError()
@@ -822,8 +812,8 @@ LogicalResult TosaLowering::lowerPad(tosa::PadOp op) {
     expected.push_back(in.getDimSize(d) + low.back() + high.back());
   }
   if (ArrayRef<int64_t>(expected) != out.getShape())
-    return op.emitOpError() << "expects result shape " << shapeStr(expected)
-                            << ", but got " << shapeStr(out.getShape());
+    return op.emitOpError() << "expects result shape " << formatShape(expected)
+                            << ", but got " << formatShape(out.getShape());
   if (Operation *def = op.getPadding().getDefiningOp())
     attributeConstants.insert(def);
   replace(op, rewriter.create<PadOp>(op.getLoc(), out, op.getInput1(), low,
@@ -842,7 +832,7 @@ LogicalResult TosaLowering::lowerTile(tosa::TileOp op) {
     expected.push_back(in.getDimSize(d) * multiples[d]);
   }
   if (!valid || ArrayRef<int64_t>(expected) != out.getShape())
-    return op.emitOpError() << "multiples " << shapeStr(multiples)
+    return op.emitOpError() << "multiples " << formatShape(multiples)
                             << " do not tile " << in << " into " << out;
   replace(op,
           rewriter.create<TileOp>(op.getLoc(), out, op.getInput1(), multiples));

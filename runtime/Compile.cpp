@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CudaLibs.h"
+#include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
 #include "runtime/Support.h"
 
@@ -104,6 +105,10 @@ static bool readCacheEntry(const std::string &path, uint64_t keyLo,
   if (!fileExists(path))
     return false;
   Result<std::vector<uint8_t>> bytes = readFileBytes(path);
+  // Fault site: the entry reads back with a byte flipped, which the checks
+  // below must catch.
+  if (bytes.isOk() && !bytes->empty() && fault::shouldFail("cache-corrupt"))
+    (*bytes)[bytes->size() / 2] ^= 0x5a;
   bool ok = bytes.isOk() && bytes->size() >= kEntryHeaderBytes &&
             std::memcmp(bytes->data(), kEntryMagic, 8) == 0;
   if (ok) {
@@ -171,8 +176,7 @@ Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
                                           "dlc_kernels.cu", 0, nullptr,
                                           nullptr);
   if (rc != NVRTC_SUCCESS)
-    return Status::error(std::string("nvrtcCreateProgram failed: ") +
-                         nv->nvrtcGetErrorString(rc));
+    return Status::error("nvrtcCreateProgram failed: " + nv->errorString(rc));
   std::vector<const char *> argv;
   for (const std::string &o : options)
     argv.push_back(o.c_str());
@@ -190,7 +194,8 @@ Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
   if (rc != NVRTC_SUCCESS) {
     nv->nvrtcDestroyProgram(&prog);
     return Status::error("NVRTC failed to compile the kernels for " + arch +
-                         " (" + nv->nvrtcGetErrorString(rc) + "):\n" + log);
+                         " (" + nv->errorString(rc) + ")" +
+                         (log.empty() ? "" : ":\n" + log));
   }
   size_t size = 0;
   rc = nv->nvrtcGetCUBINSize(prog, &size);
@@ -202,8 +207,9 @@ Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
   }
   nv->nvrtcDestroyProgram(&prog);
   if (rc != NVRTC_SUCCESS)
-    return Status::error(std::string("nvrtcGetCUBIN failed for ") + arch +
-                         ": " + nv->nvrtcGetErrorString(rc));
+    return Status::error(std::string(size == 0 ? "nvrtcGetCUBINSize"
+                                               : "nvrtcGetCUBIN") +
+                         " failed for " + arch + ": " + nv->errorString(rc));
   writeCacheEntry(dir, path, key.lo, key.hi, cubin);
   return cubin;
 }

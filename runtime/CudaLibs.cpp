@@ -2,6 +2,7 @@
 
 #include "runtime/CudaLibs.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
@@ -58,16 +59,92 @@ static void *openFirst(const std::vector<std::string> &candidates, int flags,
   return nullptr;
 }
 
-template <typename T>
-static bool resolve(void *handle, const char *name, T &slot,
-                    const std::string &library, std::string &error) {
-  void *sym = ::dlsym(handle, name);
+/// Resolves `symbol` into `slot`, an Entry, with its fault site and what it
+/// counts.
+template <typename E, typename R>
+static bool resolveEntry(void *handle, const char *symbol, E &slot,
+                         const char *site, R injected, detail::FaultMode mode,
+                         detail::Resource resource, int delta,
+                         const void *table, const std::string &library,
+                         std::string &error) {
+  void *sym = ::dlsym(handle, symbol);
   if (!sym) {
-    error = library + " lacks " + name + " (too old?)";
+    error = library + " lacks " + symbol + " (too old?)";
     return false;
   }
-  slot = reinterpret_cast<T>(sym);
+  slot.bind(sym, site, injected, mode, resource, delta, table);
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Live objects and pending kernel faults
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr int kResourceKinds = int(detail::Resource::CublasHandle) + 1;
+std::atomic<int64_t> gLive[kResourceKinds];
+std::atomic<int> gPendingKernelFault{CUDA_SUCCESS};
+} // namespace
+
+void detail::countResource(Resource resource, int delta) {
+  gLive[int(resource)].fetch_add(delta, std::memory_order_relaxed);
+}
+
+CUresult detail::takePendingKernelFault() {
+  return CUresult(gPendingKernelFault.exchange(CUDA_SUCCESS));
+}
+
+void detail::setPendingKernelFault(CUresult result) {
+  gPendingKernelFault.store(result);
+}
+
+void detail::destroyGraph(const void *table, CUgraph graph) {
+  static_cast<const CudaDriver *>(table)->cuGraphDestroy(graph);
+}
+
+LiveCudaObjects liveCudaObjects() {
+  auto get = [](detail::Resource r) { return gLive[int(r)].load(); };
+  using detail::Resource;
+  LiveCudaObjects o;
+  o.contexts = get(Resource::Context);
+  o.pushedContexts = get(Resource::PushedContext);
+  o.streams = get(Resource::Stream);
+  o.modules = get(Resource::Module);
+  o.allocations = get(Resource::Allocation);
+  o.graphs = get(Resource::Graph);
+  o.graphExecs = get(Resource::GraphExec);
+  o.nvrtcPrograms = get(Resource::NvrtcProgram);
+  o.cublasHandles = get(Resource::CublasHandle);
+  return o;
+}
+
+bool LiveCudaObjects::operator==(const LiveCudaObjects &o) const {
+  return contexts == o.contexts && pushedContexts == o.pushedContexts &&
+         streams == o.streams && modules == o.modules &&
+         allocations == o.allocations && graphs == o.graphs &&
+         graphExecs == o.graphExecs && nvrtcPrograms == o.nvrtcPrograms &&
+         cublasHandles == o.cublasHandles;
+}
+
+std::string LiveCudaObjects::describe() const {
+  std::string out;
+  auto add = [&](int64_t n, const char *what) {
+    if (n == 0)
+      return;
+    if (!out.empty())
+      out += ", ";
+    out += std::to_string(n) + " " + what;
+  };
+  add(contexts, "context retains");
+  add(pushedContexts, "pushed contexts");
+  add(streams, "streams");
+  add(modules, "modules");
+  add(allocations, "allocations");
+  add(graphs, "graphs");
+  add(graphExecs, "graph execs");
+  add(nvrtcPrograms, "NVRTC programs");
+  add(cublasHandles, "cuBLAS handles");
+  return out.empty() ? "none" : out;
 }
 
 /// Names of the results a driver that cannot name them (a stub) gives.
@@ -107,11 +184,48 @@ std::string CudaDriver::errorName(CUresult result) const {
   return "CUDA error " + std::to_string(int(result));
 }
 
+std::string Nvrtc::errorString(nvrtcResult result) const {
+  if (nvrtcGetErrorString)
+    if (const char *s = nvrtcGetErrorString(result))
+      return s;
+  switch (result) {
+#define DLC_CASE(name)                                                         \
+  case name:                                                                   \
+    return #name;
+    DLC_CASE(NVRTC_SUCCESS)
+    DLC_CASE(NVRTC_ERROR_OUT_OF_MEMORY)
+    DLC_CASE(NVRTC_ERROR_PROGRAM_CREATION_FAILURE)
+    DLC_CASE(NVRTC_ERROR_INVALID_INPUT)
+    DLC_CASE(NVRTC_ERROR_INVALID_PROGRAM)
+    DLC_CASE(NVRTC_ERROR_INVALID_OPTION)
+    DLC_CASE(NVRTC_ERROR_COMPILATION)
+    DLC_CASE(NVRTC_ERROR_INTERNAL_ERROR)
+#undef DLC_CASE
+  default:
+    return "NVRTC error " + std::to_string(int(result));
+  }
+}
+
 std::string Cublas::statusName(cublasStatus_t status) const {
   if (getStatusName)
     if (const char *name = getStatusName(status))
       return name;
-  return "cuBLAS status " + std::to_string(int(status));
+  switch (status) {
+#define DLC_CASE(name)                                                         \
+  case name:                                                                   \
+    return #name;
+    DLC_CASE(CUBLAS_STATUS_SUCCESS)
+    DLC_CASE(CUBLAS_STATUS_NOT_INITIALIZED)
+    DLC_CASE(CUBLAS_STATUS_ALLOC_FAILED)
+    DLC_CASE(CUBLAS_STATUS_INVALID_VALUE)
+    DLC_CASE(CUBLAS_STATUS_ARCH_MISMATCH)
+    DLC_CASE(CUBLAS_STATUS_EXECUTION_FAILED)
+    DLC_CASE(CUBLAS_STATUS_INTERNAL_ERROR)
+    DLC_CASE(CUBLAS_STATUS_NOT_SUPPORTED)
+#undef DLC_CASE
+  default:
+    return "cuBLAS status " + std::to_string(int(status));
+  }
 }
 
 bool openCudaDriverLibrary(const std::string &path, CudaDriver &driver,
@@ -121,12 +235,22 @@ bool openCudaDriverLibrary(const std::string &path, CudaDriver &driver,
     return false;
   if (handle)
     *handle = h;
-#define DLC_RESOLVE(fn)                                                        \
-  if (!resolve(h, DLC_STRINGIFY(fn), driver.fn, path, error))                  \
+#define DLC_RESOLVE(fn, injected, mode, resource, delta)                       \
+  if (!resolveEntry(h, DLC_STRINGIFY(fn), driver.fn, #fn, injected,            \
+                    detail::FaultMode::mode, detail::Resource::resource,       \
+                    delta, &driver, path, error))                              \
     return false;
   DLC_CUDA_DRIVER_FUNCTIONS(DLC_RESOLVE)
 #undef DLC_RESOLVE
   return true;
+}
+
+/// A library path from the environment, or `fallback`.
+static std::string libraryOverride(const char *var, const char *fallback) {
+  if (const char *v = std::getenv(var))
+    if (*v)
+      return v;
+  return fallback;
 }
 
 const CudaDriver *loadCudaDriver(std::string *why) {
@@ -134,12 +258,17 @@ const CudaDriver *loadCudaDriver(std::string *why) {
   static std::string error;
   static bool ok = false;
   static std::once_flag once;
+  // Checked on every call, before the cached outcome: an injected failure
+  // is never remembered.
+  if (fault::shouldFail("libcuda-missing")) {
+    if (why)
+      *why = libraryOverride("DLC_CUDA_DRIVER_LIB", "libcuda.so.1") +
+             " not found";
+    return nullptr;
+  }
   std::call_once(once, [] {
-    std::string path = "libcuda.so.1";
-    if (const char *override = std::getenv("DLC_CUDA_DRIVER_LIB"))
-      if (*override)
-        path = override;
-    ok = openCudaDriverLibrary(path, driver, error);
+    ok = openCudaDriverLibrary(
+        libraryOverride("DLC_CUDA_DRIVER_LIB", "libcuda.so.1"), driver, error);
   });
   if (!ok) {
     if (why)
@@ -152,8 +281,15 @@ const CudaDriver *loadCudaDriver(std::string *why) {
 const Nvrtc *loadNvrtc(std::string *why) {
   static Nvrtc nvrtc;
   static std::string error;
-  static bool ok = false;
+  static bool opened = false;
   static std::once_flag once;
+  static std::mutex versionMutex;
+  static std::atomic<bool> ok{false};
+  if (fault::shouldFail("libnvrtc-missing")) {
+    if (why)
+      *why = "libnvrtc.so.13 not found";
+    return nullptr;
+  }
   std::call_once(once, [] {
     std::vector<std::string> candidates = cudaLibraryCandidates("libnvrtc.so.13");
     for (const std::string &c : cudaLibraryCandidates("libnvrtc.so"))
@@ -162,21 +298,33 @@ const Nvrtc *loadNvrtc(std::string *why) {
                         error);
     if (!h)
       return;
-#define DLC_RESOLVE(fn)                                                        \
-  if (!resolve(h, DLC_STRINGIFY(fn), nvrtc.fn, "libnvrtc", error))             \
+#define DLC_RESOLVE(fn, injected, mode, resource, delta)                       \
+  if (!resolveEntry(h, DLC_STRINGIFY(fn), nvrtc.fn, #fn, injected,             \
+                    detail::FaultMode::mode, detail::Resource::resource,       \
+                    delta, &nvrtc, "libnvrtc", error))                         \
     return;
     DLC_NVRTC_FUNCTIONS(DLC_RESOLVE)
 #undef DLC_RESOLVE
-    if (nvrtc.nvrtcVersion(&nvrtc.major, &nvrtc.minor) != NVRTC_SUCCESS) {
-      error = "nvrtcVersion failed";
-      return;
-    }
-    ok = true;
+    opened = true;
   });
-  if (!ok) {
+  if (!opened) {
     if (why)
       *why = error;
     return nullptr;
+  }
+  if (!ok.load()) {
+    // Not part of the once-only loading: a failed version query is not
+    // remembered.
+    std::lock_guard<std::mutex> lock(versionMutex);
+    if (!ok.load()) {
+      nvrtcResult r = nvrtc.nvrtcVersion(&nvrtc.major, &nvrtc.minor);
+      if (r != NVRTC_SUCCESS) {
+        if (why)
+          *why = "nvrtcVersion failed: " + nvrtc.errorString(r);
+        return nullptr;
+      }
+      ok = true;
+    }
   }
   return &nvrtc;
 }
@@ -186,26 +334,37 @@ const Cublas *loadCublas(std::string *why) {
   static std::string error;
   static bool ok = false;
   static std::once_flag once;
+  if (fault::shouldFail("libcublas-missing")) {
+    if (why)
+      *why = libraryOverride("DLC_CUBLAS_LIB", "libcublas.so.13") +
+             " not found";
+    return nullptr;
+  }
   std::call_once(once, [] {
-    // libcublas needs libcublasLt; load it first from the same places so the
-    // dependency resolves even when the toolkit is not on the loader path.
-    std::string ltError;
-    openFirst(cudaLibraryCandidates("libcublasLt.so.13"),
-              RTLD_NOW | RTLD_GLOBAL, "libcublasLt.so.13", ltError);
-    void *h = openFirst(cudaLibraryCandidates("libcublas.so.13"),
-                        RTLD_NOW | RTLD_LOCAL, "libcublas.so.13", error);
+    std::string path = libraryOverride("DLC_CUBLAS_LIB", "");
+    void *h = nullptr;
+    if (!path.empty()) {
+      h = openFirst({path}, RTLD_NOW | RTLD_LOCAL, path, error);
+    } else {
+      // libcublas needs libcublasLt; load it first from the same places so
+      // the dependency resolves even when the toolkit is not on the loader
+      // path.
+      std::string ltError;
+      openFirst(cudaLibraryCandidates("libcublasLt.so.13"),
+                RTLD_NOW | RTLD_GLOBAL, "libcublasLt.so.13", ltError);
+      path = "libcublas.so.13";
+      h = openFirst(cudaLibraryCandidates(path), RTLD_NOW | RTLD_LOCAL, path,
+                    error);
+    }
     if (!h)
       return;
-    const std::string lib = "libcublas.so.13";
-    if (!resolve(h, "cublasCreate_v2", blas.create, lib, error) ||
-        !resolve(h, "cublasDestroy_v2", blas.destroy, lib, error) ||
-        !resolve(h, "cublasSetStream_v2", blas.setStream, lib, error) ||
-        !resolve(h, "cublasSetWorkspace_v2", blas.setWorkspace, lib, error) ||
-        !resolve(h, "cublasSetMathMode", blas.setMathMode, lib, error) ||
-        !resolve(h, "cublasGetStatusName", blas.getStatusName, lib, error) ||
-        !resolve(h, "cublasGemmStridedBatchedEx", blas.gemmStridedBatchedEx,
-                 lib, error))
-      return;
+#define DLC_RESOLVE(member, symbol, site, injected, mode, resource, delta)     \
+  if (!resolveEntry(h, #symbol, blas.member, #site, injected,                  \
+                    detail::FaultMode::mode, detail::Resource::resource,       \
+                    delta, &blas, path, error))                                \
+    return;
+    DLC_CUBLAS_FUNCTIONS(DLC_RESOLVE)
+#undef DLC_RESOLVE
     ok = true;
   });
   if (!ok) {

@@ -17,57 +17,252 @@
 #include <cuda.h>
 #include <nvrtc.h>
 
+#include "runtime/FaultInjection.h"
+
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dlc::rt {
 
+// The entry points, one row each:
+//   X(function, injected error, fault mode, resource, delta)
+// `injected error` is what the call returns when its fault site (the
+// function's name, runtime/FaultInjection.h) fires: the error that API
+// really returns in that situation. The mode says how the fault behaves
+// (detail::FaultMode); a successful call changes the live count of
+// `resource` by `delta` (liveCudaObjects()), so tests see leaks.
 #define DLC_CUDA_DRIVER_FUNCTIONS(X)                                           \
-  X(cuInit)                                                                    \
-  X(cuDriverGetVersion)                                                        \
-  X(cuGetErrorName)                                                            \
-  X(cuGetErrorString)                                                          \
-  X(cuDeviceGetCount)                                                          \
-  X(cuDeviceGet)                                                               \
-  X(cuDeviceGetName)                                                           \
-  X(cuDeviceGetAttribute)                                                      \
-  X(cuDevicePrimaryCtxRetain)                                                  \
-  X(cuDevicePrimaryCtxRelease)                                                 \
-  X(cuCtxPushCurrent)                                                          \
-  X(cuCtxPopCurrent)                                                           \
-  X(cuModuleLoadData)                                                          \
-  X(cuModuleUnload)                                                            \
-  X(cuModuleGetFunction)                                                       \
-  X(cuFuncSetAttribute)                                                        \
-  X(cuLaunchKernel)                                                            \
-  X(cuMemAlloc)                                                                \
-  X(cuMemFree)                                                                 \
-  X(cuMemcpyHtoD)                                                              \
-  X(cuMemcpyHtoDAsync)                                                         \
-  X(cuMemcpyDtoHAsync)                                                         \
-  X(cuMemcpyDtoDAsync)                                                         \
-  X(cuStreamCreate)                                                            \
-  X(cuStreamDestroy)                                                           \
-  X(cuStreamSynchronize)                                                       \
-  X(cuStreamBeginCapture)                                                      \
-  X(cuStreamEndCapture)                                                        \
-  X(cuGraphInstantiate)                                                        \
-  X(cuGraphLaunch)                                                             \
-  X(cuGraphExecDestroy)                                                        \
-  X(cuGraphDestroy)
+  X(cuInit, CUDA_ERROR_NO_DEVICE, Before, None, 0)                             \
+  X(cuDriverGetVersion, CUDA_ERROR_INVALID_VALUE, Before, None, 0)             \
+  X(cuGetErrorName, CUDA_ERROR_INVALID_VALUE, Before, None, 0)                 \
+  X(cuGetErrorString, CUDA_ERROR_INVALID_VALUE, Before, None, 0)               \
+  X(cuDeviceGetCount, CUDA_ERROR_NOT_INITIALIZED, Before, None, 0)             \
+  X(cuDeviceGet, CUDA_ERROR_INVALID_DEVICE, Before, None, 0)                   \
+  X(cuDeviceGetName, CUDA_ERROR_INVALID_DEVICE, Before, None, 0)               \
+  X(cuDeviceGetAttribute, CUDA_ERROR_INVALID_DEVICE, Before, None, 0)          \
+  X(cuDevicePrimaryCtxRetain, CUDA_ERROR_OUT_OF_MEMORY, Before, Context, 1)    \
+  X(cuDevicePrimaryCtxRelease, CUDA_ERROR_INVALID_DEVICE, After, Context, -1)  \
+  X(cuCtxPushCurrent, CUDA_ERROR_INVALID_CONTEXT, Before, PushedContext, 1)    \
+  X(cuCtxPopCurrent, CUDA_ERROR_INVALID_CONTEXT, After, PushedContext, -1)     \
+  X(cuModuleLoadData, CUDA_ERROR_INVALID_IMAGE, Before, Module, 1)             \
+  X(cuModuleUnload, CUDA_ERROR_INVALID_HANDLE, After, Module, -1)              \
+  X(cuModuleGetFunction, CUDA_ERROR_NOT_FOUND, Before, None, 0)                \
+  X(cuFuncSetAttribute, CUDA_ERROR_INVALID_VALUE, Before, None, 0)             \
+  X(cuLaunchKernel, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, Launch, None, 0)       \
+  X(cuMemAlloc, CUDA_ERROR_OUT_OF_MEMORY, Before, Allocation, 1)               \
+  X(cuMemFree, CUDA_ERROR_INVALID_VALUE, After, Allocation, -1)                \
+  X(cuMemcpyHtoD, CUDA_ERROR_INVALID_VALUE, Before, None, 0)                   \
+  X(cuMemcpyHtoDAsync, CUDA_ERROR_INVALID_VALUE, Before, None, 0)              \
+  X(cuMemcpyDtoHAsync, CUDA_ERROR_INVALID_VALUE, Before, None, 0)              \
+  X(cuMemcpyDtoDAsync, CUDA_ERROR_INVALID_VALUE, Before, None, 0)              \
+  X(cuStreamCreate, CUDA_ERROR_OUT_OF_MEMORY, Before, Stream, 1)               \
+  X(cuStreamDestroy, CUDA_ERROR_INVALID_HANDLE, After, Stream, -1)             \
+  X(cuStreamSynchronize, CUDA_ERROR_LAUNCH_FAILED, Synchronize, None, 0)       \
+  X(cuStreamBeginCapture, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, Before, None, \
+    0)                                                                         \
+  X(cuStreamEndCapture, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, EndCapture,     \
+    Graph, 1)                                                                  \
+  X(cuGraphInstantiate, CUDA_ERROR_OUT_OF_MEMORY, Before, GraphExec, 1)        \
+  X(cuGraphLaunch, CUDA_ERROR_INVALID_VALUE, Launch, None, 0)                  \
+  X(cuGraphExecDestroy, CUDA_ERROR_INVALID_VALUE, After, GraphExec, -1)        \
+  X(cuGraphDestroy, CUDA_ERROR_INVALID_VALUE, After, Graph, -1)
 
+// nvrtcGetErrorString returns a string: its fault returns null.
 #define DLC_NVRTC_FUNCTIONS(X)                                                 \
-  X(nvrtcVersion)                                                              \
-  X(nvrtcGetErrorString)                                                       \
-  X(nvrtcCreateProgram)                                                        \
-  X(nvrtcDestroyProgram)                                                       \
-  X(nvrtcCompileProgram)                                                       \
-  X(nvrtcGetProgramLogSize)                                                    \
-  X(nvrtcGetProgramLog)                                                        \
-  X(nvrtcGetCUBINSize)                                                         \
-  X(nvrtcGetCUBIN)
+  X(nvrtcVersion, NVRTC_ERROR_INTERNAL_ERROR, Before, None, 0)                 \
+  X(nvrtcGetErrorString, nullptr, Before, None, 0)                             \
+  X(nvrtcCreateProgram, NVRTC_ERROR_OUT_OF_MEMORY, Before, NvrtcProgram, 1)    \
+  X(nvrtcDestroyProgram, NVRTC_ERROR_INVALID_PROGRAM, After, NvrtcProgram, -1) \
+  X(nvrtcCompileProgram, NVRTC_ERROR_COMPILATION, Before, None, 0)             \
+  X(nvrtcGetProgramLogSize, NVRTC_ERROR_INVALID_PROGRAM, Before, None, 0)      \
+  X(nvrtcGetProgramLog, NVRTC_ERROR_INVALID_PROGRAM, Before, None, 0)          \
+  X(nvrtcGetCUBINSize, NVRTC_ERROR_INVALID_INPUT, Before, None, 0)             \
+  X(nvrtcGetCUBIN, NVRTC_ERROR_INVALID_INPUT, Before, None, 0)
 
-#define DLC_DECLARE_ENTRY(fn) decltype(&::fn) fn = nullptr;
+// cuBLAS: X(member of Cublas, symbol, fault site, injected status, mode,
+// resource, delta). cublasGetStatusName returns a string: its fault returns
+// null.
+#define DLC_CUBLAS_FUNCTIONS(X)                                                \
+  X(create, cublasCreate_v2, cublasCreate, CUBLAS_STATUS_NOT_INITIALIZED,      \
+    Before, CublasHandle, 1)                                                   \
+  X(destroy, cublasDestroy_v2, cublasDestroy, CUBLAS_STATUS_NOT_INITIALIZED,   \
+    After, CublasHandle, -1)                                                   \
+  X(setStream, cublasSetStream_v2, cublasSetStream,                            \
+    CUBLAS_STATUS_NOT_INITIALIZED, Before, None, 0)                            \
+  X(setWorkspace, cublasSetWorkspace_v2, cublasSetWorkspace,                   \
+    CUBLAS_STATUS_INVALID_VALUE, Before, None, 0)                              \
+  X(setMathMode, cublasSetMathMode, cublasSetMathMode,                         \
+    CUBLAS_STATUS_INVALID_VALUE, Before, None, 0)                              \
+  X(getStatusName, cublasGetStatusName, cublasGetStatusName, nullptr, Before,  \
+    None, 0)                                                                   \
+  X(gemmStridedBatchedEx, cublasGemmStridedBatchedEx,                          \
+    cublasGemmStridedBatchedEx, CUBLAS_STATUS_EXECUTION_FAILED, Before, None, 0)
+
+/// Objects the CUDA libraries hand out, counted through the entry points
+/// (successful acquisitions minus successful releases), process-wide.
+struct LiveCudaObjects {
+  int64_t contexts = 0;       ///< primary context retains
+  int64_t pushedContexts = 0; ///< cuCtxPushCurrent without a pop
+  int64_t streams = 0;
+  int64_t modules = 0;
+  int64_t allocations = 0;
+  int64_t graphs = 0;
+  int64_t graphExecs = 0;
+  int64_t nvrtcPrograms = 0;
+  int64_t cublasHandles = 0;
+  bool operator==(const LiveCudaObjects &o) const;
+  bool operator!=(const LiveCudaObjects &o) const { return !(*this == o); }
+  /// "2 allocations, 1 module" (only the nonzero counts), for messages.
+  std::string describe() const;
+};
+LiveCudaObjects liveCudaObjects();
+
+namespace detail {
+
+enum class Resource : uint8_t {
+  None,
+  Context,
+  PushedContext,
+  Stream,
+  Module,
+  Allocation,
+  Graph,
+  GraphExec,
+  NvrtcProgram,
+  CublasHandle,
+};
+
+/// What an armed fault site of an entry point does.
+enum class FaultMode : uint8_t {
+  /// The call does not happen; it returns the injected error.
+  Before,
+  /// The call happens (a release still releases), then returns the injected
+  /// error: the runtime sees the failure without the test seeing a leak the
+  /// fault itself caused.
+  After,
+  /// Like Before; besides, when the "kernel-fault" site fires the launch
+  /// happens and the next cuStreamSynchronize returns
+  /// CUDA_ERROR_ILLEGAL_ADDRESS, as after a kernel that faulted on the GPU.
+  Launch,
+  /// Like Before, and reports a kernel fault pending from a launch.
+  Synchronize,
+  /// cuStreamEndCapture: the capture ends and its graph is destroyed (a real
+  /// invalidated capture yields no graph), then the injected error returns.
+  EndCapture,
+};
+
+void countResource(Resource resource, int delta);
+/// The kernel fault a "kernel-fault" launch left for the next
+/// synchronization; CUDA_SUCCESS if none. Taking it clears it.
+CUresult takePendingKernelFault();
+void setPendingKernelFault(CUresult result);
+/// Destroys `graph` through the driver `table` (a CudaDriver).
+void destroyGraph(const void *table, CUgraph graph);
+
+template <typename R> constexpr R successOf() {
+  if constexpr (std::is_pointer_v<R>)
+    return nullptr;
+  else
+    return R(0); // CUDA_SUCCESS, NVRTC_SUCCESS, CUBLAS_STATUS_SUCCESS
+}
+
+} // namespace detail
+
+/// One entry point of a library opened with dlopen. Calls look like calls
+/// of the function itself; they go through its fault site (the fast path is
+/// one relaxed atomic load when no fault is armed) and count the objects it
+/// creates or releases.
+template <typename Fn> class Entry;
+template <typename R, typename... Args> class Entry<R (*)(Args...)> {
+public:
+  using Pointer = R (*)(Args...);
+
+  void bind(void *symbol, const char *site, R injected, detail::FaultMode mode,
+            detail::Resource resource, int delta, const void *table) {
+    fn_ = reinterpret_cast<Pointer>(symbol);
+    site_ = site;
+    injected_ = injected;
+    mode_ = mode;
+    resource_ = resource;
+    delta_ = int8_t(delta);
+    table_ = table;
+  }
+
+  R operator()(Args... args) const {
+    if (fault::detail::gState.load(std::memory_order_relaxed) != 0)
+      return callArmed(args...);
+    return finish(fn_(args...));
+  }
+
+  explicit operator bool() const { return fn_ != nullptr; }
+  friend bool operator==(const Entry &e, std::nullptr_t) { return !e.fn_; }
+  friend bool operator!=(const Entry &e, std::nullptr_t) { return e.fn_; }
+  /// The fault site: the API's name without version suffix ("cuMemAlloc").
+  const char *site() const { return site_; }
+
+private:
+  R finish(R r) const {
+    if (resource_ != detail::Resource::None && r == detail::successOf<R>())
+      detail::countResource(resource_, delta_);
+    return r;
+  }
+
+  R callArmed(Args... args) const {
+    using detail::FaultMode;
+    if constexpr (std::is_same_v<R, CUresult>) {
+      if (mode_ == FaultMode::Synchronize)
+        if (CUresult pending = detail::takePendingKernelFault())
+          return pending;
+    }
+    if (!fault::shouldFail(site_))
+      return launchOrFinish(args...);
+    switch (mode_) {
+    case FaultMode::After:
+      (void)finish(fn_(args...));
+      return injected_;
+    case FaultMode::EndCapture:
+      if constexpr (std::is_same_v<Pointer, decltype(&::cuStreamEndCapture)>) {
+        if (finish(fn_(args...)) == CUDA_SUCCESS)
+          discardGraph(args...);
+      }
+      return injected_;
+    default:
+      return injected_;
+    }
+  }
+
+  R launchOrFinish(Args... args) const {
+    R r = finish(fn_(args...));
+    if constexpr (std::is_same_v<R, CUresult>) {
+      if (mode_ == detail::FaultMode::Launch && r == CUDA_SUCCESS &&
+          fault::shouldFail("kernel-fault"))
+        detail::setPendingKernelFault(CUDA_ERROR_ILLEGAL_ADDRESS);
+    }
+    return r;
+  }
+
+  void discardGraph(CUstream, CUgraph *graph) const {
+    if (graph && *graph) {
+      detail::destroyGraph(table_, *graph);
+      *graph = nullptr;
+    }
+  }
+  template <typename... T> void discardGraph(T...) const {}
+
+  Pointer fn_ = nullptr;
+  const char *site_ = "";
+  R injected_ = detail::successOf<R>();
+  detail::FaultMode mode_ = detail::FaultMode::Before;
+  detail::Resource resource_ = detail::Resource::None;
+  int8_t delta_ = 0;
+  const void *table_ = nullptr;
+};
+
+#define DLC_DECLARE_ENTRY(fn, error, mode, resource, delta)                    \
+  Entry<decltype(&::fn)> fn;
 
 struct CudaDriver {
   DLC_CUDA_DRIVER_FUNCTIONS(DLC_DECLARE_ENTRY)
@@ -78,33 +273,39 @@ struct CudaDriver {
 struct Nvrtc {
   DLC_NVRTC_FUNCTIONS(DLC_DECLARE_ENTRY)
   int major = 0, minor = 0;
-};
-
-/// cuBLAS declares some entry points twice (C++ overloads), so the table
-/// spells out its types.
-struct Cublas {
-  cublasStatus_t (*create)(cublasHandle_t *) = nullptr;
-  cublasStatus_t (*destroy)(cublasHandle_t) = nullptr;
-  cublasStatus_t (*setStream)(cublasHandle_t, cudaStream_t) = nullptr;
-  cublasStatus_t (*setWorkspace)(cublasHandle_t, void *, size_t) = nullptr;
-  cublasStatus_t (*setMathMode)(cublasHandle_t, cublasMath_t) = nullptr;
-  const char *(*getStatusName)(cublasStatus_t) = nullptr;
-  cublasStatus_t (*gemmStridedBatchedEx)(
-      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-      const void *, const void *, cudaDataType, int, long long int,
-      const void *, cudaDataType, int, long long int, const void *, void *,
-      cudaDataType, int, long long int, int, cublasComputeType_t,
-      cublasGemmAlgo_t) = nullptr;
-  /// "CUBLAS_STATUS_EXECUTION_FAILED".
-  std::string statusName(cublasStatus_t status) const;
+  /// "NVRTC_ERROR_COMPILATION".
+  std::string errorString(nvrtcResult result) const;
 };
 
 #undef DLC_DECLARE_ENTRY
 
+/// cuBLAS declares some entry points twice (C++ overloads), so the table
+/// spells out its types.
+struct Cublas {
+  Entry<cublasStatus_t (*)(cublasHandle_t *)> create;
+  Entry<cublasStatus_t (*)(cublasHandle_t)> destroy;
+  Entry<cublasStatus_t (*)(cublasHandle_t, cudaStream_t)> setStream;
+  Entry<cublasStatus_t (*)(cublasHandle_t, void *, size_t)> setWorkspace;
+  Entry<cublasStatus_t (*)(cublasHandle_t, cublasMath_t)> setMathMode;
+  Entry<const char *(*)(cublasStatus_t)> getStatusName;
+  Entry<cublasStatus_t (*)(
+      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+      const void *, const void *, cudaDataType, int, long long int,
+      const void *, cudaDataType, int, long long int, const void *, void *,
+      cudaDataType, int, long long int, int, cublasComputeType_t,
+      cublasGemmAlgo_t)>
+      gemmStridedBatchedEx;
+  /// "CUBLAS_STATUS_EXECUTION_FAILED".
+  std::string statusName(cublasStatus_t status) const;
+};
+
 /// Each loader opens its library once per process (thread-safe) and returns
 /// the table, or null with `why` set ("libcuda.so.1 not found").
-/// $DLC_CUDA_DRIVER_LIB overrides the driver library path (for tests with
-/// the toolkit's stub library).
+/// $DLC_CUDA_DRIVER_LIB and $DLC_CUBLAS_LIB override the driver and cuBLAS
+/// library paths (for tests with the toolkit's stub library or the fake
+/// driver of test/runtime/FakeCuda.cpp). The fault sites libcuda-missing,
+/// libnvrtc-missing and libcublas-missing make a loader fail as if its
+/// library were not installed; such a failure is not cached.
 const CudaDriver *loadCudaDriver(std::string *why);
 /// Opens `path` (not cached) and resolves every driver entry point into
 /// `driver`; false with `error` set when the library or a symbol is missing.

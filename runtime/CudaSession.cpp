@@ -12,10 +12,17 @@
 // Set DLC_CUDA_SYNC_STEPS=1 to synchronize after every step (and skip the
 // graph), so an asynchronous fault is reported against the step causing it.
 //
+// A kernel fault (CUDA_ERROR_ILLEGAL_ADDRESS and the like) is sticky: the
+// context, and so the session, cannot be used again; later runs say so
+// instead of failing in some unrelated call. Every other failure leaves the
+// session usable. test/runtime/FaultInjectionTest.cpp checks both, and that
+// nothing leaks, for every CUDA call, on the fake driver of FakeCuda.cpp.
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CudaLibs.h"
 #include "runtime/RuntimeImpl.h"
+#include "runtime/Support.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -26,6 +33,26 @@ namespace {
 /// 32 MiB is what cuBLAS recommends on Hopper; a user-owned workspace also
 /// keeps cuBLAS from allocating during graph capture.
 constexpr size_t kCublasWorkspaceBytes = 32u << 20;
+
+/// Errors after which the CUDA context cannot be used any more ("the
+/// process must be terminated and relaunched", says the CUDA documentation).
+bool isStickyError(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ECC_UNCORRECTABLE:
+    return true;
+  default:
+    return false;
+  }
+}
 
 cudaDataType cudaTypeOf(DType t) {
   switch (t) {
@@ -63,7 +90,9 @@ private:
   class ContextScope {
   public:
     ContextScope(const CudaDriver *cu, CUcontext ctx) : cu_(cu) {
-      pushed_ = ctx && cu->cuCtxPushCurrent(ctx) == CUDA_SUCCESS;
+      if (ctx)
+        result_ = cu->cuCtxPushCurrent(ctx);
+      pushed_ = ctx && result_ == CUDA_SUCCESS;
     }
     ~ContextScope() {
       if (pushed_) {
@@ -71,18 +100,39 @@ private:
         cu_->cuCtxPopCurrent(&ignored);
       }
     }
+    /// Whether the context became current; without it every later call
+    /// would fail with an error that does not say why.
+    Status status() const {
+      if (result_ == CUDA_SUCCESS)
+        return Status::ok();
+      return Status::error("cuCtxPushCurrent failed: " +
+                           cu_->errorName(result_));
+    }
 
   private:
     const CudaDriver *cu_;
+    CUresult result_ = CUDA_SUCCESS;
     bool pushed_;
   };
 
   Status check(CUresult r, const std::string &call,
-               const std::string &what = "") const {
+               const std::string &what = "") {
     if (r == CUDA_SUCCESS)
       return Status::ok();
-    return Status::error(call + " failed" + (what.empty() ? "" : " for " + what) +
-                         ": " + cu_->errorName(r));
+    std::string msg = call + " failed" + (what.empty() ? "" : " for " + what) +
+                      ": " + cu_->errorName(r);
+    if (isStickyError(r) && broken_.empty())
+      broken_ = msg;
+    return Status::error(msg);
+  }
+  /// An error once a sticky error broke the context.
+  Status usable() const {
+    if (broken_.empty())
+      return Status::ok();
+    return Status::error("the CUDA context is unusable after an earlier "
+                         "error (" +
+                         broken_ +
+                         "); CUDA requires restarting the process");
   }
   Status loadModule();
   Status allocate(CUdeviceptr &ptr, size_t bytes, const std::string &what);
@@ -116,6 +166,8 @@ private:
   CUgraphExec graph_ = nullptr;
   std::vector<CUdeviceptr> graphPointers_;
   uint64_t runs_ = 0;
+  /// The sticky error that made the context unusable, if any.
+  std::string broken_;
 };
 
 CudaSession::~CudaSession() {
@@ -150,7 +202,7 @@ Status CudaSession::allocate(CUdeviceptr &ptr, size_t bytes,
                              const std::string &what) {
   // Zero-sized tensors still get a valid, distinct address.
   return check(cu_->cuMemAlloc(&ptr, bytes ? bytes : 256), "cuMemAlloc",
-               what + " (" + std::to_string(bytes) + " bytes)");
+               what + " (" + formatBytes(bytes) + ")");
 }
 
 Status CudaSession::init() {
@@ -162,9 +214,13 @@ Status CudaSession::init() {
                          " device" + (count == 1 ? "" : "s") + ")");
   DLC_RT_RETURN_IF_ERROR(
       check(cu_->cuDeviceGet(&device_, opts_.cudaDevice), "cuDeviceGet"));
-  DLC_RT_RETURN_IF_ERROR(check(cu_->cuDevicePrimaryCtxRetain(&ctx_, device_),
+  CUcontext ctx = nullptr;
+  DLC_RT_RETURN_IF_ERROR(check(cu_->cuDevicePrimaryCtxRetain(&ctx, device_),
                                "cuDevicePrimaryCtxRetain"));
+  // Set only once retained: the destructor releases what ctx_ names.
+  ctx_ = ctx;
   ContextScope scope(cu_, ctx_);
+  DLC_RT_RETURN_IF_ERROR(scope.status());
 
   char name[256] = {0};
   DLC_RT_RETURN_IF_ERROR(
@@ -283,15 +339,20 @@ Status CudaSession::loadModule() {
 Status CudaSession::ensureStaging() {
   if (stagingReady_)
     return Status::ok();
-  inputBuffers_.assign(pkg_.inputs.size(), 0);
-  outputBuffers_.assign(pkg_.outputs.size(), 0);
+  // After a failed allocation the next run allocates only what is missing
+  // (the destructor frees what this one got).
+  inputBuffers_.resize(pkg_.inputs.size(), 0);
+  outputBuffers_.resize(pkg_.outputs.size(), 0);
   for (size_t i = 0; i < pkg_.inputs.size(); ++i)
-    DLC_RT_RETURN_IF_ERROR(allocate(inputBuffers_[i], pkg_.inputs[i].byteSize(),
-                                    "input #" + std::to_string(i)));
+    if (!inputBuffers_[i])
+      DLC_RT_RETURN_IF_ERROR(allocate(inputBuffers_[i],
+                                      pkg_.inputs[i].byteSize(),
+                                      "input #" + std::to_string(i)));
   for (size_t i = 0; i < pkg_.outputs.size(); ++i)
-    DLC_RT_RETURN_IF_ERROR(allocate(outputBuffers_[i],
-                                    pkg_.outputs[i].byteSize(),
-                                    "output #" + std::to_string(i)));
+    if (!outputBuffers_[i])
+      DLC_RT_RETURN_IF_ERROR(allocate(outputBuffers_[i],
+                                      pkg_.outputs[i].byteSize(),
+                                      "output #" + std::to_string(i)));
   stagingReady_ = true;
   return Status::ok();
 }
@@ -425,6 +486,8 @@ Status CudaSession::synchronize(const std::string &what) {
     return Status::ok();
   std::string msg = "cuStreamSynchronize failed after " + what + ": " +
                     cu_->errorName(r);
+  if (isStickyError(r) && broken_.empty())
+    broken_ = msg;
   if (!syncSteps_)
     msg += " (set DLC_CUDA_SYNC_STEPS=1 to find the failing step)";
   return Status::error(msg);
@@ -433,7 +496,9 @@ Status CudaSession::synchronize(const std::string &what) {
 Result<std::vector<HostTensor>>
 CudaSession::run(const std::vector<HostTensor> &inputs) {
   DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+  DLC_RT_RETURN_IF_ERROR(usable());
   ContextScope scope(cu_, ctx_);
+  DLC_RT_RETURN_IF_ERROR(scope.status());
   DLC_RT_RETURN_IF_ERROR(ensureStaging());
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].data.empty())
@@ -479,7 +544,9 @@ Status CudaSession::runOnDevice(const std::vector<const void *> &inputs,
                            " is a null pointer");
     out.push_back(CUdeviceptr(reinterpret_cast<uintptr_t>(outputs[i])));
   }
+  DLC_RT_RETURN_IF_ERROR(usable());
   ContextScope scope(cu_, ctx_);
+  DLC_RT_RETURN_IF_ERROR(scope.status());
   DLC_RT_RETURN_IF_ERROR(execute(in, out));
   return synchronize("running the package");
 }

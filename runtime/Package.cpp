@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Package.h"
+#include "runtime/FaultInjection.h"
 #include "runtime/Support.h"
 
 #include <algorithm>
@@ -467,6 +468,12 @@ Result<Package> readPackageFile(const std::string &path) {
   Result<std::vector<uint8_t>> bytes = readFileBytes(path);
   if (!bytes)
     return bytes.status();
+  // Fault sites: the file reads back damaged, as after an interrupted copy
+  // or a bad disk; deserializePackage must say so.
+  if (fault::shouldFail("package-truncated"))
+    bytes->resize(bytes->size() / 2);
+  if (fault::shouldFail("package-corrupt") && bytes->size() > 64)
+    (*bytes)[32 + (bytes->size() - 32) / 2] ^= 0x5a;
   Result<Package> pkg = deserializePackage(*bytes);
   if (!pkg) {
     // "package is truncated" reads better as "model.dlcpkg is truncated".

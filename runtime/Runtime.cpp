@@ -20,45 +20,68 @@ const char *deviceKindName(DeviceKind kind) {
 }
 
 namespace {
-/// The outcome of loading the driver and cuInit, computed once.
+/// The outcome of loading the driver and cuInit.
 struct CudaProbe {
   bool available = false;
   std::string why;
 };
 
-const CudaProbe &probeCuda() {
-  static CudaProbe probe;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::string why;
-    const CudaDriver *cu = loadCudaDriver(&why);
-    if (!cu) {
-      probe.why = why;
-      return;
-    }
-    CUresult r = cu->cuInit(0);
-    if (r != CUDA_SUCCESS) {
-      probe.why = "cuInit failed: " + cu->errorName(r);
-      return;
-    }
-    int count = 0;
-    r = cu->cuDeviceGetCount(&count);
-    if (r != CUDA_SUCCESS) {
-      probe.why = "cuDeviceGetCount failed: " + cu->errorName(r);
-      return;
-    }
-    if (count == 0) {
-      probe.why = "no CUDA device";
-      return;
-    }
-    probe.available = true;
-  });
+CudaProbe runProbe() {
+  CudaProbe probe;
+  std::string why;
+  const CudaDriver *cu = loadCudaDriver(&why);
+  if (!cu) {
+    probe.why = why;
+    return probe;
+  }
+  CUresult r = cu->cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    probe.why = "cuInit failed: " + cu->errorName(r);
+    return probe;
+  }
+  int count = 0;
+  r = cu->cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS) {
+    probe.why = "cuDeviceGetCount failed: " + cu->errorName(r);
+    return probe;
+  }
+  if (count == 0) {
+    probe.why = "no CUDA device";
+    return probe;
+  }
+  probe.available = true;
+  return probe;
+}
+
+/// Probes once, except that an outcome caused by an injected fault
+/// (FaultInjection.h) is not remembered: the next call probes again.
+CudaProbe probeCuda() {
+  static std::mutex mutex;
+  static bool known = false;
+  static CudaProbe cached;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known)
+    return cached;
+  uint64_t firedBefore = fault::firedTotal();
+  CudaProbe probe = runProbe();
+  if (probe.available || fault::firedTotal() == firedBefore) {
+    cached = probe;
+    known = true;
+  }
   return probe;
 }
 } // namespace
 
 bool cudaAvailable(std::string *why) {
-  const CudaProbe &probe = probeCuda();
+  // The driver loader is asked every time so that its libcuda-missing fault
+  // site is reached even after a successful probe.
+  std::string loadWhy;
+  if (!loadCudaDriver(&loadWhy)) {
+    if (why)
+      *why = loadWhy;
+    return false;
+  }
+  CudaProbe probe = probeCuda();
   if (!probe.available && why)
     *why = probe.why;
   return probe.available;

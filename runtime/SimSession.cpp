@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CpuGemm.h"
+#include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
 #include "runtime/SimExecutor.h"
 #include "runtime/Support.h"
@@ -67,6 +68,9 @@ bool cachedObjectIsIntact(const std::string &soPath,
                           const std::string &sumPath) {
   Result<std::vector<uint8_t>> so = readFileBytes(soPath);
   Result<std::vector<uint8_t>> sum = readFileBytes(sumPath);
+  // Fault site: the object reads back with a byte flipped.
+  if (so.isOk() && !so->empty() && fault::shouldFail("cache-corrupt"))
+    (*so)[so->size() / 2] ^= 0x5a;
   return so.isOk() && sum.isOk() && *sum == makeSum(*so);
 }
 
@@ -132,7 +136,16 @@ Result<std::string> buildSimLibrary(const std::string &source,
     argv.push_back(a);
   argv.push_back(tmpSo);
 
-  Result<int> rc = runProcess(argv, logPath);
+  Result<int> rc = 0;
+  if (fault::shouldFail("sim-compile")) {
+    // Fault site: the compiler "fails" without running.
+    const std::string msg = "error: the host compiler failed (fault injected "
+                            "at site sim-compile)\n";
+    (void)writeFileAtomic(logPath, msg.data(), msg.size());
+    rc = 1;
+  } else {
+    rc = runProcess(argv, logPath);
+  }
   std::string log;
   if (Result<std::vector<uint8_t>> bytes = readFileBytes(logPath))
     log.assign(bytes->begin(), bytes->end());
@@ -173,6 +186,9 @@ public:
   ~AlignedBuffer() { std::free(data_); }
   bool allocate(size_t bytes) {
     std::free(data_);
+    data_ = nullptr;
+    if (fault::shouldFail("sim-alloc"))
+      return false;
     size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
     data_ = static_cast<uint8_t *>(std::aligned_alloc(256, rounded));
     if (data_)
@@ -219,6 +235,9 @@ private:
 };
 
 Status SimSession::openLibrary(const std::string &path) {
+  if (fault::shouldFail("sim-load"))
+    return Status::error("sim: cannot load " + path +
+                         ": fault injected at site sim-load");
   library_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library_) {
     const char *e = ::dlerror();
@@ -286,11 +305,13 @@ Status SimSession::init() {
   }
   executor_ = std::make_unique<sim::Executor>(stateFn_, threads,
                                               sim::defaultFiberBackend());
-  if (!arena_.allocate(pkg_.arenaBytes) ||
-      !constants_.allocate(pkg_.constants.size()))
-    return Status::error("sim: cannot allocate " +
-                         std::to_string(pkg_.arenaBytes) +
-                         " bytes for the arena");
+  if (!arena_.allocate(pkg_.arenaBytes))
+    return Status::error("sim: cannot allocate the arena (" +
+                         formatBytes(pkg_.arenaBytes) + ") in host memory");
+  if (!constants_.allocate(pkg_.constants.size()))
+    return Status::error("sim: cannot allocate the constants (" +
+                         formatBytes(pkg_.constants.size()) +
+                         ") in host memory");
   if (!pkg_.constants.empty())
     std::memcpy(constants_.data(), pkg_.constants.data(),
                 pkg_.constants.size());
@@ -329,7 +350,11 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
         launch.block[d] = k.block[d];
       }
       launch.usesBarriers = pkg_.kernels[k.kernel].usesBarriers;
-      Status st = executor_->launch(launch);
+      // Fault site: the kernel faults (the sim cannot catch a real one).
+      Status st = fault::shouldFail("kernel-fault")
+                      ? Status::error("illegal memory access (fault injected "
+                                      "at site kernel-fault)")
+                      : executor_->launch(launch);
       if (!st)
         return Status::error(describeStep(pkg_, i) + ": kernel " +
                              pkg_.kernels[k.kernel].name + ": " +
@@ -404,6 +429,10 @@ Status SimSession::runOnDevice(const std::vector<const void *> &inputs,
 }
 
 } // namespace
+
+Result<std::string> buildSimKernelLibrary(const std::string &source) {
+  return buildSimLibrary(source, false);
+}
 
 Result<std::unique_ptr<Session>>
 createSimSession(const Package &package, const SessionOptions &options) {

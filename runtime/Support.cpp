@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fcntl.h>
 #include <spawn.h>
@@ -26,6 +27,26 @@ std::string hex64(uint64_t value) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)value);
   return buf;
+}
+
+std::string formatBytes(uint64_t bytes) {
+  if (bytes < 1024)
+    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = double(bytes) / 1024;
+  size_t u = 0;
+  // Round first, so that 1048575 bytes reads "1 MiB", not "1024 KiB".
+  while (u + 1 < sizeof(units) / sizeof(units[0]) &&
+         std::round(v * 10) / 10 >= 1024) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f", v);
+  std::string s = buf;
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0)
+    s.resize(s.size() - 2);
+  return s + " " + units[u];
 }
 
 Result<std::vector<uint8_t>> readFileBytes(const std::string &path) {

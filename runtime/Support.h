@@ -48,6 +48,8 @@ private:
 uint64_t fnv1a64(const void *data, size_t size);
 /// 16 lowercase hex digits.
 std::string hex64(uint64_t value);
+/// "100 bytes", "1.5 KiB", "32 MiB" (one decimal, dropped when zero).
+std::string formatBytes(uint64_t bytes);
 
 /// Whole-file I/O. Errors name the path and the reason (strerror).
 Result<std::vector<uint8_t>> readFileBytes(const std::string &path);

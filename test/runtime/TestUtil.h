@@ -93,7 +93,9 @@ inline bool writeBytes(const std::string &path, const std::vector<uint8_t> &b) {
   FILE *f = std::fopen(path.c_str(), "wb");
   if (!f)
     return false;
-  bool ok = std::fwrite(b.data(), 1, b.size(), f) == b.size();
+  // fwrite's buffer must not be null, even for zero bytes (an empty
+  // vector's data() may be).
+  bool ok = b.empty() || std::fwrite(b.data(), 1, b.size(), f) == b.size();
   return std::fclose(f) == 0 && ok;
 }
 

@@ -33,6 +33,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <fcntl.h>
 #include <poll.h>
 #include <set>
 #include <sys/wait.h>
@@ -148,6 +149,16 @@ Child startChild(uint64_t tag, const std::function<std::string()> &work) {
   }
   if (pid == 0) {
     close(fds[0]);
+    // What a check prints (a crashing pass's stack dump, the sim device's
+    // warnings) would drown the report; --verbose or --no-fork show it.
+    if (!verbose) {
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) {
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        close(null);
+      }
+    }
     std::string report = work();
     const char *data = report.data();
     size_t left = report.size();
