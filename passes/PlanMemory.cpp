@@ -132,7 +132,9 @@ void PlanMemoryPass::runOnOperation() {
   }
 
   // Live ranges: a use of a view keeps the viewed buffer alive.
-  for (auto [i, op] : llvm::enumerate(block)) {
+  for (auto [index, op] : llvm::enumerate(block)) {
+    // C++17 lambdas cannot capture a structured binding (clang rejects it).
+    const unsigned i = index;
     op.walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
         auto it = bufferOf.find(viewRoot(operand));

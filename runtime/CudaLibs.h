@@ -99,7 +99,8 @@ namespace dlc::rt {
   X(getStatusName, cublasGetStatusName, cublasGetStatusName, nullptr, Before,  \
     None, 0)                                                                   \
   X(gemmStridedBatchedEx, cublasGemmStridedBatchedEx,                          \
-    cublasGemmStridedBatchedEx, CUBLAS_STATUS_EXECUTION_FAILED, Before, None, 0)
+    cublasGemmStridedBatchedEx, CUBLAS_STATUS_EXECUTION_FAILED, Before, None,  \
+    0)
 
 /// Objects the CUDA libraries hand out, counted through the entry points
 /// (successful acquisitions minus successful releases), process-wide.

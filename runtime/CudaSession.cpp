@@ -270,16 +270,21 @@ Status CudaSession::init() {
     }
     DLC_RT_RETURN_IF_ERROR(
         allocate(workspace_, kCublasWorkspaceBytes, "the cuBLAS workspace"));
+    const char *call = "cublasSetStream";
     st = blas_->setStream(blasHandle_, stream_);
-    if (st == CUBLAS_STATUS_SUCCESS)
+    if (st == CUBLAS_STATUS_SUCCESS) {
+      call = "cublasSetWorkspace";
       st = blas_->setWorkspace(blasHandle_, reinterpret_cast<void *>(workspace_),
                                kCublasWorkspaceBytes);
+    }
     // Default math with CUBLAS_COMPUTE_32F: full f32, no TF32.
-    if (st == CUBLAS_STATUS_SUCCESS)
+    if (st == CUBLAS_STATUS_SUCCESS) {
+      call = "cublasSetMathMode";
       st = blas_->setMathMode(blasHandle_, CUBLAS_DEFAULT_MATH);
+    }
     if (st != CUBLAS_STATUS_SUCCESS)
-      return Status::error("setting up cuBLAS failed: " +
-                           blas_->statusName(st));
+      return Status::error(std::string("setting up cuBLAS failed: ") + call +
+                           " returned " + blas_->statusName(st));
   }
   return Status::ok();
 }

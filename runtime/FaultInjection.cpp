@@ -47,47 +47,57 @@ std::string modeEffect(const char *injected, rt::detail::FaultMode mode) {
   case FaultMode::Launch:
     return "returns " + code + " without launching";
   case FaultMode::Synchronize:
-    return "returns " + code + " (a sticky error: the session is unusable "
-                               "afterwards)";
+    return "returns " + code +
+           " (a sticky error: the session is unusable "
+           "afterwards)";
   case FaultMode::EndCapture:
     return "ends the capture, discards its graph, returns " + code;
   }
   return "returns " + code;
 }
 
+std::string errorOf(const char *injected) {
+  return std::string(injected) == "nullptr" ? "" : injected;
+}
+
 std::vector<SiteInfo> makeSites() {
   using rt::detail::FaultMode;
   std::vector<SiteInfo> out;
 #define DLC_SITE(fn, injected, mode, resource, delta)                          \
-  out.push_back({#fn, modeEffect(#injected, FaultMode::mode)});
+  out.push_back(                                                               \
+      {#fn, errorOf(#injected), modeEffect(#injected, FaultMode::mode)});
   DLC_CUDA_DRIVER_FUNCTIONS(DLC_SITE)
   DLC_NVRTC_FUNCTIONS(DLC_SITE)
 #undef DLC_SITE
 #define DLC_SITE(member, symbol, site, injected, mode, resource, delta)        \
-  out.push_back({#site, modeEffect(#injected, FaultMode::mode)});
+  out.push_back(                                                               \
+      {#site, errorOf(#injected), modeEffect(#injected, FaultMode::mode)});
   DLC_CUBLAS_FUNCTIONS(DLC_SITE)
 #undef DLC_SITE
-  out.push_back({"libcuda-missing",
+  out.push_back({"libcuda-missing", "",
                  "the CUDA driver library does not load, as if not installed"});
-  out.push_back({"libnvrtc-missing", "NVRTC does not load"});
-  out.push_back({"libcublas-missing", "cuBLAS does not load"});
+  out.push_back({"libnvrtc-missing", "", "NVRTC does not load"});
+  out.push_back({"libcublas-missing", "", "cuBLAS does not load"});
   out.push_back(
-      {"kernel-fault",
+      {"kernel-fault", "",
        "a kernel faults: on CUDA the launch (cuLaunchKernel or cuGraphLaunch) "
        "succeeds and the next cuStreamSynchronize returns "
        "CUDA_ERROR_ILLEGAL_ADDRESS, a sticky error; on sim the kernel step "
        "fails"});
-  out.push_back({"sim-compile", "the sim device's host compiler exits with "
-                                "status 1"});
-  out.push_back({"sim-load", "dlopen of the sim device's compiled kernels "
-                             "fails (the runtime rebuilds them once)"});
-  out.push_back({"sim-alloc", "a host allocation of the sim device (arena, "
-                              "constants) fails"});
-  out.push_back({"package-truncated",
+  out.push_back({"sim-compile", "",
+                 "the sim device's host compiler exits with "
+                 "status 1"});
+  out.push_back({"sim-load", "",
+                 "dlopen of the sim device's compiled kernels "
+                 "fails (the runtime rebuilds them once)"});
+  out.push_back({"sim-alloc", "",
+                 "a host allocation of the sim device (arena, "
+                 "constants) fails"});
+  out.push_back({"package-truncated", "",
                  "a package file reads back with its second half missing"});
-  out.push_back({"package-corrupt",
+  out.push_back({"package-corrupt", "",
                  "a package file reads back with one payload byte flipped"});
-  out.push_back({"cache-corrupt",
+  out.push_back({"cache-corrupt", "",
                  "a kernel cache entry (cubin or sim shared object) reads back "
                  "corrupt: it is ignored, recompiled and rewritten"});
   return out;
@@ -103,8 +113,7 @@ Status injectLocked(Registry &r, const std::string &site, uint64_t nth,
     return Status::error("unknown fault site '" + site +
                          "' (docs/reliability.md lists them)");
   if (nth == 0)
-    return Status::error("fault site '" + site +
-                         "': calls are counted from 1");
+    return Status::error("fault site '" + site + "': calls are counted from 1");
   Armed a;
   a.nth = nth;
   a.times = times;

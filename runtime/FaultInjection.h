@@ -1,4 +1,4 @@
-//===- FaultInjection.h - Injected failures for testing the runtime -*- C++ -*-===//
+//===- FaultInjection.h - Injected failures for tests -----------*- C++ -*-===//
 //
 // Every place where the runtime can fail for reasons outside its control
 // (a CUDA driver, NVRTC or cuBLAS call, a library that does not load, the
@@ -65,6 +65,9 @@ uint64_t firedTotal();
 
 struct SiteInfo {
   std::string name;
+  /// The error code an API site returns ("CUDA_ERROR_OUT_OF_MEMORY"), empty
+  /// for other sites and for APIs returning a string.
+  std::string error;
   /// What fails there, for documentation: "returns CUDA_ERROR_OUT_OF_MEMORY".
   std::string effect;
 };

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what dlc needs to build and test on Debian 12 (bookworm). The CUDA
-# toolkit is expected in /usr/local/cuda (headers, NVRTC, cuBLAS).
+# toolkit is expected in /usr/local/cuda (headers, NVRTC, cuBLAS). clang and
+# its runtime libraries build the libFuzzer targets (scripts/fuzz.sh).
 set -euo pipefail
 packages=(llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools libfmt-dev
-  ninja-build cmake g++ googletest libgtest-dev zlib1g-dev libzstd-dev python3)
+  ninja-build cmake g++ googletest libgtest-dev zlib1g-dev libzstd-dev python3
+  clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -140,11 +140,15 @@ constexpr int64_t kMaxConstantElements = 4096;
 
 class Generator {
 public:
-  explicit Generator(uint64_t seed) : rng(seed) { p.seed = seed; }
+  Generator(uint64_t seed, const GeneratorOptions &options)
+      : rng(seed), options(options) {
+    p.seed = seed;
+  }
   Program run();
 
 private:
   Rng rng;
+  GeneratorOptions options;
   Program p;
   std::vector<int> uses;
   std::vector<bool> isConstant;
@@ -236,6 +240,8 @@ private:
   bool genConcat();
   bool genPad();
   bool genTile();
+  bool genSoftmax();
+  bool genNormalize();
 
   /// A boolean value broadcast-compatible with `shape`, or -1.
   int makeCond(const Shape &shape);
@@ -251,11 +257,14 @@ private:
 } // namespace
 
 int64_t Generator::randomDim() {
-  static const std::vector<int64_t> dims = {1,  2,  3,  4,  5,   7,   8,  9,
-                                            16, 17, 31, 32, 33,  64,  65, 100,
-                                            128, 130, 256, 257};
-  static const std::vector<double> weights = {10, 5, 6, 6, 5, 5, 5, 2, 5, 5,
-                                              2,  4, 4, 3, 2, 1, 2, 3, 1, 1};
+  // Small and odd sizes mostly; a few long ones so that rows exceed a warp's
+  // 1024 elements and a 256-thread block's 4096 (the row template's limits).
+  static const std::vector<int64_t> dims = {
+      1,  2,  3,   4,   5,   7,   8,    9,    16,   17,   31,   32,  33,
+      64, 65, 100, 128, 130, 256, 257, 1000, 1025, 2048, 4099, 8193};
+  static const std::vector<double> weights = {
+      10, 5, 6, 6, 5, 5, 5, 2, 5, 5, 2, 4, 4,
+      3,  2, 1, 2, 3, 1, 1, 1, 1, 1, 0.7, 0.5};
   return dims[rng.weighted(weights)];
 }
 
@@ -290,7 +299,7 @@ int Generator::pickValue(const std::function<bool(int)> &ok,
     if ((!allowConstants && isConstant[i]) || !ok(i))
       continue;
     ids.push_back(i);
-    weights.push_back((uses[i] == 0 ? 4.0 : 1.0) * (1.0 + 3.0 * i / n));
+    weights.push_back((uses[i] == 0 ? 6.0 : 1.0) * (1.0 + 3.0 * i / n));
   }
   if (ids.empty())
     return -1;
@@ -1454,6 +1463,109 @@ bool Generator::genTile() {
   return true;
 }
 
+/// Trailing reduction axes for a row-wise pattern: the last axis mostly,
+/// sometimes the last two, sometimes a middle axis alone.
+static std::vector<int64_t> rowAxes(Rng &rng, const Shape &shape) {
+  int64_t r = int64_t(shape.size());
+  switch (rng.weighted({65, 20, 15})) {
+  case 1:
+    if (r >= 2)
+      return {r - 2, r - 1};
+    break;
+  case 2:
+    if (r >= 3)
+      return {rng.range(1, r - 2)};
+    break;
+  default:
+    break;
+  }
+  return {r - 1};
+}
+
+bool Generator::genSoftmax() {
+  int x = pickValue([&](int v) {
+    return isFloat(val(v).type.dtype) && !val(v).type.shape.empty();
+  });
+  if (x < 0)
+    return false;
+  x = bounded(x, 8);
+  const Value v = val(x);
+  DType t = v.type.dtype;
+  std::vector<int64_t> axes = rowAxes(rng, v.type.shape);
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= v.type.shape[a];
+  int m = reduce(ReduceKind::Max, x, axes);
+  int d = binary(BinaryKind::Sub, x, m);
+  p.values[d].hi = 0; // x - max(x) <= 0
+  int e = unary(UnaryKind::Exp, d);
+  int s = reduce(ReduceKind::Sum, e, axes);
+  // The row's maximum contributes exp(0) = 1: the sum is at least 1, which
+  // the intervals cannot see.
+  p.values[s].lo = 1;
+  int y;
+  if (rng.chance(0.25)) {
+    // log-softmax
+    y = binary(BinaryKind::Sub, d, unary(UnaryKind::Log, s));
+  } else {
+    y = binary(BinaryKind::Div, e, s);
+    p.values[y].lo = 0;
+    p.values[y].hi = 1;
+  }
+  (void)t;
+  (void)n;
+  settle(y);
+  return true;
+}
+
+bool Generator::genNormalize() {
+  int x = pickValue([&](int v) {
+    return isFloat(val(v).type.dtype) && !val(v).type.shape.empty();
+  });
+  if (x < 0)
+    return false;
+  x = bounded(x, 16);
+  const Value v = val(x);
+  DType t = v.type.dtype;
+  size_t rank = v.type.shape.size();
+  std::vector<int64_t> axes = rowAxes(rng, v.type.shape);
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= v.type.shape[a];
+  double inv = 1.0 / double(n);
+  // f16/bf16 sums of squares must stay in range.
+  if (t != DType::F32)
+    x = bounded(x, std::max(0.25, std::sqrt(20000.0 / double(n))));
+  int mean = binary(BinaryKind::Mul, reduce(ReduceKind::Sum, x, axes),
+                    splat(t, rank, inv));
+  int c = binary(BinaryKind::Sub, x, mean);
+  int sq = binary(BinaryKind::Mul, c, c);
+  int var = binary(BinaryKind::Mul, reduce(ReduceKind::Sum, sq, axes),
+                   splat(t, rank, inv));
+  int r = unary(UnaryKind::Rsqrt,
+                binary(BinaryKind::Add, var, splat(t, rank, 1.0 / 64)));
+  int y = binary(BinaryKind::Mul, c, r);
+  // |c| <= sqrt(n * var): the normalized values are at most sqrt(n).
+  p.values[y].lo = -std::sqrt(double(n));
+  p.values[y].hi = std::sqrt(double(n));
+  if (rng.chance(0.5)) {
+    // A scale and a shift along the last axis (the layer norm's affine part).
+    Shape s(rank, 1);
+    s.back() = v.type.shape.back();
+    if (s.back() <= kMaxConstantElements) {
+      std::vector<double> gamma, beta;
+      for (int64_t i = 0; i < s.back(); ++i) {
+        gamma.push_back(gridValue(0.5, 1.5, 1.0 / 32));
+        beta.push_back(gridValue(-0.5, 0.5, 1.0 / 32));
+      }
+      y = binary(BinaryKind::Mul, y, constant({t, s}, gamma));
+      y = binary(BinaryKind::Add, y, constant({t, s}, beta));
+    }
+  }
+  settle(y);
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Inputs, outputs, the whole program
 //===----------------------------------------------------------------------===//
@@ -1551,9 +1663,12 @@ void Generator::chooseOutputs() {
       first = s;
   p.outputs.push_back(first);
   live = cone(first);
-  if (rng.chance(0.5))
+  if (rng.chance(0.4))
     return;
-  switch (rng.weighted({82, 5, 5, 8})) {
+  // The second output: mostly another sink, sometimes a value that is also
+  // used inside the program (its buffer must survive in-place reuse), the
+  // same value twice, an argument, a view, or a constant.
+  switch (rng.weighted({55, 20, 5, 5, 7, 3, 5})) {
   case 0: {
     int second = -1;
     size_t best = 0;
@@ -1572,16 +1687,40 @@ void Generator::chooseOutputs() {
       p.outputs.push_back(second);
     break;
   }
-  case 1:
+  case 1: {
+    int inner = pickValue([&](int v) {
+      return uses[v] > 0 && live.count(v) && v != first &&
+             std::find(p.inputs.begin(), p.inputs.end(), v) == p.inputs.end();
+    });
+    if (inner >= 0)
+      p.outputs.push_back(inner);
+    break;
+  }
+  case 2:
     p.outputs.push_back(first);
     break;
-  case 2:
+  case 3:
     p.outputs.push_back(rng.pick(p.inputs));
     break;
-  default: {
-    // A view of the first output is returned too.
+  case 4: {
     Shape s = factorShape(val(first).type.numElements());
     p.outputs.push_back(reshape(first, s));
+    break;
+  }
+  case 5: {
+    DType t = val(first).type.dtype;
+    Shape s = randomShape(rng.range(1, 3), 64);
+    std::vector<double> data;
+    for (int64_t i = 0, e = product(s); i < e; ++i)
+      data.push_back(t == DType::I1 ? double(rng.range(0, 1))
+                     : isInt(t)     ? double(rng.range(-4, 7))
+                                    : gridValue(-1, 1, 1.0 / 32));
+    p.outputs.push_back(constant({t, s}, std::move(data)));
+    break;
+  }
+  default: {
+    int in = rng.pick(p.inputs);
+    p.outputs.push_back(reshape(in, factorShape(val(in).type.numElements())));
     break;
   }
   }
@@ -1590,11 +1729,11 @@ void Generator::chooseOutputs() {
 Program Generator::run() {
   tosaProbability = rng.pick(std::vector<double>{0.0, 0.5, 0.5, 1.0});
   makeInputs();
-  int target = int(rng.range(3, 25));
+  int target = int(rng.range(options.minOps, options.maxOps));
   // Weights of: unary binary select logic clamp cast reduce argmax matmul
-  // transpose reshape slice concat pad tile.
-  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2,
-                                       7,  5,  5, 4, 4, 3, 3};
+  // transpose reshape slice concat pad tile softmax normalize.
+  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2, 7,
+                                       5,  5,  4, 4, 3, 3, 2, 2};
   for (int attempts = 0; int(p.ops.size()) < target && attempts < 400;
        ++attempts) {
     switch (rng.weighted(weights)) {
@@ -1640,8 +1779,14 @@ Program Generator::run() {
     case 13:
       genPad();
       break;
-    default:
+    case 14:
       genTile();
+      break;
+    case 15:
+      genSoftmax();
+      break;
+    default:
+      genNormalize();
       break;
     }
   }
@@ -1650,7 +1795,9 @@ Program Generator::run() {
   return std::move(p);
 }
 
-Program generateProgram(uint64_t seed) { return Generator(seed).run(); }
+Program generateProgram(uint64_t seed, const GeneratorOptions &options) {
+  return Generator(seed, options).run();
+}
 
 //===----------------------------------------------------------------------===//
 // Dead code

@@ -132,8 +132,14 @@ struct Program {
   std::vector<int> outputs;
 };
 
+struct GeneratorOptions {
+  /// The generator aims at a number of operations drawn from [minOps,
+  /// maxOps] (helper operations count; dead ones are removed afterwards).
+  int minOps = 3, maxOps = 25;
+};
+
 /// The program of `seed`.
-Program generateProgram(uint64_t seed);
+Program generateProgram(uint64_t seed, const GeneratorOptions &options = {});
 
 /// Whether `op` of `program` can be printed as TOSA.
 bool hasTosaForm(const Program &program, const Op &op);

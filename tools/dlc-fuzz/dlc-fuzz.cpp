@@ -107,6 +107,17 @@ static cl::opt<uint64_t> inputSeed("input-seed",
                                             "inputs"),
                                    cl::init(0));
 
+static cl::opt<int> maxOps("max-ops",
+                           cl::desc("Largest number of operations the "
+                                    "generator aims at (default 25)"),
+                           cl::init(25));
+
+static GeneratorOptions generatorOptions() {
+  GeneratorOptions options;
+  options.maxOps = std::max(options.minOps, int(maxOps));
+  return options;
+}
+
 //===----------------------------------------------------------------------===//
 // Checks in child processes
 //===----------------------------------------------------------------------===//
@@ -496,7 +507,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "dlc-fuzz: random-graph differential testing\n");
   if (printSeed >= 0) {
-    Program p = generateProgram(uint64_t(printSeed));
+    Program p = generateProgram(uint64_t(printSeed), generatorOptions());
     llvm::outs() << printProgram(p, dlcOnly ? Flavor::DlcOnly
                                             : Flavor::AsGenerated);
     return 0;
@@ -548,7 +559,7 @@ int main(int argc, char **argv) {
         return true;
       },
       [&](uint64_t seed) {
-        Program p = generateProgram(seed);
+        Program p = generateProgram(seed, generatorOptions());
         if (referenceOnly) {
           std::vector<rt::TensorDesc> inputs;
           for (int v : p.inputs)
@@ -562,7 +573,7 @@ int main(int argc, char **argv) {
                            printProgram(p, Flavor::DlcOnly), seed, options);
       },
       [&](uint64_t seed, std::optional<Failure> failure) {
-        totalOps += countOps(generateProgram(seed));
+        totalOps += countOps(generateProgram(seed, generatorOptions()));
         if (isPass(failure)) {
           ++passed;
           if (failure)
@@ -583,9 +594,12 @@ int main(int argc, char **argv) {
 
   // Failing programs are written (and minimized) after the run, in seed order.
   for (auto &[seed, failure] : failures) {
-    Program p = generateProgram(seed);
-    std::string header = "// dlc-fuzz seed " + std::to_string(seed) + ": " +
-                         "\n" + commentBlock(failure.describe());
+    Program p = generateProgram(seed, generatorOptions());
+    std::string header =
+        "// dlc-fuzz seed " + std::to_string(seed) + "; reproduce with: " +
+        "dlc-fuzz --seeds=1 --start=" + std::to_string(seed) +
+        (maxOps != 25 ? " --max-ops=" + std::to_string(maxOps) : "") + "\n" +
+        commentBlock(failure.describe());
     if (!keepFailures.empty())
       writeFile(keepFailures + "/seed-" + std::to_string(seed) + ".mlir",
                 header + printProgram(p, Flavor::AsGenerated));

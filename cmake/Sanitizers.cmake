@@ -1,0 +1,15 @@
+# DLC_ENABLE_SANITIZERS: every executable gets cmake/SanitizerDefaults.cpp,
+# the sanitizer options the build needs whatever ASAN_OPTIONS says.
+function(dlc_add_sanitizer_defaults dir)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t ${targets})
+    get_target_property(type ${t} TYPE)
+    if(type STREQUAL "EXECUTABLE")
+      target_sources(${t} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/SanitizerDefaults.cpp)
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub ${subdirs})
+    dlc_add_sanitizer_defaults(${sub})
+  endforeach()
+endfunction()

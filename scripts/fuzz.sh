@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of test/fuzz in ./build-fuzz (or
+# $DLC_FUZZ_BUILD_DIR) with clang, ASan and UBSan, and runs each for the given
+# number of seconds (default 60).
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]    targets: parse pipeline package
+#
+# Seeds are rebuilt on every run from the repository: every .mlir file under
+# test/ and examples/, split at `// -----`, and packages that `dlc compile
+# --no-cubin` writes for them. What the fuzzers find is kept in
+# <build>/fuzz/corpus/<target> and grows from run to run; a crashing input is
+# written to <build>/fuzz/artifacts/ and fails the script. docs/reliability.md
+# has the results and how to reproduce a crash.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${DLC_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=(parse pipeline package)
+
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLC_ENABLE_SANITIZERS=ON \
+    -DDLC_BUILD_FUZZERS=ON
+fi
+lock=(); command -v flock >/dev/null && lock=(flock /tmp/dlc-build.lock)
+"${lock[@]}" ninja -C "$build" -j"$(nproc)" dlc-fuzzers
+
+work="$build/fuzz"
+seeds="$work/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds/mlir" "$seeds/package" "$work/artifacts"
+
+# MLIR seeds: one file per `// -----` case.
+while IFS= read -r file; do
+  name="$(echo "${file#"$root"/}" | tr '/' '_')"
+  awk -v out="$seeds/mlir/$name" '
+    BEGIN { n = 0; f = out "." n }
+    /^\/\/ -----/ { close(f); n++; f = out "." n; next }
+    { print > f }' "$file"
+done < <(find "$root/test" "$root/examples" -name '*.mlir' | sort)
+
+# Package seeds: every case that compiles, up to 256 KiB each.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export DLC_CACHE_DIR="$work/kernel-cache"
+for case in "$seeds/mlir"/*; do
+  out="$seeds/package/$(basename "$case").dlcpkg"
+  if "$build/bin/dlc" compile "$case" --no-cubin -o "$out" >/dev/null 2>&1 &&
+     [ "$(stat -c %s "$out")" -le 262144 ]; then
+    :
+  else
+    rm -f "$out"
+  fi
+done
+echo "seeds: $(ls "$seeds/mlir" | wc -l) MLIR cases," \
+  "$(ls "$seeds/package" | wc -l) packages"
+
+status=0
+for t in "${targets[@]}"; do
+  case "$t" in
+    parse|pipeline) seed="$seeds/mlir"
+      flags=(-dict="$root/test/fuzz/mlir.dict" -max_len=16384) ;;
+    package) seed="$seeds/package"; flags=(-max_len=262144) ;;
+    *) echo "error: unknown target '$t' (parse, pipeline, package)" >&2; exit 2 ;;
+  esac
+  corpus="$work/corpus/$t"
+  mkdir -p "$corpus"
+  log="$work/fuzz-$t.log"
+  echo "fuzz-$t: ${seconds} s (log: $log)"
+  rc=0
+  "$build/bin/fuzz-$t" "${flags[@]}" -max_total_time="$seconds" -timeout=30 \
+    -rss_limit_mb=4096 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/$t-" "$corpus" "$seed" >"$log" 2>&1 || rc=$?
+  grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|cov: .*corp" \
+    "$log" | tail -4 | sed 's/^/  /'
+  if [ $rc != 0 ]; then
+    echo "error: fuzz-$t failed (exit code $rc); the end of its log:" >&2
+    tail -60 "$log" >&2
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds dlc with AddressSanitizer and UndefinedBehaviorSanitizer in
+# ./build-asan (or $DLC_ASAN_BUILD_DIR) and runs the whole test suite there
+# (lit, unit tests, the JIT example). Fails on any failing test and on any
+# sanitizer report, including one from a process whose failure a test
+# expects (`not dlc ...`): reports go to files that are checked afterwards.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${DLC_ASAN_BUILD_DIR:-$root/build-asan}"
+start=$SECONDS
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DDLC_ENABLE_SANITIZERS=ON
+fi
+# Builds share the machine with others: serialize them when flock exists.
+lock=(); command -v flock >/dev/null && lock=(flock /tmp/dlc-build.lock)
+"${lock[@]}" ninja -C "$build" -j"$(nproc)"
+built=$SECONDS
+
+logs="$build/sanitizer-logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+# The executables also carry built-in options (cmake/SanitizerDefaults.cpp).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}:log_path=$logs/asan"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}:log_path=$logs/ubsan"
+status=0
+(cd "$build" && ctest --output-on-failure -j"$(nproc)") || status=$?
+
+# A report has an ERROR/SUMMARY line or a UBSan "runtime error"; other
+# files hold warnings (ASan's note that the sim's ucontext fibers use
+# swapcontext, which the fiber annotations in runtime/SimExecutor.cpp cover).
+reports=()
+for f in "$logs"/*; do
+  [ -e "$f" ] || continue
+  if grep -qE "ERROR: |SUMMARY: |runtime error:" "$f"; then
+    reports+=("$f")
+  fi
+done
+if ((${#reports[@]})); then
+  echo "error: ${#reports[@]} sanitizer report(s):" >&2
+  for r in "${reports[@]}"; do
+    echo "==== $r" >&2
+    cat "$r" >&2
+  done
+  status=1
+fi
+echo "sanitizers: build $((built - start)) s, tests $((SECONDS - built)) s," \
+  "$([ $status = 0 ] && echo "no reports" || echo FAILED)"
+exit $status

@@ -1,0 +1,86 @@
+//===- FuzzCommon.h - Shared setup of the libFuzzer targets -------*- C++ -*-===//
+//
+// Each input gets a fresh MLIRContext with every dialect dlc reads, no
+// threads and no diagnostic output: the targets look for crashes and
+// sanitizer reports, not for diagnostics, which are the expected answer to
+// most inputs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_TEST_FUZZ_FUZZCOMMON_H
+#define DLC_TEST_FUZZ_FUZZCOMMON_H
+
+#include "api/Compiler.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace dlc::fuzz {
+
+/// A context for one input, with diagnostics swallowed.
+struct FuzzContext {
+  FuzzContext()
+      : context(makeRegistry(), mlir::MLIRContext::Threading::DISABLED),
+        handler(&context, [this](mlir::Diagnostic &diag) {
+          // Kept for the report of a broken invariant; bounded because a
+          // fuzzed input can produce many.
+          if (diagnostics.size() < 4096) {
+            llvm::raw_string_ostream os(diagnostics);
+            os << diag.getLocation() << ": " << diag << "\n";
+          }
+          return mlir::success();
+        }) {
+    context.allowUnregisteredDialects(false);
+    context.printOpOnDiagnostic(false);
+    context.printStackTraceOnDiagnostic(false);
+  }
+
+  /// Parses `text` as a module without verifying it (the caller verifies).
+  /// MLIR's lexer reads the byte after the buffer (MemoryBuffer's NUL), so
+  /// `text` must be NUL-terminated, as a std::string is.
+  mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &text) {
+    mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
+    return mlir::parseSourceString<mlir::ModuleOp>(text, config, "fuzz-input");
+  }
+
+  mlir::MLIRContext context;
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler;
+
+private:
+  static mlir::DialectRegistry makeRegistry() {
+    mlir::DialectRegistry registry;
+    registerDlcDialects(registry);
+    return registry;
+  }
+};
+
+/// Reports a broken invariant (not a diagnostic: a bug) and crashes, so
+/// libFuzzer saves the input.
+[[noreturn]] inline void fail(const std::string &what,
+                              llvm::StringRef detail = {}) {
+  std::fprintf(stderr, "dlc fuzz invariant broken: %s\n", what.c_str());
+  if (!detail.empty())
+    std::fprintf(stderr, "%.*s\n", int(detail.size()), detail.data());
+  std::abort();
+}
+
+/// The printed form of `op` in MLIR's custom syntax.
+inline std::string print(mlir::Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+} // namespace dlc::fuzz
+
+#endif // DLC_TEST_FUZZ_FUZZCOMMON_H

@@ -1,0 +1,1220 @@
+//===- FakeCuda.cpp - A fake CUDA driver and cuBLAS for the tests ---------===//
+//
+// Built as libdlc-fakecuda.so; FakeCuda.h describes what it emulates and
+// how tests use it. Everything runs synchronously on the calling thread
+// under one lock: an asynchronous operation is done when it is enqueued (or
+// recorded into the graph of a capturing stream, and done when the graph is
+// launched). Its errors are the driver's asynchronous errors: sticky, and
+// reported by the next call, as on a GPU, until the primary context is
+// destroyed by its last release. Releases (cuMemFree, cuModuleUnload,
+// cuStreamDestroy) still release and succeed under a sticky error, so that
+// the runtime's count of live objects stays exact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeCuda.h"
+#include "runtime/SimExecutor.h"
+
+#include <cublas_api.h>
+#include <cuda.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+using dlc::rt::test::FakeCudaStats;
+namespace sim = dlc::rt::sim;
+
+//===----------------------------------------------------------------------===//
+// Handles: cuda.h declares them as pointers to incomplete structs, which the
+// fake defines.
+//===----------------------------------------------------------------------===//
+
+struct CUctx_st {
+  int device = 0;
+  int refcount = 0;
+};
+
+struct CUmod_st;
+
+struct CUfunc_st {
+  CUmod_st *module = nullptr;
+  std::string name;
+  sim::EntryFn entry = nullptr; ///< null: recorded, not run
+  unsigned params = 0;
+  bool usesBarriers = false;
+  int maxDynamicShared = 48 * 1024;
+};
+
+struct CUmod_st {
+  void *library = nullptr;
+  std::unique_ptr<sim::Executor> executor;
+  std::vector<std::unique_ptr<CUfunc_st>> functions;
+  ~CUmod_st() {
+    executor.reset();
+    if (library)
+      ::dlclose(library);
+  }
+};
+
+/// An operation of a stream or a graph; returns the asynchronous error it
+/// causes.
+using Op = std::function<CUresult()>;
+
+struct CUgraph_st {
+  std::vector<Op> ops;
+};
+
+struct CUgraphExec_st {
+  std::vector<Op> ops;
+};
+
+struct CUstream_st {
+  std::unique_ptr<CUgraph_st> capture;
+  bool captureInvalidated = false;
+};
+
+struct cublasContext {
+  CUstream stream = nullptr;
+  cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
+};
+
+namespace {
+
+constexpr int kMaxDevices = 4;
+
+struct State {
+  bool initialized = false;
+  int devices = 1, major = 9, minor = 0;
+  uint64_t memoryBytes = uint64_t(1) << 30;
+  uint64_t usedBytes = 0;
+  CUctx_st contexts[kMaxDevices];
+  std::map<uintptr_t, size_t> allocations;
+  std::set<CUmod_st *> modules;
+  std::set<CUfunc_st *> functions;
+  std::set<CUstream_st *> streams;
+  std::set<CUgraph_st *> graphs;
+  std::set<CUgraphExec_st *> graphExecs;
+  std::set<cublasContext *> blasHandles;
+  /// The sticky asynchronous error, cleared when the context is destroyed.
+  CUresult sticky = CUDA_SUCCESS;
+  std::string standIn;
+  std::string lastError;
+  FakeCudaStats stats;
+};
+
+std::recursive_mutex gMutex;
+std::atomic<int64_t> gPushed{0};
+thread_local std::vector<CUcontext> tContextStack;
+
+State &state() {
+  static State s;
+  return s;
+}
+
+CUresult fail(CUresult r, const std::string &why) {
+  state().lastError = why;
+  return r;
+}
+
+cublasStatus_t blasFail(cublasStatus_t r, const std::string &why) {
+  state().lastError = why;
+  return r;
+}
+
+#define FAKE_LOCK                                                              \
+  std::lock_guard<std::recursive_mutex> lock(gMutex);                          \
+  State &S = state();                                                          \
+  (void)S
+#define FAKE_REQUIRE_INIT                                                      \
+  if (!S.initialized)                                                          \
+    return fail(CUDA_ERROR_NOT_INITIALIZED,                                    \
+                std::string(__func__) + ": cuInit was not called");
+#define FAKE_REQUIRE_CONTEXT                                                   \
+  FAKE_REQUIRE_INIT                                                            \
+  if (tContextStack.empty() || tContextStack.back()->refcount <= 0)            \
+    return fail(CUDA_ERROR_INVALID_CONTEXT,                                    \
+                std::string(__func__) + ": no current context");
+#define FAKE_CHECK_STICKY                                                      \
+  if (S.sticky != CUDA_SUCCESS)                                                \
+    return S.sticky;
+
+std::string hexPointer(uintptr_t p) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)p);
+  return buf;
+}
+
+/// Whether [p, p + bytes) lies inside one allocation.
+bool inAllocation(uintptr_t p, uint64_t bytes) {
+  State &S = state();
+  auto it = S.allocations.upper_bound(p);
+  if (it == S.allocations.begin())
+    return false;
+  --it;
+  return p >= it->first && p - it->first <= it->second &&
+         bytes <= it->second - (p - it->first);
+}
+
+/// Runs `op` now, or records it when `stream` captures. Its error becomes
+/// the sticky error.
+CUresult enqueue(CUstream stream, Op op) {
+  State &S = state();
+  if (stream && stream->capture) {
+    stream->capture->ops.push_back(std::move(op));
+    return CUDA_SUCCESS;
+  }
+  CUresult r = op();
+  if (r != CUDA_SUCCESS && S.sticky == CUDA_SUCCESS)
+    S.sticky = r;
+  return CUDA_SUCCESS;
+}
+
+bool validStream(CUstream s) { return !s || state().streams.count(s); }
+
+/// Frees everything when the primary context is destroyed, counting what a
+/// caller left behind.
+void destroyContextObjects() {
+  State &S = state();
+  int64_t left =
+      int64_t(S.allocations.size() + S.modules.size() + S.streams.size() +
+              S.graphs.size() + S.graphExecs.size());
+  S.stats.leakedAtContextDestruction += left;
+  for (auto &a : S.allocations)
+    std::free(reinterpret_cast<void *>(a.first));
+  S.allocations.clear();
+  S.usedBytes = 0;
+  for (CUmod_st *m : S.modules) {
+    for (auto &f : m->functions)
+      S.functions.erase(f.get());
+    delete m;
+  }
+  S.modules.clear();
+  for (CUstream_st *s : S.streams)
+    delete s;
+  S.streams.clear();
+  for (CUgraph_st *g : S.graphs)
+    delete g;
+  S.graphs.clear();
+  for (CUgraphExec_st *e : S.graphExecs)
+    delete e;
+  S.graphExecs.clear();
+  S.sticky = CUDA_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// Module images
+//===----------------------------------------------------------------------===//
+
+struct KernelDecl {
+  std::string name;
+  unsigned params = 0;
+  bool usesBarriers = false;
+};
+
+struct FakeImage {
+  std::string library;
+  std::vector<KernelDecl> kernels;
+};
+
+bool parseFakeImage(const char *text, FakeImage &out, std::string &error) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line != dlc::rt::test::kFakeCubinMagic) {
+    error = "not a fake cubin";
+    return false;
+  }
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string word;
+    words >> word;
+    if (word == "library") {
+      std::getline(words >> std::ws, out.library);
+    } else if (word == "kernel") {
+      KernelDecl k;
+      int barriers = 0;
+      if (!(words >> k.name >> k.params >> barriers)) {
+        error = "bad kernel line '" + line + "'";
+        return false;
+      }
+      k.usesBarriers = barriers != 0;
+      out.kernels.push_back(k);
+    } else if (!word.empty()) {
+      error = "unknown line '" + line + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+uint64_t readLE(const uint8_t *p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i)
+    v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+/// The size of a 64-bit little-endian ELF image (cubins are), from its
+/// section and program header tables; 0 if it is not one.
+size_t elfSize(const uint8_t *p) {
+  if (std::memcmp(p,
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      p[4] != 2 || p[5] != 1)
+    return 0;
+  uint64_t phoff = readLE(p + 0x20, 8), shoff = readLE(p + 0x28, 8);
+  uint64_t phentsize = readLE(p + 0x36, 2), phnum = readLE(p + 0x38, 2);
+  uint64_t shentsize = readLE(p + 0x3a, 2), shnum = readLE(p + 0x3c, 2);
+  uint64_t size = std::max<uint64_t>(64, shoff + shnum * shentsize);
+  size = std::max(size, phoff + phnum * phentsize);
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const uint8_t *sh = p + shoff + i * shentsize;
+    uint32_t type = uint32_t(readLE(sh + 4, 4));
+    if (type == 8) // SHT_NOBITS
+      continue;
+    size = std::max(size, readLE(sh + 0x18, 8) + readLE(sh + 0x20, 8));
+  }
+  return size_t(size);
+}
+
+/// Whether `name` is a symbol-like string of the ELF image.
+bool elfMentions(const uint8_t *p, size_t size, const std::string &name) {
+  std::string needle = name + '\0';
+  const uint8_t *end = p + size;
+  for (const uint8_t *it = p; it < end;) {
+    it = std::search(it, end, needle.begin(), needle.end());
+    if (it == end)
+      return false;
+    if (it > p && (it[-1] == '\0' || it[-1] == '.'))
+      return true;
+    ++it;
+  }
+  return false;
+}
+
+CUresult loadModule(const void *image, CUmodule *out) {
+  State &S = state();
+  const auto *bytes = static_cast<const uint8_t *>(image);
+  FakeImage fake;
+  std::string error;
+  std::unique_ptr<CUmod_st> module = std::make_unique<CUmod_st>();
+  size_t elf = elfSize(bytes);
+  if (elf) {
+    // A real cubin. With a stand-in, the kernels it defines run through the
+    // stand-in's library; without, cuModuleGetFunction makes record-only
+    // functions for the names the image holds.
+    if (!S.standIn.empty()) {
+      FakeImage standIn;
+      if (!parseFakeImage(S.standIn.c_str(), standIn, error))
+        return fail(CUDA_ERROR_INVALID_IMAGE, "the stand-in: " + error);
+      fake.library = standIn.library;
+      for (const KernelDecl &k : standIn.kernels)
+        if (elfMentions(bytes, elf, k.name))
+          fake.kernels.push_back(k);
+    }
+  } else if (!parseFakeImage(static_cast<const char *>(image), fake, error)) {
+    return fail(CUDA_ERROR_INVALID_IMAGE, "cuModuleLoadData: " + error);
+  }
+  sim::StateFn stateFn = nullptr;
+  if (!fake.library.empty()) {
+    module->library = ::dlopen(fake.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!module->library) {
+      const char *e = ::dlerror();
+      return fail(CUDA_ERROR_INVALID_IMAGE,
+                  "cannot load " + fake.library + ": " + (e ? e : "?"));
+    }
+    stateFn = reinterpret_cast<sim::StateFn>(
+        ::dlsym(module->library, "dlc_sim_thread_state"));
+    auto abi = reinterpret_cast<unsigned (*)()>(
+        ::dlsym(module->library, "dlc_sim_abi_version"));
+    if (!stateFn || !abi || abi() != dlc_sim::kAbiVersion)
+      return fail(CUDA_ERROR_INVALID_IMAGE,
+                  fake.library + " is not a sim kernel library");
+    module->executor =
+        std::make_unique<sim::Executor>(stateFn, 1, sim::defaultFiberBackend());
+  }
+  for (const KernelDecl &k : fake.kernels) {
+    auto f = std::make_unique<CUfunc_st>();
+    f->module = module.get();
+    f->name = k.name;
+    f->params = k.params;
+    f->usesBarriers = k.usesBarriers;
+    if (module->library) {
+      f->entry = reinterpret_cast<sim::EntryFn>(
+          ::dlsym(module->library, ("dlc_sim_entry_" + k.name).c_str()));
+      if (!f->entry)
+        continue; // not in the image: cuModuleGetFunction says NOT_FOUND
+    }
+    module->functions.push_back(std::move(f));
+  }
+  for (auto &f : module->functions)
+    S.functions.insert(f.get());
+  CUmod_st *m = module.release();
+  S.modules.insert(m);
+  *out = m;
+  return CUDA_SUCCESS;
+}
+
+/// The fake cubin or the ELF image a module came from is gone; for
+/// record-only ELF modules, cuModuleGetFunction needs the image again, so
+/// remember it by module.
+std::map<CUmod_st *, std::vector<uint8_t>> gElfImages;
+
+//===----------------------------------------------------------------------===//
+// Numbers for cuBLAS
+//===----------------------------------------------------------------------===//
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      // Subnormal: normalize.
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while (!(mant & 0x400));
+      bits = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
+    }
+  } else {
+    bits = sign | (exp + 112) << 23 | mant << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) // inf or NaN
+    return uint16_t(sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 : 0));
+  if (absx >= 0x477ff000u) // rounds to >= 65520: overflow
+    return uint16_t(sign | 0x7c00);
+  if (absx < 0x38800000u) { // subnormal or zero in half
+    float a;
+    std::memcpy(&a, &absx, 4);
+    // Scale so that the half subnormal unit is 1, round to nearest even.
+    float scaled = a * 16777216.0f; // 2^24
+    return uint16_t(sign | uint32_t(std::nearbyint(scaled)));
+  }
+  uint32_t mant = absx & 0x7fffff;
+  uint32_t exp = (absx >> 23) - 112;
+  uint32_t h = exp << 10 | mant >> 13;
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h;
+  return uint16_t(sign | h);
+}
+
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToBf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t((x >> 16) | 0x40);
+  uint32_t rounding = 0x7fff + ((x >> 16) & 1);
+  return uint16_t((x + rounding) >> 16);
+}
+
+float loadElement(const void *base, cudaDataType t, int64_t i) {
+  const auto *p = static_cast<const uint8_t *>(base);
+  uint16_t h;
+  switch (t) {
+  case CUDA_R_16F:
+    std::memcpy(&h, p + 2 * i, 2);
+    return halfToFloat(h);
+  case CUDA_R_16BF:
+    std::memcpy(&h, p + 2 * i, 2);
+    return bf16ToFloat(h);
+  default: {
+    float f;
+    std::memcpy(&f, p + 4 * i, 4);
+    return f;
+  }
+  }
+}
+
+void storeElement(void *base, cudaDataType t, int64_t i, float v) {
+  auto *p = static_cast<uint8_t *>(base);
+  uint16_t h;
+  switch (t) {
+  case CUDA_R_16F:
+    h = floatToHalf(v);
+    std::memcpy(p + 2 * i, &h, 2);
+    return;
+  case CUDA_R_16BF:
+    h = floatToBf16(v);
+    std::memcpy(p + 2 * i, &h, 2);
+    return;
+  default:
+    std::memcpy(p + 4 * i, &v, 4);
+    return;
+  }
+}
+
+const char *errorName(CUresult r) {
+  switch (r) {
+#define FAKE_CASE(name)                                                        \
+  case name:                                                                   \
+    return #name;
+    FAKE_CASE(CUDA_SUCCESS)
+    FAKE_CASE(CUDA_ERROR_INVALID_VALUE)
+    FAKE_CASE(CUDA_ERROR_OUT_OF_MEMORY)
+    FAKE_CASE(CUDA_ERROR_NOT_INITIALIZED)
+    FAKE_CASE(CUDA_ERROR_DEINITIALIZED)
+    FAKE_CASE(CUDA_ERROR_NO_DEVICE)
+    FAKE_CASE(CUDA_ERROR_INVALID_DEVICE)
+    FAKE_CASE(CUDA_ERROR_INVALID_IMAGE)
+    FAKE_CASE(CUDA_ERROR_INVALID_CONTEXT)
+    FAKE_CASE(CUDA_ERROR_NO_BINARY_FOR_GPU)
+    FAKE_CASE(CUDA_ERROR_INVALID_HANDLE)
+    FAKE_CASE(CUDA_ERROR_ILLEGAL_STATE)
+    FAKE_CASE(CUDA_ERROR_NOT_FOUND)
+    FAKE_CASE(CUDA_ERROR_ILLEGAL_ADDRESS)
+    FAKE_CASE(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+    FAKE_CASE(CUDA_ERROR_LAUNCH_FAILED)
+    FAKE_CASE(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+    FAKE_CASE(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+#undef FAKE_CASE
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Control functions
+//===----------------------------------------------------------------------===//
+
+extern "C" void dlcFakeCudaStats(FakeCudaStats *out) {
+  FAKE_LOCK;
+  FakeCudaStats s = S.stats;
+  s.contextRetains = 0;
+  for (const CUctx_st &c : S.contexts)
+    s.contextRetains += c.refcount;
+  s.pushedContexts = gPushed.load();
+  s.allocations = int64_t(S.allocations.size());
+  s.allocatedBytes = int64_t(S.usedBytes);
+  s.modules = int64_t(S.modules.size());
+  s.streams = int64_t(S.streams.size());
+  s.graphs = int64_t(S.graphs.size());
+  s.graphExecs = int64_t(S.graphExecs.size());
+  s.cublasHandles = int64_t(S.blasHandles.size());
+  *out = s;
+}
+
+extern "C" void dlcFakeCudaConfigure(int devices, int major, int minor,
+                                     uint64_t memoryBytes) {
+  FAKE_LOCK;
+  S.devices = std::clamp(devices, 0, kMaxDevices);
+  S.major = major;
+  S.minor = minor;
+  S.memoryBytes = memoryBytes;
+}
+
+extern "C" void dlcFakeCudaSetCubinStandIn(const char *fakeCubin) {
+  FAKE_LOCK;
+  S.standIn = fakeCubin ? fakeCubin : "";
+}
+
+extern "C" const char *dlcFakeCudaLastError() {
+  FAKE_LOCK;
+  return S.lastError.c_str();
+}
+
+//===----------------------------------------------------------------------===//
+// The driver API
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+CUresult cuInit(unsigned int flags) {
+  FAKE_LOCK;
+  if (flags != 0)
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuInit: flags must be 0");
+  S.initialized = true;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int *version) {
+  if (!version)
+    return CUDA_ERROR_INVALID_VALUE;
+  *version = 13000;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorName(CUresult error, const char **str) {
+  if (!str)
+    return CUDA_ERROR_INVALID_VALUE;
+  *str = errorName(error);
+  return *str ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGetErrorString(CUresult error, const char **str) {
+  return cuGetErrorName(error, str);
+}
+
+CUresult cuDeviceGetCount(int *count) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!count)
+    return CUDA_ERROR_INVALID_VALUE;
+  *count = S.devices;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!device)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (ordinal < 0 || ordinal >= S.devices)
+    return fail(CUDA_ERROR_INVALID_DEVICE, "cuDeviceGet: no such device");
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!name || len <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (dev < 0 || dev >= S.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  std::snprintf(name, size_t(len), "dlc fake CUDA device %d", dev);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attr,
+                              CUdevice dev) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!value)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (dev < 0 || dev >= S.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  switch (attr) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *value = S.major;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *value = S.minor;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *value = 1024;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+    *value = 32;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    *value = 4;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *value = 227 * 1024;
+    return CUDA_SUCCESS;
+  default:
+    // Strict: a new query by the runtime should be added here on purpose.
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuDeviceGetAttribute: attribute " +
+                                              std::to_string(attr) +
+                                              " is not emulated");
+  }
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!ctx)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (dev < 0 || dev >= S.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  S.contexts[dev].device = dev;
+  ++S.contexts[dev].refcount;
+  *ctx = &S.contexts[dev];
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (dev < 0 || dev >= S.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  if (S.contexts[dev].refcount <= 0)
+    return fail(CUDA_ERROR_INVALID_CONTEXT,
+                "cuDevicePrimaryCtxRelease: not retained");
+  if (--S.contexts[dev].refcount == 0)
+    destroyContextObjects();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent(CUcontext ctx) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!ctx || ctx->refcount <= 0)
+    return fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxPushCurrent: bad context");
+  tContextStack.push_back(ctx);
+  ++gPushed;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent(CUcontext *ctx) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (tContextStack.empty())
+    return fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxPopCurrent: none current");
+  if (ctx)
+    *ctx = tContextStack.back();
+  tContextStack.pop_back();
+  --gPushed;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadData(CUmodule *module, const void *image) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!module || !image)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = loadModule(image, module);
+  if (r == CUDA_SUCCESS) {
+    const auto *bytes = static_cast<const uint8_t *>(image);
+    if (size_t elf = elfSize(bytes))
+      gElfImages[*module].assign(bytes, bytes + elf);
+  }
+  return r;
+}
+
+CUresult cuModuleUnload(CUmodule module) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!S.modules.erase(module))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleUnload: unknown module");
+  for (auto &f : module->functions)
+    S.functions.erase(f.get());
+  gElfImages.erase(module);
+  delete module;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module,
+                             const char *name) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  FAKE_CHECK_STICKY;
+  if (!fn || !name)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!S.modules.count(module))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetFunction: bad module");
+  for (auto &f : module->functions)
+    if (f->name == name) {
+      *fn = f.get();
+      return CUDA_SUCCESS;
+    }
+  auto elf = gElfImages.find(module);
+  if (elf != gElfImages.end() && !module->library &&
+      elfMentions(elf->second.data(), elf->second.size(), name)) {
+    // A record-only kernel of a real cubin.
+    auto f = std::make_unique<CUfunc_st>();
+    f->module = module;
+    f->name = name;
+    *fn = f.get();
+    S.functions.insert(f.get());
+    module->functions.push_back(std::move(f));
+    return CUDA_SUCCESS;
+  }
+  return fail(CUDA_ERROR_NOT_FOUND,
+              std::string("cuModuleGetFunction: no kernel ") + name);
+}
+
+CUresult cuFuncSetAttribute(CUfunction fn, CUfunction_attribute attr,
+                            int value) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  FAKE_CHECK_STICKY;
+  if (!S.functions.count(fn))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuFuncSetAttribute: bad function");
+  if (attr != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 ||
+      value > 227 * 1024)
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: bad value");
+  fn->maxDynamicShared = value;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gridX, unsigned gridY,
+                        unsigned gridZ, unsigned blockX, unsigned blockY,
+                        unsigned blockZ, unsigned sharedBytes, CUstream stream,
+                        void **params, void **extra) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!S.functions.count(f))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuLaunchKernel: bad function");
+  if (!validStream(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuLaunchKernel: bad stream");
+  uint64_t threads = uint64_t(blockX) * blockY * blockZ;
+  if (!gridX || !gridY || !gridZ || !blockX || !blockY || !blockZ ||
+      threads > 1024 || blockZ > 64 || gridY > 65535 || gridZ > 65535)
+    return fail(CUDA_ERROR_INVALID_VALUE,
+                "cuLaunchKernel: bad launch dimensions for " + f->name);
+  if (int64_t(sharedBytes) > f->maxDynamicShared)
+    return fail(CUDA_ERROR_INVALID_VALUE,
+                "cuLaunchKernel: too much dynamic shared memory");
+  if (extra)
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: `extra` is not "
+                                          "emulated");
+  if (f->params && !params)
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: no parameters");
+  // The parameters are copied now, as the driver does.
+  std::vector<void *> args(f->params);
+  for (unsigned i = 0; i < f->params; ++i)
+    std::memcpy(&args[i], params[i], sizeof(void *));
+  unsigned grid[3] = {gridX, gridY, gridZ}, block[3] = {blockX, blockY, blockZ};
+  CUmod_st *module = f->module;
+  std::string name = f->name;
+  sim::EntryFn entry = f->entry;
+  bool barriers = f->usesBarriers;
+  return enqueue(stream, [=]() -> CUresult {
+    State &S = state();
+    if (!S.modules.count(module))
+      return fail(CUDA_ERROR_LAUNCH_FAILED, name + ": its module was unloaded");
+    for (size_t i = 0; i < args.size(); ++i) {
+      uintptr_t p = reinterpret_cast<uintptr_t>(args[i]);
+      if (p && !inAllocation(p, 0))
+        return fail(CUDA_ERROR_ILLEGAL_ADDRESS,
+                    name + ": argument " + std::to_string(i) + " (" +
+                        hexPointer(p) + ") is not device memory");
+    }
+    if (!entry || !module->executor) {
+      ++S.stats.kernelsRecorded;
+      return CUDA_SUCCESS;
+    }
+    // Dynamic shared memory is reserved but not provided: the sim shim has
+    // no extern __shared__, so kernels run here never use it.
+    sim::Launch launch;
+    launch.entry = entry;
+    launch.args = args.data();
+    for (int d = 0; d < 3; ++d) {
+      launch.grid[d] = grid[d];
+      launch.block[d] = block[d];
+    }
+    launch.usesBarriers = barriers;
+    dlc::rt::Status st = module->executor->launch(launch);
+    if (!st)
+      return fail(CUDA_ERROR_LAUNCH_FAILED, name + ": " + st.message());
+    ++S.stats.kernelsRun;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemAlloc(CUdeviceptr *ptr, size_t bytes) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!ptr || bytes == 0)
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc: zero bytes");
+  if (bytes > S.memoryBytes - S.usedBytes)
+    return fail(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc: device memory full");
+  size_t rounded = (bytes + 255) / 256 * 256;
+  void *p = std::aligned_alloc(256, rounded);
+  if (!p)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  // Device memory is not cleared; a pattern makes reads of it visible.
+  std::memset(p, 0xcd, rounded);
+  S.allocations[reinterpret_cast<uintptr_t>(p)] = bytes;
+  S.usedBytes += bytes;
+  *ptr = CUdeviceptr(reinterpret_cast<uintptr_t>(p));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree(CUdeviceptr ptr) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  auto it = S.allocations.find(uintptr_t(ptr));
+  if (it == S.allocations.end())
+    return fail(CUDA_ERROR_INVALID_VALUE,
+                "cuMemFree: " + hexPointer(uintptr_t(ptr)) +
+                    " is not an allocation");
+  S.usedBytes -= it->second;
+  std::free(reinterpret_cast<void *>(it->first));
+  S.allocations.erase(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!inAllocation(uintptr_t(dst), bytes) || (!src && bytes))
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoD: bad range");
+  std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, bytes);
+  ++S.stats.copies;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
+                           CUstream stream) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!validStream(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuMemcpyHtoDAsync: bad stream");
+  if (!inAllocation(uintptr_t(dst), bytes) || (!src && bytes))
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoDAsync: bad range");
+  return enqueue(stream, [=]() -> CUresult {
+    if (!inAllocation(uintptr_t(dst), bytes))
+      return fail(CUDA_ERROR_ILLEGAL_ADDRESS, "copy to freed memory");
+    std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, bytes);
+    ++state().stats.copies;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
+                           CUstream stream) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!validStream(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuMemcpyDtoHAsync: bad stream");
+  if (!inAllocation(uintptr_t(src), bytes) || (!dst && bytes))
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoHAsync: bad range");
+  return enqueue(stream, [=]() -> CUresult {
+    if (!inAllocation(uintptr_t(src), bytes))
+      return fail(CUDA_ERROR_ILLEGAL_ADDRESS, "copy from freed memory");
+    std::memcpy(dst, reinterpret_cast<const void *>(uintptr_t(src)), bytes);
+    ++state().stats.copies;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                           CUstream stream) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!validStream(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuMemcpyDtoDAsync: bad stream");
+  if (!inAllocation(uintptr_t(dst), bytes) ||
+      !inAllocation(uintptr_t(src), bytes))
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoDAsync: bad range");
+  return enqueue(stream, [=]() -> CUresult {
+    if (!inAllocation(uintptr_t(dst), bytes) ||
+        !inAllocation(uintptr_t(src), bytes))
+      return fail(CUDA_ERROR_ILLEGAL_ADDRESS, "copy between freed memory");
+    std::memmove(reinterpret_cast<void *>(uintptr_t(dst)),
+                 reinterpret_cast<const void *>(uintptr_t(src)), bytes);
+    ++state().stats.copies;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!stream || flags > CU_STREAM_NON_BLOCKING)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUstream_st *s = new CUstream_st;
+  S.streams.insert(s);
+  *stream = s;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamDestroy(CUstream stream) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!stream || !S.streams.erase(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamDestroy: bad stream");
+  delete stream;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  if (!validStream(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamSynchronize: bad stream");
+  if (stream && stream->capture) {
+    stream->captureInvalidated = true;
+    return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                "cuStreamSynchronize: the stream is capturing");
+  }
+  return S.sticky;
+}
+
+CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  (void)mode;
+  if (!stream)
+    return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                "cuStreamBeginCapture: the legacy stream cannot capture");
+  if (!S.streams.count(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamBeginCapture: bad stream");
+  if (stream->capture)
+    return fail(CUDA_ERROR_ILLEGAL_STATE, "cuStreamBeginCapture: capturing");
+  stream->capture = std::make_unique<CUgraph_st>();
+  stream->captureInvalidated = false;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!graph)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!stream || !S.streams.count(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamEndCapture: bad stream");
+  if (!stream->capture)
+    return fail(CUDA_ERROR_ILLEGAL_STATE,
+                "cuStreamEndCapture: the stream is not capturing");
+  std::unique_ptr<CUgraph_st> g = std::move(stream->capture);
+  if (stream->captureInvalidated) {
+    *graph = nullptr;
+    return fail(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+                "cuStreamEndCapture: the capture was invalidated");
+  }
+  S.graphs.insert(g.get());
+  *graph = g.release();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphInstantiate(CUgraphExec *exec, CUgraph graph,
+                            unsigned long long flags) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  (void)flags;
+  if (!exec || !S.graphs.count(graph))
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuGraphInstantiate: bad graph");
+  CUgraphExec_st *e = new CUgraphExec_st;
+  e->ops = graph->ops;
+  S.graphExecs.insert(e);
+  *exec = e;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!S.graphExecs.count(exec))
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuGraphLaunch: bad graph");
+  if (!validStream(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuGraphLaunch: bad stream");
+  ++S.stats.graphLaunches;
+  std::vector<Op> ops = exec->ops;
+  return enqueue(stream, [ops]() -> CUresult {
+    for (const Op &op : ops)
+      if (CUresult r = op())
+        return r;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!S.graphExecs.erase(exec))
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuGraphExecDestroy: bad graph");
+  delete exec;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph graph) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!S.graphs.erase(graph))
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuGraphDestroy: bad graph");
+  delete graph;
+  return CUDA_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS
+//===----------------------------------------------------------------------===//
+
+cublasStatus_t cublasCreate_v2(cublasHandle_t *handle) {
+  FAKE_LOCK;
+  if (!handle)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!S.initialized)
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED, "cublasCreate: no cuInit");
+  cublasContext *h = new cublasContext;
+  S.blasHandles.insert(h);
+  *handle = h;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
+  FAKE_LOCK;
+  if (!S.blasHandles.erase(handle))
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED, "cublasDestroy: bad handle");
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
+  FAKE_LOCK;
+  if (!S.blasHandles.count(handle))
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED,
+                    "cublasSetStream: bad handle");
+  if (!validStream(stream))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE, "cublasSetStream: bad stream");
+  handle->stream = stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace,
+                                     size_t bytes) {
+  FAKE_LOCK;
+  if (!S.blasHandles.count(handle))
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED,
+                    "cublasSetWorkspace: bad handle");
+  uintptr_t p = reinterpret_cast<uintptr_t>(workspace);
+  if ((bytes && !inAllocation(p, bytes)) || p % 256 != 0)
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasSetWorkspace: not device memory of that size");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
+  FAKE_LOCK;
+  if (!S.blasHandles.count(handle))
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED,
+                    "cublasSetMathMode: bad handle");
+  handle->mathMode = mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+const char *cublasGetStatusName(cublasStatus_t status) {
+  switch (status) {
+#define FAKE_CASE(name)                                                        \
+  case name:                                                                   \
+    return #name;
+    FAKE_CASE(CUBLAS_STATUS_SUCCESS)
+    FAKE_CASE(CUBLAS_STATUS_NOT_INITIALIZED)
+    FAKE_CASE(CUBLAS_STATUS_ALLOC_FAILED)
+    FAKE_CASE(CUBLAS_STATUS_INVALID_VALUE)
+    FAKE_CASE(CUBLAS_STATUS_ARCH_MISMATCH)
+    FAKE_CASE(CUBLAS_STATUS_MAPPING_ERROR)
+    FAKE_CASE(CUBLAS_STATUS_EXECUTION_FAILED)
+    FAKE_CASE(CUBLAS_STATUS_INTERNAL_ERROR)
+    FAKE_CASE(CUBLAS_STATUS_NOT_SUPPORTED)
+    FAKE_CASE(CUBLAS_STATUS_LICENSE_ERROR)
+#undef FAKE_CASE
+  }
+  return "CUBLAS_STATUS_UNKNOWN";
+}
+
+/// Column-major, as cuBLAS: C = alpha op(A) op(B) + beta C per batch, with
+/// products accumulated in order in f32.
+cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+    int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype,
+    int lda, long long strideA, const void *B, cudaDataType Btype, int ldb,
+    long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc,
+    long long strideC, int batch, cublasComputeType_t computeType,
+    cublasGemmAlgo_t algo) {
+  FAKE_LOCK;
+  (void)algo;
+  if (!S.blasHandles.count(handle))
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED, "gemm: bad handle");
+  if (Atype != Btype || Atype != Ctype ||
+      (Atype != CUDA_R_32F && Atype != CUDA_R_16F && Atype != CUDA_R_16BF) ||
+      computeType != CUBLAS_COMPUTE_32F)
+    return blasFail(CUBLAS_STATUS_NOT_SUPPORTED, "gemm: types not emulated");
+  auto rowsOf = [](cublasOperation_t t, int rows, int cols) {
+    return t == CUBLAS_OP_N ? rows : cols;
+  };
+  if (m < 0 || n < 0 || k < 0 || batch < 0 || !alpha || !beta ||
+      (transa != CUBLAS_OP_N && transa != CUBLAS_OP_T) ||
+      (transb != CUBLAS_OP_N && transb != CUBLAS_OP_T) ||
+      lda < std::max(1, rowsOf(transa, m, k)) ||
+      ldb < std::max(1, rowsOf(transb, k, n)) || ldc < std::max(1, m))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "gemm: invalid sizes or leading dimensions");
+  // Host pointer mode: alpha and beta are read at the call.
+  const float a = *static_cast<const float *>(alpha);
+  const float b = *static_cast<const float *>(beta);
+  const size_t elem = Atype == CUDA_R_32F ? 4 : 2;
+  cudaDataType type = Atype;
+  CUstream stream = handle->stream;
+  ++S.stats.gemms;
+  enqueue(stream, [=]() -> CUresult {
+    if (m == 0 || n == 0 || batch == 0)
+      return CUDA_SUCCESS;
+    // The extent each operand spans must be device memory, or the kernel
+    // faults.
+    auto extent = [&](const void *p, int rows, int cols, int ld,
+                      long long stride) {
+      uint64_t last = uint64_t(batch - 1) * uint64_t(std::max(0LL, stride)) +
+                      uint64_t(cols - 1) * uint64_t(ld) + uint64_t(rows);
+      return rows == 0 || cols == 0 ||
+             inAllocation(reinterpret_cast<uintptr_t>(p), last * elem);
+    };
+    if ((k > 0 && !extent(A, rowsOf(transa, m, k),
+                          transa == CUBLAS_OP_N ? k : m, lda, strideA)) ||
+        (k > 0 && !extent(B, rowsOf(transb, k, n),
+                          transb == CUBLAS_OP_N ? n : k, ldb, strideB)) ||
+        !extent(C, m, n, ldc, strideC))
+      return fail(CUDA_ERROR_ILLEGAL_ADDRESS,
+                  "gemm: an operand lies outside device memory");
+    for (int bi = 0; bi < batch; ++bi) {
+      const int64_t aBase = int64_t(bi) * strideA,
+                    bBase = int64_t(bi) * strideB,
+                    cBase = int64_t(bi) * strideC;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+          float acc = 0.0f;
+          for (int p = 0; p < k; ++p) {
+            float av = loadElement(A, type,
+                                   aBase + (transa == CUBLAS_OP_N
+                                                ? int64_t(p) * lda + i
+                                                : int64_t(i) * lda + p));
+            float bv = loadElement(B, type,
+                                   bBase + (transb == CUBLAS_OP_N
+                                                ? int64_t(j) * ldb + p
+                                                : int64_t(p) * ldb + j));
+            acc += av * bv;
+          }
+          int64_t ci = cBase + int64_t(j) * ldc + i;
+          float r = a * acc;
+          if (b != 0.0f)
+            r += b * loadElement(C, type, ci);
+          storeElement(C, type, ci, r);
+        }
+    }
+    return CUDA_SUCCESS;
+  });
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+} // extern "C"
