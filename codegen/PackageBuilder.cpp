@@ -269,7 +269,16 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   g.lda = ca;
   g.ldb = cb;
   g.ldc = n;
-  auto addStep = [&](const rt::GemmStep &gemm) {
+  // cuBLAS takes 32-bit sizes and batch counts: a larger GEMM is reported
+  // at the op instead of surfacing as an invalid package.
+  const int64_t gemmLimit = int64_t(1) << 31;
+  auto addStep = [&](const rt::GemmStep &gemm) -> LogicalResult {
+    if (gemm.m >= gemmLimit || gemm.n >= gemmLimit || gemm.k >= gemmLimit ||
+        gemm.batch >= gemmLimit)
+      return op.emitOpError()
+             << "needs a GEMM of m=" << gemm.m << " n=" << gemm.n
+             << " k=" << gemm.k << " batch=" << gemm.batch
+             << "; cuBLAS sizes and batch counts must be below 2^31";
     rt::Step step;
     step.kind = rt::Step::Kind::Gemm;
     step.gemm = gemm;
@@ -277,6 +286,7 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     if (gemm.batch > 1)
       step.label += fmt::format(" batch {}", gemm.batch);
     pkg.steps.push_back(std::move(step));
+    return success();
   };
   auto extent = [&](int64_t stride, int64_t batch, int64_t mat) -> uint64_t {
     return ((batch - 1) * stride + mat) * es;
@@ -296,8 +306,7 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     g.a.bytes = matA * batches * es;
     g.b.bytes = matB * es;
     g.c.bytes = g.m * n * es;
-    addStep(g);
-    return success();
+    return addStep(g);
   }
 
   // The longest run of trailing batch dimensions over which each operand is
@@ -340,6 +349,13 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   SmallVector<int64_t> sA = batchStrides(bA, matA), sB = batchStrides(bB, matB),
                        sC = batchStrides(bC, matC);
   int64_t outer = batches / inner;
+  // One GEMM call per outer batch index: bound the schedule's length.
+  constexpr int64_t kMaxGemmCalls = 65536;
+  if (outer > kMaxGemmCalls)
+    return op.emitOpError() << "needs " << outer
+                            << " GEMM calls (its operands broadcast over "
+                               "different batch dimensions); at most "
+                            << kMaxGemmCalls << " are supported";
   for (int64_t o = 0; o < outer; ++o) {
     int64_t rest = o, offA = 0, offB = 0, offC = 0;
     for (int64_t d = (int64_t)split - 1; d >= 0; --d) {
@@ -359,7 +375,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     step.a.bytes = extent(step.strideA, inner, matA);
     step.b.bytes = extent(step.strideB, inner, matB);
     step.c.bytes = extent(step.strideC, inner, matC);
-    addStep(step);
+    if (failed(addStep(step)))
+      return failure();
   }
   return success();
 }

@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -122,6 +123,45 @@ bool mlir::dlc::isElementwise(Operation *op) {
 
 bool mlir::dlc::isDataMovement(Operation *op) {
   return isa<TransposeOp, ReshapeOp, SliceOp, ConcatOp, PadOp, TileOp>(op);
+}
+
+bool mlir::dlc::isWithinTensorSizeLimit(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return true;
+  Type element = tensor.getElementType();
+  int64_t bytes =
+      element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 8;
+  bytes = std::max<int64_t>(bytes, 1);
+  for (int64_t d : tensor.getShape()) {
+    if (d <= 1) // 0, 1 and dynamic extents
+      continue;
+    if (bytes > kMaxTensorBytes / d)
+      return false;
+    bytes *= d;
+  }
+  return true;
+}
+
+LogicalResult mlir::dlc::checkTensorSizes(Operation *root) {
+  bool ok = true;
+  auto report = [&](Operation *op, Type type, const Twine &what) {
+    if (isWithinTensorSizeLimit(type))
+      return;
+    op->emitOpError() << what << " has type " << type
+                      << ", which is larger than the 2^40 bytes (1 TiB) dlc "
+                         "supports for one tensor";
+    ok = false;
+  };
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          report(op, arg.getType(), "argument #" + Twine(arg.getArgNumber()));
+    for (OpResult result : op->getResults())
+      report(op, result.getType(), "result #" + Twine(result.getResultNumber()));
+  });
+  return success(ok);
 }
 
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,

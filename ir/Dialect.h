@@ -38,6 +38,19 @@ bool isElementwise(Operation *op);
 /// Whether `op` only moves data (transpose, reshape, slice, concat, pad,
 /// tile).
 bool isDataMovement(Operation *op);
+
+/// The largest tensor dlc compiles, in bytes (1 TiB). Every size, stride and
+/// offset the passes and code generation compute then fits in int64_t with
+/// room to add many of them up.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 40;
+/// Whether a ranked tensor type's extents (a zero extent counts as one, as
+/// strides still multiply the others) times its element size stay within
+/// kMaxTensorBytes. Other types pass.
+bool isWithinTensorSizeLimit(Type type);
+/// Reports, at the op, every block argument and result inside `root` whose
+/// type exceeds kMaxTensorBytes. The passes check this first, so that no
+/// arithmetic on shapes can overflow.
+LogicalResult checkTensorSizes(Operation *root);
 } // namespace mlir::dlc
 
 #define GET_OP_CLASSES

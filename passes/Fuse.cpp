@@ -446,6 +446,8 @@ struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    if (failed(checkTensorSizes(func)))
+      return signalPassFailure();
     for (Block &block : func.getBody()) {
       Fuser fuser(block, maxOpsPerKernel);
       if (failed(fuser.run())) {

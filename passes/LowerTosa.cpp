@@ -851,6 +851,8 @@ struct LowerTosaPass : public mlir::dlc::impl::LowerTosaBase<LowerTosaPass> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    if (failed(checkTensorSizes(func)))
+      return signalPassFailure();
     bool failedAny = false;
 
     FunctionType signature = func.getFunctionType();

@@ -103,6 +103,8 @@ void PlanMemoryPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal())
     return;
+  if (failed(checkTensorSizes(func)))
+    return signalPassFailure();
   if (alignment <= 0) {
     func.emitError() << "dlc-plan-memory needs a positive alignment, but got "
                      << static_cast<int64_t>(alignment);

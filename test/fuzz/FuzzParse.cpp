@@ -8,10 +8,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "test/fuzz/FuzzCommon.h"
+#include "test/fuzz/TextMutator.h"
 
 #include "mlir/IR/Verifier.h"
 
 using namespace dlc::fuzz;
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size,
+                                          size_t maxSize, unsigned seed) {
+  return mutateMlirText(data, size, maxSize, seed);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string text(reinterpret_cast<const char *>(data), size);

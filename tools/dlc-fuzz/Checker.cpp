@@ -127,7 +127,7 @@ static std::optional<std::string> compareWith(const HostTensor &got,
   if (mismatches == 0)
     return std::nullopt;
   std::string where = " (" + std::to_string(mismatches) + " of " +
-                      std::to_string(n) + " elements differ; worst at " +
+                      std::to_string(n) + " elements not bit-identical; largest difference at " +
                       indexString(expected.shape, worst) + ": got " +
                       fmt(got.getAsDouble(worst)) + ", expected " +
                       fmt(expected.getAsDouble(worst)) + ")";
@@ -405,6 +405,10 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
   auto fail = [](std::string kind, std::string config, std::string message) {
     return Failure{std::move(kind), std::move(config), std::move(message)};
   };
+  auto progress = [&](const std::string &what) {
+    if (options.progress)
+      options.progress(what);
+  };
   const Config configs[] = {
       {"", true, true}, {" no-fuse", false, true}, {" no-in-place", true, false}};
 
@@ -421,17 +425,20 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     compileOptions.compileCubins = false;
     compileOptions.fuse = config.fuse;
     compileOptions.inPlace = config.inPlace;
+    progress("compile sim" + config.name);
     auto package = compile(mlirText, compileOptions, "fuzz.mlir");
     if (!package)
       return fail("compile", "sim" + config.name, package.message());
     if (first) {
       inputs = randomInputs(*package, inputSeed);
+      progress("run the reference");
       auto reference = runReference(*package, inputs);
       if (!reference)
         return fail("reference", "-", reference.message());
       expected = reference.take();
       if (auto message = nonFinite(expected))
         return fail("reference", "-", *message);
+      progress("compare with the dlc form");
       if (!dlcOnlyText.empty() && !options.skipLowering)
         if (auto message = compareLowering(dlcOnlyText, inputs, expected))
           return fail("lowering", "-", *message);
@@ -451,14 +458,27 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
         continue;
       rt::SessionOptions sessionOptions;
       sessionOptions.device = device;
+      progress("load " + name);
       auto session = rt::Session::create(package, sessionOptions);
       if (!session)
         return fail("run", name, session.message());
       // Twice: a second run reuses the arena (and replays the CUDA graph).
       for (int run = 0; run < 2; ++run) {
+        progress("run " + name);
         auto outputs = (*session)->run(inputs);
         if (!outputs)
           return fail("run", name, outputs.message());
+        if (options.injectError && !outputs->empty() &&
+            (*outputs)[0].numElements() > 0) {
+          // Large enough for any tolerance: 16 times the largest element.
+          HostTensor &t = (*outputs)[0];
+          double largest = 0;
+          for (int64_t j = 0, e = t.numElements(); j < e; ++j)
+            largest = std::max(largest, std::fabs(t.getAsDouble(j)));
+          double v = t.getAsDouble(0);
+          t.setFromDouble(0, t.dtype == DType::I1 ? 1 - v
+                                                  : v + 16 * (1 + largest));
+        }
         if (outputs->size() != expected.size())
           return fail("run", name,
                       "got " + std::to_string(outputs->size()) +
@@ -471,6 +491,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
           // Within the output's rounding sensitivity it is not a bug.
           std::string note;
           if (isFloatType(expected[i].dtype)) {
+            progress("check the rounding sensitivity");
             if (!perturbed)
               perturbed = perturbedReference(packages.front().second.referenceIR,
                                              inputs);

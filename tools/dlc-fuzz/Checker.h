@@ -13,6 +13,7 @@
 #include "runtime/Tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,12 @@ struct CheckOptions {
   std::vector<std::string> onlyConfigs;
   /// Skip the TOSA-versus-dlc lowering comparison.
   bool skipLowering = false;
+  /// Corrupt one element of the first output of every device run: a test
+  /// of the checker itself, which must then report a mismatch.
+  bool injectError = false;
+  /// Told what the check is about to do ("compile sim no-fuse"), so that a
+  /// crash can be placed.
+  std::function<void(const std::string &)> progress;
 };
 
 /// Tolerance of the relative error by norm for outputs of `type`: 1e-4 f32,

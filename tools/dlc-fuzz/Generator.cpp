@@ -122,11 +122,18 @@ static std::string fmtDouble(double v) {
   return s;
 }
 
+/// "array<i64: 1, 2>", or "array<i64>" when empty.
+static std::string i64Array(const std::vector<int64_t> &v);
+
 static std::string intList(const std::vector<int64_t> &v) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i)
     s += (i ? ", " : "") + std::to_string(v[i]);
   return s;
+}
+
+static std::string i64Array(const std::vector<int64_t> &v) {
+  return v.empty() ? "array<i64>" : "array<i64: " + intList(v) + ">";
 }
 
 //===----------------------------------------------------------------------===//
@@ -818,11 +825,13 @@ int Generator::binaryPartner(int x, BinaryKind k) {
   const Value v = val(x);
   DType t = v.type.dtype;
   size_t rank = v.type.shape.size();
+  bool selfUseful =
+      k == BinaryKind::Add || k == BinaryKind::Mul || k == BinaryKind::Pow;
   switch (rng.weighted({35, 12, 18, 15, 15})) {
   case 0: {
     int y = pickValue([&](int w) {
       Shape s;
-      return val(w).type.dtype == t &&
+      return (w != x || selfUseful) && val(w).type.dtype == t &&
              broadcastShapes(v.type.shape, val(w).type.shape, s) &&
              product(s) <= kMaxElements;
     });
@@ -831,7 +840,10 @@ int Generator::binaryPartner(int x, BinaryKind k) {
     [[fallthrough]];
   }
   case 1:
-    return x;
+    // x with itself (fan-out), where that is not trivially 0, 1 or x.
+    if (selfUseful)
+      return x;
+    [[fallthrough]];
   case 2: {
     double c = t == DType::I1 ? double(rng.range(0, 1))
                : isInt(t)     ? double(rng.range(-4, 7))
@@ -1313,6 +1325,8 @@ bool Generator::genTranspose() {
 }
 
 Shape Generator::factorShape(int64_t n) {
+  if (n == 1 && rng.chance(0.3))
+    return {}; // a rank-0 tensor
   std::vector<int64_t> factors;
   for (int64_t f = 2; f * f <= n; ++f)
     while (n % f == 0) {
@@ -1574,6 +1588,8 @@ void Generator::makeInputs() {
   floatType = DType(rng.weighted({70, 15, 15}));
   static const std::vector<double> rankWeights = {10, 35, 35, 20};
   Shape base = randomShape(rng.weighted(rankWeights) + 1, kMaxElements);
+  // Now and then a scalar (rank-0) argument.
+  auto scalarOr = [&](Shape s) { return rng.chance(0.03) ? Shape{} : s; };
   int n = int(rng.range(1, 3));
   auto addInput = [&](DType t, Shape s) {
     double lo = t == DType::I1 ? 0 : isInt(t) ? 0 : -1;
@@ -1612,8 +1628,8 @@ void Generator::makeInputs() {
       break;
     }
     case 3:
-      addInput(floatType,
-               randomShape(rng.weighted(rankWeights) + 1, kMaxElements));
+      addInput(floatType, scalarOr(randomShape(rng.weighted(rankWeights) + 1,
+                                               kMaxElements)));
       break;
     case 4:
       addInput(DType::I32, rng.chance(0.5) ? base : variant(base));
@@ -2018,7 +2034,7 @@ void Printer::printDlc(const Op &op) {
     return;
   case OpKind::Reduce:
     os << "    " << r << " = dlc.reduce " << reduceName(ReduceKind(op.sub))
-       << " " << in << " {axes = array<i64: " << intList(op.ints) << ">} : ("
+       << " " << in << " {axes = " << i64Array(op.ints) << "} : ("
        << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::ArgMax:
@@ -2040,7 +2056,7 @@ void Printer::printDlc(const Op &op) {
   }
   case OpKind::Transpose:
     os << "    " << r << " = dlc.transpose " << in
-       << " {perm = array<i64: " << intList(op.ints) << ">} : ("
+       << " {perm = " << i64Array(op.ints) << "} : ("
        << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::Reshape:
@@ -2049,7 +2065,7 @@ void Printer::printDlc(const Op &op) {
     return;
   case OpKind::Slice:
     os << "    " << r << " = dlc.slice " << in
-       << " {start = array<i64: " << intList(op.ints) << ">} : ("
+       << " {start = " << i64Array(op.ints) << "} : ("
        << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::Concat:
@@ -2059,14 +2075,13 @@ void Printer::printDlc(const Op &op) {
     return;
   case OpKind::Pad:
     os << "    " << r << " = dlc.pad " << in
-       << " {high = array<i64: " << intList(op.ints2)
-       << ">, low = array<i64: " << intList(op.ints)
-       << ">, value = " << fmtDouble(op.value) << " : f64} : ("
+       << " {high = " << i64Array(op.ints2)
+       << ", low = " << i64Array(op.ints) << ", value = " << fmtDouble(op.value) << " : f64} : ("
        << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::Tile:
     os << "    " << r << " = dlc.tile " << in
-       << " {multiples = array<i64: " << intList(op.ints) << ">} : ("
+       << " {multiples = " << i64Array(op.ints) << "} : ("
        << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
     return;
   }
@@ -2175,8 +2190,8 @@ void Printer::printTosa(const Op &op) {
     os << "    " << r << "_a = tosa.argmax " << in << " {axis = " << op.axis
        << " : i32} : (" << ty(op.operands[0]) << ") -> " << typeStr(dropped)
        << "\n";
-    os << "    " << r << " = tosa.reshape " << r << "_a {new_shape = array<i64: "
-       << intList(type(op.result).shape) << ">} : (" << typeStr(dropped)
+    os << "    " << r << " = tosa.reshape " << r << "_a {new_shape = "
+       << i64Array(type(op.result).shape) << "} : (" << typeStr(dropped)
        << ") -> " << ty(op.result) << "\n";
     return;
   }
@@ -2193,12 +2208,11 @@ void Printer::printTosa(const Op &op) {
     return;
   }
   case OpKind::Reshape:
-    return simple("reshape", " {new_shape = array<i64: " +
-                                 intList(type(op.result).shape) + ">}");
+    return simple("reshape",
+                  " {new_shape = " + i64Array(type(op.result).shape) + "}");
   case OpKind::Slice:
-    return simple("slice", " {start = array<i64: " + intList(op.ints) +
-                               ">, size = array<i64: " +
-                               intList(type(op.result).shape) + ">}");
+    return simple("slice", " {start = " + i64Array(op.ints) + ", size = " +
+                               i64Array(type(op.result).shape) + "}");
   case OpKind::Concat:
     return simple("concat", " {axis = " + std::to_string(op.axis) + " : i32}");
   case OpKind::Pad: {
@@ -2226,7 +2240,7 @@ void Printer::printTosa(const Op &op) {
     return;
   }
   case OpKind::Tile:
-    return simple("tile", " {multiples = array<i64: " + intList(op.ints) + ">}");
+    return simple("tile", " {multiples = " + i64Array(op.ints) + "}");
   }
 }
 

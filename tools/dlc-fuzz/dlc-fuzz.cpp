@@ -107,6 +107,11 @@ static cl::opt<uint64_t> inputSeed("input-seed",
                                             "inputs"),
                                    cl::init(0));
 
+static cl::opt<bool>
+    injectError("inject-error",
+                cl::desc("Corrupt an output element of every run (tests "
+                         "that dlc-fuzz detects and reports a mismatch)"),
+                cl::init(false), cl::Hidden);
 static cl::opt<int> maxOps("max-ops",
                            cl::desc("Largest number of operations the "
                                     "generator aims at (default 25)"),
@@ -126,10 +131,36 @@ namespace {
 
 /// A check running in a child process; its report comes through a pipe:
 /// empty for a pass, else a serialized Failure.
+/// In a child: the pipe to the parent. Progress records ("\x01what\n")
+/// come first; the report follows a "\x02".
+int reportFd = -1;
+
+void writeAll(int fd, const std::string &text) {
+  const char *data = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = write(fd, data, left);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR)
+        continue;
+      return;
+    }
+    data += n;
+    left -= size_t(n);
+  }
+}
+
+/// Tells the parent what the child is doing (no-op in the parent).
+void reportProgress(const std::string &what) {
+  if (reportFd >= 0)
+    writeAll(reportFd, "\x01" + what + "\n");
+}
+
 struct Child {
   pid_t pid = -1;
   int fd = -1;
   uint64_t tag = 0;
+  /// Everything read from the pipe.
   std::string report;
   std::chrono::steady_clock::time_point start;
 };
@@ -170,19 +201,9 @@ Child startChild(uint64_t tag, const std::function<std::string()> &work) {
         close(null);
       }
     }
+    reportFd = fds[1];
     std::string report = work();
-    const char *data = report.data();
-    size_t left = report.size();
-    while (left > 0) {
-      ssize_t n = write(fds[1], data, left);
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR)
-          continue;
-        break;
-      }
-      data += n;
-      left -= size_t(n);
-    }
+    writeAll(fds[1], "\x02" + report);
     close(fds[1]);
     _exit(0);
   }
@@ -208,21 +229,43 @@ std::optional<Failure> finishChild(Child &c, bool timedOut) {
   int status = 0;
   while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  // The last progress record says where a crash or hang happened.
+  std::string doing, report;
+  bool finished = false;
+  for (size_t pos = 0; pos < c.report.size();) {
+    if (c.report[pos] == '\x02') {
+      report = c.report.substr(pos + 1);
+      finished = true;
+      break;
+    }
+    size_t end = c.report.find('\n', pos);
+    if (end == std::string::npos)
+      break;
+    doing = c.report.substr(pos + 1, end - pos - 1);
+    pos = end + 1;
+  }
+  std::string where = doing.empty() ? "" : " during '" + doing + "'";
+  // "compile sim no-fuse", "load cuda", "run sim": the configuration.
+  std::string config = "-";
+  for (const char *verb : {"compile ", "load ", "run "})
+    if (doing.rfind(verb, 0) == 0 && doing != "run the reference")
+      config = doing.substr(strlen(verb));
   if (timedOut)
-    return Failure{"timeout", "-",
-                   "no result after " + std::to_string(timeoutSeconds) + " s"};
+    return Failure{"timeout", config,
+                   "no result after " + std::to_string(timeoutSeconds) + " s" +
+                       where};
   if (WIFSIGNALED(status))
-    return Failure{"crash", "-",
+    return Failure{"crash", config,
                    std::string("the check died of signal ") +
                        std::to_string(WTERMSIG(status)) + " (" +
-                       strsignal(WTERMSIG(status)) + ")"};
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return Failure{"crash", "-",
+                       strsignal(WTERMSIG(status)) + ")" + where};
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !finished)
+    return Failure{"crash", config,
                    "the check exited with status " +
-                       std::to_string(WEXITSTATUS(status))};
-  if (c.report.empty())
+                       std::to_string(WEXITSTATUS(status)) + where};
+  if (report.empty())
     return std::nullopt;
-  return Failure::deserialize(c.report);
+  return Failure::deserialize(report);
 }
 
 /// Runs `work` for each tag with at most `parallel` children at once and
@@ -428,6 +471,8 @@ bool sameFailure(const std::optional<Failure> &failure, const Failure &original)
 CheckOptions optionsFor(const Failure &failure, bool cuda) {
   CheckOptions options;
   options.cuda = cuda;
+  options.injectError = injectError;
+  options.progress = reportProgress;
   // Only the failing configuration needs to run while shrinking.
   if (failure.config != "-")
     options.onlyConfigs = {failure.config};
@@ -491,6 +536,7 @@ int checkOneFile() {
   bool cuda = !noCuda && probeCuda(why);
   CheckOptions options;
   options.cuda = cuda;
+  options.progress = reportProgress;
   auto failure = checkIsolated(
       [&] { return checkReport(text, "", inputSeed, options); });
   if (!isPass(failure)) {
@@ -531,6 +577,8 @@ int main(int argc, char **argv) {
   }
   CheckOptions options;
   options.cuda = cuda;
+  options.injectError = injectError;
+  options.progress = reportProgress;
   for (const std::string &name : configNames) {
     std::string suffix = name == "full" ? "" : " " + name;
     if (name != "full" && name != "no-fuse" && name != "no-in-place") {
