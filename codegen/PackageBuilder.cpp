@@ -266,8 +266,10 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   g.m = m;
   g.n = n;
   g.k = k;
-  g.lda = ca;
-  g.ldb = cb;
+  // With k = 0 (C is all zeros) a stored row can be empty; BLAS still wants
+  // leading dimensions of at least 1.
+  g.lda = std::max<int64_t>(ca, 1);
+  g.ldb = std::max<int64_t>(cb, 1);
   g.ldc = n;
   // cuBLAS takes 32-bit sizes and batch counts: a larger GEMM is reported
   // at the op instead of surfacing as an invalid package.

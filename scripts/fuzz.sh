@@ -4,6 +4,8 @@
 # number of seconds (default 60).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]    targets: parse pipeline package
+#   DLC_FUZZ_SEED=N    libFuzzer's random seed (default: a new one each run);
+#                      with a fresh corpus a fixed seed repeats the same run
 #
 # Seeds are rebuilt on every run from the repository: every .mlir file under
 # test/ and examples/, split at `// -----`, and packages that `dlc compile
@@ -68,6 +70,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   log="$work/fuzz-$t.log"
   echo "fuzz-$t: ${seconds} s (log: $log)"
+  [ -n "${DLC_FUZZ_SEED:-}" ] && flags+=(-seed="$DLC_FUZZ_SEED")
   rc=0
   "$build/bin/fuzz-$t" "${flags[@]}" -max_total_time="$seconds" -timeout=30 \
     -rss_limit_mb=4096 -print_final_stats=1 \

@@ -251,7 +251,9 @@ private:
   bool genNormalize();
 
   /// A boolean value broadcast-compatible with `shape`, or -1.
-  int makeCond(const Shape &shape);
+  /// `shape` is taken by value: callers pass a value's own shape, and
+  /// making the condition adds values, which may reallocate it.
+  int makeCond(Shape shape);
   /// An operand for a binary operation with `x`.
   int binaryPartner(int x, BinaryKind k);
   /// A random reshape target of `numElements` elements.
@@ -928,7 +930,7 @@ bool Generator::genBinary() {
   return true;
 }
 
-int Generator::makeCond(const Shape &shape) {
+int Generator::makeCond(Shape shape) {
   auto compatible = [&](int w) {
     Shape s;
     return broadcastShapes(shape, val(w).type.shape, s) &&
