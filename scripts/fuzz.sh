@@ -23,10 +23,11 @@ targets=("$@")
 
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLC_ENABLE_SANITIZERS=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+    -DDLC_ENABLE_SANITIZERS=ON \
     -DDLC_BUILD_FUZZERS=ON
 fi
-lock=(); command -v flock >/dev/null && lock=(flock /tmp/dlc-build.lock)
+lock=(); [ -n "${DLC_BUILD_LOCK:-}" ] && lock=(flock "$DLC_BUILD_LOCK")
 "${lock[@]}" ninja -C "$build" -j"$(nproc)" dlc-fuzzers
 
 work="$build/fuzz"
