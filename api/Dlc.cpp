@@ -1,6 +1,7 @@
 //===- Dlc.cpp - Staged compilation and the public C++ API ----------------===//
 #include "api/Compiler.h"
 #include "codegen/Codegen.h"
+#include "frontend/onnx/OnnxImporter.h"
 #include "ir/Dialect.h"
 #include "ir/Reference.h"
 #include "passes/Passes.h"
@@ -65,7 +66,7 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return failure();
 
   PassManager lower(context);
-  mlir::dlc::buildLoweringPipeline(lower);
+  mlir::dlc::buildLoweringPipeline(lower, options.canonicalize);
   if (configure && failed(configure(lower)))
     return failure();
   if (failed(lower.run(module)))
@@ -168,6 +169,26 @@ rt::Result<rt::Package> compile(const std::string &mlirText,
 
 rt::Result<rt::Package> compileFile(const std::string &path,
                                     const CompileOptions &options) {
+  if (isOnnxModelFile(path)) {
+    DialectRegistry registry;
+    registerDlcDialects(registry);
+    MLIRContext context(registry);
+    context.printOpOnDiagnostic(false);
+    DiagnosticCollector diagnostics(context);
+    OnnxImportOptions importOptions;
+    importOptions.inputShapes = options.onnxInputShapes;
+    importOptions.entry = options.entry;
+    OwningOpRef<ModuleOp> module = importOnnxFile(path, context, importOptions);
+    if (!module)
+      return rt::Status::error(diagnostics.text.empty()
+                                   ? "cannot import the ONNX model"
+                                   : diagnostics.text);
+    CompileResult result;
+    if (failed(compileModule(*module, options, Stage::Package, result)))
+      return rt::Status::error(diagnostics.text.empty() ? "compilation failed"
+                                                        : diagnostics.text);
+    return std::move(result.package);
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return rt::Status::error("cannot read '" + path +

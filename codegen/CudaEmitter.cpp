@@ -807,6 +807,33 @@ private:
   std::string computeArgMax(ArgMaxOp op, ArrayRef<std::string> idx);
   std::string computePad(PadOp op, ArrayRef<std::string> idx);
   std::string computeConcat(ConcatOp op, ArrayRef<std::string> idx);
+  std::string computeIm2Col(Im2ColOp op, ArrayRef<std::string> idx);
+  std::string computeConv2D(Conv2DOp op, ArrayRef<std::string> idx);
+  std::string computeConvTranspose2D(ConvTranspose2DOp op,
+                                     ArrayRef<std::string> idx);
+  std::string computePool2D(Pool2DOp op, ArrayRef<std::string> idx);
+  std::string computeGather(GatherOp op, ArrayRef<std::string> idx);
+  std::string computeResize(ResizeOp op, ArrayRef<std::string> idx);
+
+  //===--- Window helpers ------------------------------------------------===//
+  /// `sum(index * coefficient) + constant` as a literal or variable; every
+  /// index is non-negative, so the upper bound adds the positive terms.
+  std::string ixAffine(ArrayRef<std::pair<std::string, int64_t>> terms,
+                       int64_t constant);
+  /// Conditions that keep the indices `idx` (whose smallest possible values
+  /// are `lowest`) inside `[0, size)`; nothing when a literal index is out
+  /// of range (the read is statically outside).
+  std::optional<SmallVector<std::string>>
+  inBounds(ArrayRef<std::string> idx, ArrayRef<int64_t> lowest,
+           ArrayRef<int64_t> size);
+  /// Opens `for` loops over `sizes` (dimensions of size 1 get the literal 0)
+  /// as one scope under `cur`, or returns `cur` when every size is 1.
+  Scope *openLoops(ArrayRef<int64_t> sizes, SmallVector<std::string> &vars);
+  /// A compile-time table in the kernel's globals (shared by equal tables).
+  std::string constTable(const char *type, ArrayRef<std::string> values);
+  /// The value `table[i]` as an index variable bounded by `bound`.
+  std::string ixLookup(const std::string &table, ArrayRef<int64_t> values,
+                       const std::string &i, int64_t bound);
 
   /// Splat (or one-element) constants become literals.
   std::optional<std::string> splatLiteral(Value v) {
@@ -884,6 +911,8 @@ private:
   unsigned counter = 0;
   bool hadError = false;
   unsigned numConstTables = 0;
+  /// Table contents -> name, for constTable.
+  std::unordered_map<std::string, std::string> tables;
 
   // Pointwise: the iteration index, the vector width and the per-thread
   // scope that holds the vector loads.
@@ -954,10 +983,26 @@ std::string KernelEmitter::compute(Value v, ArrayRef<std::string> idx) {
                                           shapeOf(r.getInput())));
   if (auto s = dyn_cast<SliceOp>(op)) {
     SmallVector<std::string> in;
-    for (auto [k, start] : llvm::enumerate(s.getStart()))
-      in.push_back(ixAdd(idx[k], start));
+    std::optional<ArrayRef<int64_t>> strides = s.getStrides();
+    for (auto [k, start] : llvm::enumerate(s.getStart())) {
+      int64_t stride = strides ? (*strides)[k] : 1;
+      in.push_back(stride == 1 ? ixAdd(idx[k], start)
+                               : ixAffine({{idx[k], stride}}, start));
+    }
     return val(s.getInput(), in);
   }
+  if (auto im2col = dyn_cast<Im2ColOp>(op))
+    return computeIm2Col(im2col, idx);
+  if (auto conv = dyn_cast<Conv2DOp>(op))
+    return computeConv2D(conv, idx);
+  if (auto convT = dyn_cast<ConvTranspose2DOp>(op))
+    return computeConvTranspose2D(convT, idx);
+  if (auto pool = dyn_cast<Pool2DOp>(op))
+    return computePool2D(pool, idx);
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return computeGather(gather, idx);
+  if (auto resize = dyn_cast<ResizeOp>(op))
+    return computeResize(resize, idx);
   if (auto t = dyn_cast<TileOp>(op)) {
     ArrayRef<int64_t> inShape = shapeOf(t.getInput());
     SmallVector<std::string> in;
@@ -1403,6 +1448,454 @@ std::string KernelEmitter::computeConcat(ConcatOp op,
   return result;
 }
 
+//===--- Convolution, pooling, gather, resize ------------------------------===//
+
+std::string
+KernelEmitter::ixAffine(ArrayRef<std::pair<std::string, int64_t>> terms,
+                        int64_t constant) {
+  SmallVector<std::pair<std::string, int64_t>> vars;
+  for (auto &[t, c] : terms) {
+    if (c == 0)
+      continue;
+    if (isLit(t)) {
+      constant += litVal(t) * c;
+      continue;
+    }
+    vars.push_back({t, c});
+  }
+  if (vars.empty())
+    return lit(constant);
+  if (vars.size() == 1 && vars[0].second == 1)
+    return ixAdd(vars[0].first, constant);
+  std::string expr;
+  SmallVector<std::string> deps;
+  int64_t bound = constant + 1;
+  bool unbounded = false;
+  for (auto &[t, c] : vars) {
+    if (!expr.empty())
+      expr += c > 0 ? " + " : " - ";
+    else if (c < 0)
+      expr += "-";
+    int64_t magnitude = c < 0 ? -c : c;
+    expr += magnitude == 1 ? t : fmt::format("{} * {}", t, magnitude);
+    deps.push_back(t);
+    int64_t b = boundOf(t);
+    if (b == std::numeric_limits<int64_t>::max())
+      unbounded = true;
+    else if (c > 0)
+      bound += (b - 1) * c;
+  }
+  if (constant > 0)
+    expr += fmt::format(" + {}", constant);
+  else if (constant < 0)
+    expr += fmt::format(" - {}", -constant);
+  return ixTemp(expr, deps,
+                unbounded ? std::numeric_limits<int64_t>::max()
+                          : std::max<int64_t>(bound, 1));
+}
+
+std::optional<SmallVector<std::string>>
+KernelEmitter::inBounds(ArrayRef<std::string> idx, ArrayRef<int64_t> lowest,
+                        ArrayRef<int64_t> size) {
+  SmallVector<std::string> conds;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    if (isLit(idx[k])) {
+      int64_t v = litVal(idx[k]);
+      if (v < 0 || v >= size[k])
+        return std::nullopt;
+      continue;
+    }
+    if (lowest[k] < 0)
+      conds.push_back(fmt::format("{} >= 0", idx[k]));
+    if (boundOf(idx[k]) > size[k])
+      conds.push_back(fmt::format("{} < {}", idx[k], size[k]));
+  }
+  return conds;
+}
+
+KernelEmitter::Scope *
+KernelEmitter::openLoops(ArrayRef<int64_t> sizes,
+                         SmallVector<std::string> &vars) {
+  std::string header;
+  SmallVector<std::pair<std::string, int64_t>> loopVars;
+  vars.clear();
+  for (int64_t n : sizes) {
+    if (n == 1) {
+      vars.push_back("0");
+      continue;
+    }
+    std::string k = fresh("k");
+    header += fmt::format("for ({0} {1} = 0; {1} < {2}; ++{1}) ", idxType, k, n);
+    vars.push_back(k);
+    loopVars.push_back({k, n});
+  }
+  if (loopVars.empty())
+    return cur;
+  Scope *loop = openScope(cur, header + "{", /*barrier=*/false);
+  for (auto &[k, n] : loopVars)
+    declare(loop, k, n);
+  return loop;
+}
+
+std::string KernelEmitter::constTable(const char *type,
+                                      ArrayRef<std::string> values) {
+  std::string body;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i)
+      body += i % 8 == 0 ? ",\n    " : ", ";
+    body += values[i];
+  }
+  std::string key = std::string(type) + ":" + body;
+  auto it = tables.find(key);
+  if (it != tables.end())
+    return it->second;
+  std::string table = fmt::format("{}_c{}", name, numConstTables++);
+  globals += fmt::format("static __device__ const {} {}[{}] = {{\n    {}}};\n",
+                         type, table, values.size(), body);
+  tables[key] = table;
+  return table;
+}
+
+std::string KernelEmitter::ixLookup(const std::string &table,
+                                    ArrayRef<int64_t> values,
+                                    const std::string &i, int64_t bound) {
+  if (isLit(i))
+    return lit(values[litVal(i)]);
+  return ixTemp(fmt::format("{}[{}]", table, i), {i}, bound);
+}
+
+/// Reads `input` at `idx` under the guard `conds` (zero outside): a
+/// conditional scope like dlc.pad's.
+static std::string zeroOf(Elem e) {
+  return isFloat(e) ? "0.0f" : intLiteral(e, 0);
+}
+
+std::string KernelEmitter::computeIm2Col(Im2ColOp op,
+                                         ArrayRef<std::string> idx) {
+  Elem e = elemOf(op.getResult());
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(), p = op.getPads(),
+                    d = op.getDilations();
+  int64_t cg = in[1] / op.getGroups();
+  int64_t ow = (in[3] + p[1] + p[3] - d[1] * (k[1] - 1) - 1) / s[1] + 1;
+  std::string c = ixDiv(idx[2], k[0] * k[1]);
+  std::string a = ixMod(ixDiv(idx[2], k[1]), k[0]);
+  std::string b = ixMod(idx[2], k[1]);
+  std::string y = ixDiv(idx[3], ow), z = ixMod(idx[3], ow);
+  std::string ch = ixAffine({{idx[1], cg}, {c, 1}}, 0);
+  std::string h = ixAffine({{y, s[0]}, {a, d[0]}}, -p[0]);
+  std::string w = ixAffine({{z, s[1]}, {b, d[1]}}, -p[1]);
+  auto conds = inBounds({h, w}, {-p[0], -p[1]}, in.drop_front(2));
+  if (!conds)
+    return zeroOf(e);
+  if (conds->empty())
+    return val(op.getInput(), {idx[0], ch, h, w});
+  std::string result = fresh("p");
+  line(cur, fmt::format("{} {} = {};", computeType(e), result, zeroOf(e)));
+  declare(cur, result);
+  Scope *parent = cur;
+  Scope *branch = openScope(
+      parent, fmt::format("if ({}) {{", llvm::join(*conds, " && ")),
+      /*barrier=*/true);
+  cur = branch;
+  std::string x = val(op.getInput(), {idx[0], ch, h, w});
+  line(branch, fmt::format("{} = {};", result, x));
+  cur = parent;
+  closeScope(branch);
+  return result;
+}
+
+std::string KernelEmitter::computeConv2D(Conv2DOp op,
+                                         ArrayRef<std::string> idx) {
+  Elem e = elemOf(op.getResult());
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  ArrayRef<int64_t> wShape = shapeOf(op.getFilter());
+  ArrayRef<int64_t> s = op.getStrides(), p = op.getPads(),
+                    d = op.getDilations();
+  int64_t ocg = wShape[0] / op.getGroups(), cg = wShape[1];
+  std::string g = ixDiv(idx[1], ocg);
+  std::string acc = fresh("acc");
+  line(cur, fmt::format("float {} = 0.0f;", acc));
+  declare(cur, acc);
+  Scope *parent = cur;
+  SmallVector<std::string> v;
+  Scope *loop = openLoops({cg, wShape[2], wShape[3]}, v);
+  cur = loop;
+  std::string ch = ixAffine({{g, cg}, {v[0], 1}}, 0);
+  std::string h = ixAffine({{idx[2], s[0]}, {v[1], d[0]}}, -p[0]);
+  std::string w = ixAffine({{idx[3], s[1]}, {v[2], d[1]}}, -p[1]);
+  if (auto conds = inBounds({h, w}, {-p[0], -p[1]}, in.drop_front(2))) {
+    Scope *body = loop;
+    if (!conds->empty())
+      body = openScope(loop,
+                       fmt::format("if ({}) {{", llvm::join(*conds, " && ")),
+                       /*barrier=*/true);
+    cur = body;
+    std::string x = val(op.getInput(), {idx[0], ch, h, w});
+    std::string f = val(op.getFilter(), {idx[1], v[0], v[1], v[2]});
+    line(body, fmt::format("{} += {} * {};", acc, x, f));
+    if (body != loop)
+      closeScope(body);
+  }
+  cur = parent;
+  if (loop != parent)
+    closeScope(loop);
+  if (e != Elem::F32)
+    line(cur, fmt::format("{} = {};", acc, roundTo(e, acc)));
+  return acc;
+}
+
+std::string
+KernelEmitter::computeConvTranspose2D(ConvTranspose2DOp op,
+                                      ArrayRef<std::string> idx) {
+  Elem e = elemOf(op.getResult());
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  ArrayRef<int64_t> wShape = shapeOf(op.getFilter());
+  ArrayRef<int64_t> s = op.getStrides(), p = op.getPads(),
+                    d = op.getDilations();
+  int64_t ocg = wShape[1], cg = in[1] / op.getGroups();
+  std::string g = ixDiv(idx[1], ocg), o = ixMod(idx[1], ocg);
+  std::string acc = fresh("acc");
+  line(cur, fmt::format("float {} = 0.0f;", acc));
+  declare(cur, acc);
+  Scope *parent = cur;
+  SmallVector<std::string> v;
+  Scope *loop = openLoops({cg, wShape[2], wShape[3]}, v);
+  cur = loop;
+  // Output row y receives input row i from kernel row a when
+  // y = i*s - top + a*d, i.e. i = (y + top - a*d) / s where that divides.
+  SmallVector<std::string> conds, src;
+  bool never = false;
+  for (int dim = 0; dim < 2; ++dim) {
+    int64_t k = wShape[2 + dim], size = in[2 + dim];
+    std::string t =
+        ixAffine({{idx[2 + dim], 1}, {v[1 + dim], -d[dim]}}, p[dim]);
+    if (isLit(t)) {
+      int64_t tv = litVal(t);
+      if (tv < 0 || tv % s[dim] != 0 || tv / s[dim] >= size)
+        never = true;
+      src.push_back(lit(tv < 0 ? 0 : tv / s[dim]));
+      continue;
+    }
+    if (p[dim] - (k - 1) * d[dim] < 0)
+      conds.push_back(fmt::format("{} >= 0", t));
+    if (s[dim] > 1)
+      conds.push_back(fmt::format("{} % {} == 0", t, s[dim]));
+    std::string i = ixDiv(t, s[dim]);
+    if (boundOf(i) > size)
+      conds.push_back(fmt::format("{} < {}", i, size));
+    src.push_back(i);
+  }
+  if (!never) {
+    Scope *body = loop;
+    if (!conds.empty())
+      body = openScope(loop,
+                       fmt::format("if ({}) {{", llvm::join(conds, " && ")),
+                       /*barrier=*/true);
+    cur = body;
+    std::string ch = ixAffine({{g, cg}, {v[0], 1}}, 0);
+    std::string x = val(op.getInput(), {idx[0], ch, src[0], src[1]});
+    std::string f = val(op.getFilter(), {ch, o, v[1], v[2]});
+    line(body, fmt::format("{} += {} * {};", acc, x, f));
+    if (body != loop)
+      closeScope(body);
+  }
+  cur = parent;
+  if (loop != parent)
+    closeScope(loop);
+  if (e != Elem::F32)
+    line(cur, fmt::format("{} = {};", acc, roundTo(e, acc)));
+  return acc;
+}
+
+std::string KernelEmitter::computePool2D(Pool2DOp op,
+                                         ArrayRef<std::string> idx) {
+  Elem e = elemOf(op.getResult());
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  ArrayRef<int64_t> out = shapeOf(op.getResult());
+  ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(), p = op.getPads();
+  SmallVector<int64_t, 2> d = op.getDilationValues();
+  bool isMax = op.getKind() == PoolKind::max;
+  std::string acc = fresh("acc");
+  line(cur, fmt::format("float {} = {};", acc,
+                        isMax ? floatLiteral(-INFINITY) : "0.0f"));
+  declare(cur, acc);
+  Scope *parent = cur;
+  SmallVector<std::string> v;
+  Scope *loop = openLoops({k[0], k[1]}, v);
+  cur = loop;
+  std::string h = ixAffine({{idx[2], s[0]}, {v[0], d[0]}}, -p[0]);
+  std::string w = ixAffine({{idx[3], s[1]}, {v[1], d[1]}}, -p[1]);
+  if (auto conds = inBounds({h, w}, {-p[0], -p[1]}, in.drop_front(2))) {
+    Scope *body = loop;
+    if (!conds->empty())
+      body = openScope(loop,
+                       fmt::format("if ({}) {{", llvm::join(*conds, " && ")),
+                       /*barrier=*/true);
+    cur = body;
+    std::string x = val(op.getInput(), {idx[0], idx[1], h, w});
+    line(body, isMax ? fmt::format("{0} = fmaxf({0}, {1});", acc, x)
+                     : fmt::format("{} += {};", acc, x));
+    if (body != loop)
+      closeScope(body);
+  }
+  cur = parent;
+  if (loop != parent)
+    closeScope(loop);
+  if (isMax)
+    return acc;
+  // The divisor of each output row and column, computed here once: the
+  // window positions inside the input (or the padded input).
+  bool includePad = op.getCountIncludePad();
+  SmallVector<std::string> factors;
+  for (int dim = 0; dim < 2; ++dim) {
+    int64_t lo = includePad ? -p[dim] : 0;
+    int64_t hi = in[2 + dim] + (includePad ? p[dim + 2] : 0);
+    SmallVector<int64_t> counts;
+    SmallVector<std::string> text;
+    for (int64_t o = 0; o < out[2 + dim]; ++o) {
+      int64_t n = 0;
+      for (int64_t a = 0; a < k[dim]; ++a) {
+        int64_t y = o * s[dim] - p[dim] + a * d[dim];
+        n += y >= lo && y < hi;
+      }
+      counts.push_back(n);
+      text.push_back(std::to_string(n));
+    }
+    if (llvm::all_equal(counts)) {
+      factors.push_back(lit(counts.empty() ? 1 : counts.front()));
+      continue;
+    }
+    std::string table = constTable("int", text);
+    factors.push_back(ixLookup(table, counts, idx[2 + dim], k[dim] + 1));
+  }
+  std::string count =
+      isLit(factors[0]) && isLit(factors[1])
+          ? floatLiteral(float(litVal(factors[0]) * litVal(factors[1])))
+          : fmt::format("(float)({} * {})", factors[0], factors[1]);
+  return def(e, roundTo(e, fmt::format("{} / {}", acc, count)));
+}
+
+std::string KernelEmitter::computeGather(GatherOp op,
+                                         ArrayRef<std::string> idx) {
+  ArrayRef<int64_t> data = shapeOf(op.getData());
+  ArrayRef<int64_t> ind = shapeOf(op.getIndices());
+  int64_t axis = op.getAxis(), r = ind.size(), size = data[axis];
+  std::string i = val(op.getIndices(), idx.slice(axis, r));
+  std::string pos;
+  auto clampIndex = [&](int64_t x) {
+    if (x < 0)
+      x += size;
+    return std::min(std::max<int64_t>(x, 0), size - 1);
+  };
+  if (isLit(i)) {
+    pos = lit(clampIndex(litVal(i)));
+  } else {
+    // Negative indices count from the end; others are clamped (the
+    // reference reports them).
+    std::string fixed =
+        fmt::format("({0} < 0 ? {0} + {1} : {0})", i, size);
+    pos = ixTemp(fmt::format("({0})({1} < 0 ? 0 : {1} > {2} ? {2} : {1})",
+                             idxType, fixed, size - 1),
+                 {i}, size);
+  }
+  SmallVector<std::string> in(idx.take_front(axis));
+  in.push_back(pos);
+  llvm::append_range(in, idx.drop_front(axis + r));
+  return val(op.getData(), in);
+}
+
+std::string KernelEmitter::computeResize(ResizeOp op,
+                                         ArrayRef<std::string> idx) {
+  Elem e = elemOf(op.getResult());
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  ArrayRef<int64_t> out = shapeOf(op.getResult());
+  StringRef cm = op.getCoordinateMode(), nm = op.getNearestMode();
+  bool linear = op.getMode() == "linear";
+  SmallVector<std::string> lower(idx.begin(), idx.end()), upper = lower;
+  // Resized dimensions read at two positions with these weights.
+  SmallVector<std::pair<int64_t, std::string>> weights;
+  for (size_t dim = 0; dim < in.size(); ++dim) {
+    int64_t n = in[dim], m = out[dim];
+    if (n == m)
+      continue; // every coordinate mode maps x to x
+    // Source coordinates, computed here in double precision exactly like
+    // the reference interpreter, then stored as tables.
+    SmallVector<int64_t> i0, i1;
+    SmallVector<std::string> i0Text, i1Text, wText;
+    SmallVector<float> w;
+    double scale = double(m) / double(n);
+    for (int64_t x = 0; x < m; ++x) {
+      double c;
+      if (cm == "align_corners")
+        c = m == 1 ? 0.0 : x * double(n - 1) / double(m - 1);
+      else if (cm == "asymmetric")
+        c = x / scale;
+      else if (cm == "pytorch_half_pixel" && m == 1)
+        c = -0.5;
+      else
+        c = (x + 0.5) / scale - 0.5;
+      auto clampIndex = [&](double y) {
+        return static_cast<int64_t>(std::min(std::max(y, 0.0), double(n - 1)));
+      };
+      double f = std::floor(c);
+      if (linear) {
+        i0.push_back(clampIndex(f));
+        i1.push_back(clampIndex(f + 1));
+        w.push_back(static_cast<float>(c - f));
+      } else {
+        double rounded;
+        if (nm == "floor")
+          rounded = f;
+        else if (nm == "ceil")
+          rounded = std::ceil(c);
+        else if (c - f == 0.5)
+          rounded = nm == "round_prefer_floor" ? f : f + 1;
+        else
+          rounded = std::round(c);
+        i0.push_back(clampIndex(rounded));
+        i1.push_back(i0.back());
+        w.push_back(0.0f);
+      }
+      i0Text.push_back(std::to_string(i0.back()));
+      i1Text.push_back(std::to_string(i1.back()));
+      wText.push_back(floatLiteral(w.back()));
+    }
+    lower[dim] = ixLookup(constTable("int", i0Text), i0, idx[dim], n);
+    bool interpolates = llvm::any_of(w, [](float x) { return x != 0.0f; });
+    if (!interpolates) {
+      upper[dim] = lower[dim];
+      continue;
+    }
+    upper[dim] = ixLookup(constTable("int", i1Text), i1, idx[dim], n);
+    std::string table = constTable("float", wText);
+    std::string weight =
+        isLit(idx[dim]) ? floatLiteral(w[litVal(idx[dim])])
+                        : def(Elem::F32, fmt::format("{}[{}]", table, idx[dim]));
+    weights.push_back({(int64_t)dim, weight});
+  }
+  if (weights.empty())
+    return val(op.getInput(), lower);
+  // Sum over the corners of the interpolation cell.
+  std::string sum;
+  for (int64_t corner = 0; corner < (int64_t(1) << weights.size()); ++corner) {
+    SmallVector<std::string> at = lower;
+    std::string term;
+    for (auto [j, dw] : llvm::enumerate(weights)) {
+      bool up = (corner >> j) & 1;
+      if (up)
+        at[dw.first] = upper[dw.first];
+      term += up ? fmt::format("{} * ", dw.second)
+                 : fmt::format("(1.0f - {}) * ", dw.second);
+    }
+    std::string x = val(op.getInput(), at);
+    if (!sum.empty())
+      sum += " + ";
+    sum += term + x;
+  }
+  return def(e, roundTo(e, sum));
+}
+
 LogicalResult KernelEmitter::checkTypes() {
   auto check = [&](Value v, Operation *where) -> LogicalResult {
     auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -1422,7 +1915,7 @@ LogicalResult KernelEmitter::checkTypes() {
         return failure();
     if (isa<YieldOp>(op))
       continue;
-    if (!isElementwise(&op) && !isDataMovement(&op) &&
+    if (!isElementwise(&op) && !isDataMovement(&op) && !isWindowOp(&op) &&
         !isa<ConstantOp, ReduceOp, ArgMaxOp>(op))
       return op.emitOpError() << "cannot be emitted inside a fused kernel";
   }
@@ -1957,7 +2450,8 @@ LogicalResult mlir::dlc::emitCudaKernels(func::FuncOp func, std::string &source,
   source = kPrelude;
   unsigned number = 0;
   if (func.getBody().empty())
-    return func.emitError("cannot generate code for a function without a body");
+    return func.emitOpError(
+        "cannot generate code for a function without a body");
   for (Operation &op : func.getBody().front()) {
     auto kernel = dyn_cast<KernelOp>(op);
     if (!kernel)

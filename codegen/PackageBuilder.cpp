@@ -60,7 +60,7 @@ private:
   }
   LogicalResult addConstant(ConstantOp op);
   LogicalResult resultStorage(Operation *op);
-  FailureOr<rt::BufferRef> storageOf(Value v, Operation *user);
+  rt::BufferRef storageOf(Value v);
   LogicalResult addKernel(KernelOp op, const EmittedKernel &emitted);
   LogicalResult addMatmul(MatmulOp op);
 
@@ -89,9 +89,10 @@ FailureOr<rt::TensorDesc> PackageBuilder::describe(Type type, Location loc) {
 
 LogicalResult PackageBuilder::addConstant(ConstantOp op) {
   auto type = cast<RankedTensorType>(op.getType());
+  // dlc.constant's result is a dlc tensor (ODS): its element type has a
+  // package dtype.
   std::optional<rt::DType> dtype = dtypeOf(type);
-  if (!dtype)
-    return op.emitOpError() << "has an element type the package cannot hold";
+  assert(dtype && "dlc.constant of an element type without a dtype");
   size_t elementSize = rt::dtypeSize(*dtype);
   int64_t n = type.getNumElements();
   uint64_t bytes = n * elementSize;
@@ -109,16 +110,15 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
       for (bool b : dense.getValues<bool>())
         dst[i++] = b ? 1 : 0;
     } else if (dense.isSplat()) {
+      // The value's type is the result type (verifier), so the raw data of
+      // a non-i1 dense attribute is one element, or all of them.
       ArrayRef<char> raw = dense.getRawData();
-      if (raw.size() < elementSize)
-        return op.emitOpError() << "has a splat value of unexpected size";
+      assert(raw.size() == elementSize && "splat of another element type");
       for (int64_t i = 0; i < n; ++i)
         std::memcpy(dst + i * elementSize, raw.data(), elementSize);
     } else {
       ArrayRef<char> raw = dense.getRawData();
-      if (raw.size() != bytes)
-        return op.emitOpError() << "holds " << raw.size() << " bytes of data, "
-                                << "but " << bytes << " are expected";
+      assert(raw.size() == bytes && "dense data of another type");
       std::memcpy(dst, raw.data(), bytes);
     }
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
@@ -185,12 +185,12 @@ LogicalResult PackageBuilder::resultStorage(Operation *op) {
   return success();
 }
 
-FailureOr<rt::BufferRef> PackageBuilder::storageOf(Value v, Operation *user) {
+rt::BufferRef PackageBuilder::storageOf(Value v) {
+  // Every top-level value has a buffer by the time it is used: build()
+  // visits the ops in order (SSA dominance) and rejects any op that is not
+  // a constant, kernel, matmul or reshape before its results are used.
   auto it = storage.find(v);
-  if (it == storage.end())
-    return user->emitOpError()
-           << "uses a value that has no buffer (its producer is not a "
-              "constant, kernel, matmul, reshape or argument)";
+  assert(it != storage.end() && "use of a value without a buffer");
   return it->second;
 }
 
@@ -208,12 +208,8 @@ LogicalResult PackageBuilder::addKernel(KernelOp op,
     k.block[d] = emitted.block[d];
   }
   k.sharedBytes = emitted.sharedBytes;
-  for (Value v : op.getInputs()) {
-    FailureOr<rt::BufferRef> ref = storageOf(v, op);
-    if (failed(ref))
-      return failure();
-    k.args.push_back(*ref);
-  }
+  for (Value v : op.getInputs())
+    k.args.push_back(storageOf(v));
   for (Value v : op.getResults())
     k.args.push_back(storage[v]);
   pkg.kernels.push_back(emitted.info);
@@ -232,10 +228,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   if (auto acc = op.getAccType(); acc && !acc->isF32())
     return op.emitOpError() << "asks for accumulation in " << *acc
                             << "; GEMMs accumulate in f32";
-  FailureOr<rt::BufferRef> aRef = storageOf(op.getLhs(), op);
-  FailureOr<rt::BufferRef> bRef = storageOf(op.getRhs(), op);
-  if (failed(aRef) || failed(bRef))
-    return failure();
+  rt::BufferRef aRef = storageOf(op.getLhs());
+  rt::BufferRef bRef = storageOf(op.getRhs());
   rt::BufferRef cRef = storage[op.getResult()];
 
   ArrayRef<int64_t> aShape =
@@ -302,8 +296,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     // rows stacked into one tall matrix.
     g.m = m * batches;
     g.batch = 1;
-    g.a = *aRef;
-    g.b = *bRef;
+    g.a = aRef;
+    g.b = bRef;
     g.c = cRef;
     g.a.bytes = matA * batches * es;
     g.b.bytes = matB * es;
@@ -368,8 +362,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
       offC += i * sC[d];
     }
     rt::GemmStep step = g;
-    step.a = *aRef;
-    step.b = *bRef;
+    step.a = aRef;
+    step.b = bRef;
     step.c = cRef;
     step.a.offset += offA * es;
     step.b.offset += offB * es;
@@ -385,14 +379,15 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
 
 FailureOr<rt::Package> PackageBuilder::build() {
   if (func.getBody().empty())
-    return func.emitError("cannot compile a function without a body");
+    return func.emitOpError("cannot compile a function without a body");
   pkg.entry = func.getSymName().str();
   auto arena = func->getAttrOfType<IntegerAttr>("dlc.arena_bytes");
   if (!arena)
-    return func.emitError("has no 'dlc.arena_bytes' attribute; run "
-                          "dlc-plan-memory before code generation");
+    return func.emitOpError("has no 'dlc.arena_bytes' attribute; run "
+                            "dlc-plan-memory before code generation");
   if (arena.getInt() < 0)
-    return func.emitError("has a negative arena size");
+    return func.emitOpError()
+           << "has a negative arena size (" << arena.getInt() << " bytes)";
   pkg.arenaBytes = arena.getInt();
   if (auto attr = func->getAttrOfType<IntegerAttr>("dlc.intermediate_bytes"))
     pkg.intermediateBytes = attr.getInt();
@@ -411,9 +406,11 @@ FailureOr<rt::Package> PackageBuilder::build() {
     storage[arg] = ref;
     pkg.inputs.push_back(std::move(*desc));
   }
+  // Only an unregistered op (dlc-opt --allow-unregistered-dialect) can end
+  // a verified function body in something else.
   auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
   if (!ret)
-    return func.emitError("does not end in func.return");
+    return func.emitOpError("does not end in func.return");
   for (auto [j, v] : llvm::enumerate(ret.getOperands())) {
     FailureOr<rt::TensorDesc> desc = describe(v.getType(), ret.getLoc());
     if (failed(desc))
@@ -435,13 +432,11 @@ FailureOr<rt::Package> PackageBuilder::build() {
       if (failed(addConstant(c)))
         return failure();
     } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
-      FailureOr<rt::BufferRef> ref = storageOf(reshape.getInput(), reshape);
-      if (failed(ref))
-        return failure();
-      storage[reshape.getResult()] = *ref;
+      storage[reshape.getResult()] = storageOf(reshape.getInput());
     } else if (auto kernel = dyn_cast<KernelOp>(op)) {
-      if (nextKernel >= kernels.size() || kernels[nextKernel].op != kernel)
-        return kernel.emitOpError("was not emitted as CUDA code");
+      // emitCudaKernels emitted every top-level kernel in this order.
+      assert(nextKernel < kernels.size() && kernels[nextKernel].op == kernel &&
+             "kernel not emitted as CUDA code");
       if (failed(addKernel(kernel, kernels[nextKernel++])))
         return failure();
     } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
@@ -459,14 +454,12 @@ FailureOr<rt::Package> PackageBuilder::build() {
   // Returned values not produced in place: inputs, constants, views of
   // arena buffers, and values returned more than once.
   for (auto [j, v] : llvm::enumerate(ret.getOperands())) {
-    FailureOr<rt::BufferRef> src = storageOf(v, ret);
-    if (failed(src))
-      return failure();
-    if (src->kind == rt::BufferRef::Kind::Output && src->index == j)
+    rt::BufferRef src = storageOf(v);
+    if (src.kind == rt::BufferRef::Kind::Output && src.index == j)
       continue;
     rt::Step step;
     step.kind = rt::Step::Kind::Copy;
-    step.copy.src = *src;
+    step.copy.src = src;
     step.copy.src.bytes = byteSize(v);
     step.copy.dst.kind = rt::BufferRef::Kind::Output;
     step.copy.dst.index = j;
@@ -476,14 +469,16 @@ FailureOr<rt::Package> PackageBuilder::build() {
   }
 
   if (rt::Status s = rt::validatePackage(pkg); !s)
-    return func.emitError() << "generated an invalid package: " << s.message();
+    return func.emitOpError()
+           << "generated an invalid package: " << s.message();
 
   if (options.compileCubins) {
     for (const std::string &arch : options.archs) {
       auto cubin = rt::compileCudaToCubin(pkg.cudaSource, arch);
       if (!cubin)
-        return func.emitError() << "cannot compile the generated CUDA code for "
-                                << arch << ": " << cubin.message();
+        return func.emitOpError()
+               << "cannot compile the generated CUDA code for " << arch
+               << ": " << cubin.message();
       pkg.cubins.push_back({arch, cubin.take()});
     }
   }

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -125,6 +127,11 @@ bool mlir::dlc::isDataMovement(Operation *op) {
   return isa<TransposeOp, ReshapeOp, SliceOp, ConcatOp, PadOp, TileOp>(op);
 }
 
+bool mlir::dlc::isWindowOp(Operation *op) {
+  return isa<Conv2DOp, ConvTranspose2DOp, Pool2DOp, Im2ColOp, GatherOp,
+             ResizeOp>(op);
+}
+
 bool mlir::dlc::isWithinTensorSizeLimit(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
@@ -177,14 +184,8 @@ static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
 // ConstantOp
 //===----------------------------------------------------------------------===//
 
+// AllTypesMatch<["value", "result"]> (ODS) verifies the value's type.
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
-
-LogicalResult ConstantOp::verify() {
-  if (getValue().getType() != getType())
-    return emitOpError() << "value type " << getValue().getType()
-                         << " differs from result type " << getType();
-  return success();
-}
 
 //===----------------------------------------------------------------------===//
 // Elementwise
@@ -533,9 +534,53 @@ LogicalResult TransposeOp::verify() {
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
-      dense && dense.isSplat())
-    return dense.resizeSplat(getType());
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput())) {
+    if (dense.isSplat())
+      return dense.resizeSplat(getType());
+    // Constant weights in another layout (TOSA's NHWC filters) are permuted
+    // once here rather than by a kernel on every run.
+    constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
+    auto inType = tensorType(getInput());
+    if (inType.getNumElements() <= kMaxFoldedElements) {
+      ArrayRef<int64_t> inShape = inType.getShape();
+      SmallVector<int64_t> inStrides(inShape.size(), 1);
+      for (int64_t d = (int64_t)inShape.size() - 2; d >= 0; --d)
+        inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+      ArrayRef<int64_t> outShape = getType().getShape();
+      // Visits the result in order; `pos` is the source element.
+      auto forEachSource = [&](auto fn) {
+        SmallVector<int64_t> idx(outShape.size(), 0);
+        for (int64_t n = 0, e = getType().getNumElements(); n < e; ++n) {
+          int64_t pos = 0;
+          for (size_t d = 0; d < idx.size(); ++d)
+            pos += idx[d] * inStrides[getPerm()[d]];
+          fn(pos);
+          for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
+            if (++idx[d] < outShape[d])
+              break;
+            idx[d] = 0;
+          }
+        }
+      };
+      Type element = inType.getElementType();
+      if (element.isInteger(1)) { // bit-packed storage
+        SmallVector<bool> values(dense.getValues<bool>());
+        SmallVector<bool> permuted;
+        forEachSource([&](int64_t pos) { permuted.push_back(values[pos]); });
+        return DenseElementsAttr::get(getType(), ArrayRef<bool>(permuted));
+      }
+      // Raw bytes, element by element: no attribute per value.
+      size_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+      ArrayRef<char> raw = dense.getRawData();
+      std::vector<char> permuted;
+      permuted.reserve(raw.size());
+      forEachSource([&](int64_t pos) {
+        permuted.insert(permuted.end(), raw.begin() + pos * bytes,
+                        raw.begin() + (pos + 1) * bytes);
+      });
+      return DenseElementsAttr::getFromRawBuffer(getType(), permuted);
+    }
+  }
   for (auto [i, p] : llvm::enumerate(getPerm()))
     if ((int64_t)i != p)
       return {};
@@ -578,12 +623,33 @@ LogicalResult SliceOp::verify() {
       getType().getRank() != in.getRank())
     return emitOpError() << "expects start and result of the input's rank "
                          << in.getRank();
+  SmallVector<int64_t> strides(in.getRank(), 1);
+  if (auto given = getStrides()) {
+    if ((int64_t)given->size() != in.getRank())
+      return emitOpError() << "expects " << in.getRank()
+                           << " strides, but got " << given->size();
+    for (auto [d, s] : llvm::enumerate(*given)) {
+      if (s < 1)
+        return emitOpError() << "expects positive strides, but got "
+                             << formatShape(*given);
+      strides[d] = s;
+    }
+  }
   for (int64_t d = 0; d < in.getRank(); ++d) {
-    if (start[d] < 0 || start[d] + getType().getDimSize(d) > in.getDimSize(d))
-      return emitOpError() << "slice [" << start[d] << ", "
-                           << start[d] + getType().getDimSize(d)
-                           << ") of dimension " << d
+    int64_t size = getType().getDimSize(d);
+    // The last element read is start + (size - 1) * stride.
+    int64_t end = size == 0 ? start[d] : start[d] + (size - 1) * strides[d] + 1;
+    if (start[d] < 0 || end > in.getDimSize(d)) {
+      if (strides[d] == 1)
+        return emitOpError() << "slice [" << start[d] << ", " << end
+                             << ") of dimension " << d
+                             << " is out of bounds for size "
+                             << in.getDimSize(d);
+      return emitOpError() << "slice of " << size << " elements from "
+                           << start[d] << " with stride " << strides[d]
+                           << " of dimension " << d
                            << " is out of bounds for size " << in.getDimSize(d);
+    }
   }
   if (in.getElementType() != getType().getElementType())
     return emitOpError() << "changes the element type";
@@ -591,7 +657,9 @@ LogicalResult SliceOp::verify() {
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // Same type: start is 0 and every read stride-1 or of a size-1 dimension.
+  if (getInput().getType() == getType() &&
+      llvm::all_of(getStart(), [](int64_t s) { return s == 0; }))
     return getInput();
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
       dense && dense.isSplat())
@@ -665,6 +733,272 @@ LogicalResult TileOp::verify() {
     return emitOpError() << "expects result shape " << formatShape(expected)
                          << ", but got " << formatShape(getType().getShape());
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution, pooling, gather, resize
+//===----------------------------------------------------------------------===//
+
+/// Checks strides (2, positive), pads (4, non-negative), dilations (2,
+/// positive) and, when given, the kernel size (2, positive).
+static LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> pads,
+                                  ArrayRef<int64_t> dilations,
+                                  std::optional<ArrayRef<int64_t>> kernel) {
+  auto positivePair = [&](ArrayRef<int64_t> a,
+                          StringRef what) -> LogicalResult {
+    if (a.size() != 2 || a[0] < 1 || a[1] < 1)
+      return op->emitOpError() << "expects " << what
+                               << " to be two positive values, but got "
+                               << formatShape(a);
+    return success();
+  };
+  if (kernel && failed(positivePair(*kernel, "kernel")))
+    return failure();
+  if (failed(positivePair(strides, "strides")) ||
+      failed(positivePair(dilations, "dilations")))
+    return failure();
+  if (pads.size() != 4 || llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return op->emitOpError()
+           << "expects pads to be four non-negative values [top, left, "
+              "bottom, right], but got "
+           << formatShape(pads);
+  return success();
+}
+
+/// The floor-mode output size of a window over `size` elements, or a
+/// diagnostic when the dilated window does not fit the padded input.
+static FailureOr<int64_t> windowOutputSize(Operation *op, StringRef dim,
+                                           int64_t size, int64_t padLow,
+                                           int64_t padHigh, int64_t window,
+                                           int64_t stride, int64_t dilation) {
+  int64_t span = dilation * (window - 1) + 1;
+  int64_t padded = size + padLow + padHigh;
+  if (span > padded)
+    return op->emitOpError() << "has a window spanning " << span << " "
+                             << dim << " (kernel " << window << ", dilation "
+                             << dilation << "), more than the " << padded
+                             << " of the padded input";
+  return (padded - span) / stride + 1;
+}
+
+static LogicalResult verifyFloatWindowTypes(Operation *op, ValueRange operands,
+                                            RankedTensorType result) {
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    auto type = tensorType(v);
+    if (type.getRank() != 4)
+      return op->emitOpError() << "expects rank-4 NCHW tensors, but operand #"
+                               << i << " has shape "
+                               << formatShape(type.getShape());
+    if (type.getElementType() != result.getElementType())
+      return op->emitOpError()
+             << "expects operands and result of one element type, but got "
+             << type.getElementType() << " and " << result.getElementType();
+  }
+  if (!isa<FloatType>(result.getElementType()))
+    return op->emitOpError() << "expects floating-point tensors, but got "
+                                "element type "
+                             << result.getElementType();
+  return success();
+}
+
+static LogicalResult checkResultShape(Operation *op,
+                                      ArrayRef<int64_t> expected) {
+  auto actual = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  if (actual != expected)
+    return op->emitOpError() << "expects result shape " << formatShape(expected)
+                             << ", but got " << formatShape(actual);
+  return success();
+}
+
+/// Checks the channel split into `groups` and returns the conv output
+/// spatial size.
+static FailureOr<std::pair<int64_t, int64_t>>
+convOutputSize(Operation *op, ArrayRef<int64_t> in, int64_t kh, int64_t kw,
+               ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+               ArrayRef<int64_t> dilations) {
+  FailureOr<int64_t> oh = windowOutputSize(op, "rows", in[2], pads[0], pads[2],
+                                           kh, strides[0], dilations[0]);
+  if (failed(oh))
+    return failure();
+  FailureOr<int64_t> ow = windowOutputSize(op, "columns", in[3], pads[1],
+                                           pads[3], kw, strides[1],
+                                           dilations[1]);
+  if (failed(ow))
+    return failure();
+  return std::make_pair(*oh, *ow);
+}
+
+LogicalResult Conv2DOp::verify() {
+  if (failed(verifyFloatWindowTypes(*this, getOperands(), getType())) ||
+      failed(verifyWindow(*this, getStrides(), getPads(), getDilations(),
+                          std::nullopt)))
+    return failure();
+  ArrayRef<int64_t> in = tensorType(getInput()).getShape();
+  ArrayRef<int64_t> w = tensorType(getFilter()).getShape();
+  int64_t g = getGroups();
+  if (g < 1 || in[1] % g != 0 || w[0] % g != 0)
+    return emitOpError() << "expects groups (" << g
+                         << ") to be positive and to divide the " << in[1]
+                         << " input channels and the " << w[0]
+                         << " output channels";
+  if (w[1] != in[1] / g)
+    return emitOpError() << "expects a filter of shape [OC, C/groups, KH, KW] "
+                         << "with C/groups = " << in[1] / g << ", but got "
+                         << formatShape(w);
+  auto size = convOutputSize(*this, in, w[2], w[3], getStrides(), getPads(),
+                             getDilations());
+  if (failed(size))
+    return failure();
+  if (failed(checkResultShape(*this, {in[0], w[0], size->first, size->second})))
+    return failure();
+  if (auto acc = getAccType(); acc && !isa<FloatType>(*acc))
+    return emitOpError() << "acc_type must be a float type, but got " << *acc;
+  return success();
+}
+
+LogicalResult ConvTranspose2DOp::verify() {
+  if (failed(verifyFloatWindowTypes(*this, getOperands(), getType())) ||
+      failed(verifyWindow(*this, getStrides(), getPads(), getDilations(),
+                          std::nullopt)))
+    return failure();
+  ArrayRef<int64_t> in = tensorType(getInput()).getShape();
+  ArrayRef<int64_t> w = tensorType(getFilter()).getShape();
+  int64_t g = getGroups();
+  if (g < 1 || in[1] % g != 0)
+    return emitOpError() << "expects groups (" << g
+                         << ") to be positive and to divide the " << in[1]
+                         << " input channels";
+  if (w[0] != in[1])
+    return emitOpError() << "expects a filter of shape [C, OC/groups, KH, KW] "
+                         << "with C = " << in[1] << ", but got "
+                         << formatShape(w);
+  ArrayRef<int64_t> op = getOutputPadding();
+  ArrayRef<int64_t> s = getStrides(), d = getDilations(), p = getPads();
+  if (op.size() != 2 || op[0] < 0 || op[1] < 0 ||
+      op[0] >= std::max(s[0], d[0]) || op[1] >= std::max(s[1], d[1]))
+    return emitOpError() << "expects output_padding to be two non-negative "
+                            "values below the stride or dilation, but got "
+                         << formatShape(op);
+  int64_t oh = s[0] * (in[2] - 1) + op[0] + (w[2] - 1) * d[0] + 1 - p[0] - p[2];
+  int64_t ow = s[1] * (in[3] - 1) + op[1] + (w[3] - 1) * d[1] + 1 - p[1] - p[3];
+  if (oh < 1 || ow < 1)
+    return emitOpError() << "pads " << formatShape(p)
+                         << " leave no output (computed size "
+                         << formatShape({oh, ow}) << ")";
+  if (failed(checkResultShape(*this, {in[0], w[1] * g, oh, ow})))
+    return failure();
+  if (auto acc = getAccType(); acc && !isa<FloatType>(*acc))
+    return emitOpError() << "acc_type must be a float type, but got " << *acc;
+  return success();
+}
+
+LogicalResult Pool2DOp::verify() {
+  if (failed(verifyFloatWindowTypes(*this, getOperation()->getOperands(),
+                                    getType())))
+    return failure();
+  SmallVector<int64_t, 2> dilations = getDilationValues();
+  if (failed(verifyWindow(*this, getStrides(), getPads(), dilations,
+                          getKernel())))
+    return failure();
+  if (getCountIncludePad() && getKind() != PoolKind::avg)
+    return emitOpError() << "count_include_pad applies to avg pooling only";
+  ArrayRef<int64_t> in = tensorType(getInput()).getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  ArrayRef<int64_t> k = getKernel(), s = getStrides(), p = getPads();
+  auto size = convOutputSize(*this, in, k[0], k[1], s, p, dilations);
+  if (failed(size))
+    return failure();
+  // Ceil mode: one more window, which must start inside the padded input.
+  auto fits = [&](int64_t o, int64_t floorSize, int64_t d) {
+    if (o == floorSize)
+      return true;
+    return o == floorSize + 1 &&
+           (o - 1) * s[d] < in[2 + d] + p[d] + p[d + 2];
+  };
+  if (out[0] != in[0] || out[1] != in[1] ||
+      !fits(out[2], size->first, 0) || !fits(out[3], size->second, 1))
+    return emitOpError() << "expects result shape "
+                         << formatShape({in[0], in[1], size->first,
+                                         size->second})
+                         << " (or one larger in H or W for ceil mode, where "
+                            "that window starts inside the padded input), but "
+                            "got "
+                         << formatShape(out);
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  auto data = tensorType(getData());
+  auto indices = tensorType(getIndices());
+  if (failed(verifyAxis(*this, getAxis(), data.getRank(), "axis")))
+    return failure();
+  int64_t axis = getAxis();
+  SmallVector<int64_t> expected(data.getShape().take_front(axis));
+  llvm::append_range(expected, indices.getShape());
+  llvm::append_range(expected, data.getShape().drop_front(axis + 1));
+  if (failed(checkResultShape(*this, expected)))
+    return failure();
+  if (data.getElementType() != getType().getElementType())
+    return emitOpError() << "changes the element type";
+  if (data.getDimSize(axis) == 0 && indices.getNumElements() != 0)
+    return emitOpError() << "gathers from an empty axis";
+  return success();
+}
+
+LogicalResult ResizeOp::verify() {
+  auto in = tensorType(getInput());
+  if (getMode() != "nearest" && getMode() != "linear")
+    return emitOpError() << "expects mode \"nearest\" or \"linear\", but got \""
+                         << getMode() << "\"";
+  StringRef cm = getCoordinateMode();
+  if (cm != "half_pixel" && cm != "asymmetric" && cm != "align_corners" &&
+      cm != "pytorch_half_pixel")
+    return emitOpError() << "expects coordinate_mode half_pixel, asymmetric, "
+                            "align_corners or pytorch_half_pixel, but got \""
+                         << cm << "\"";
+  StringRef nm = getNearestMode();
+  if (nm != "round_prefer_floor" && nm != "round_prefer_ceil" &&
+      nm != "floor" && nm != "ceil")
+    return emitOpError() << "expects nearest_mode round_prefer_floor, "
+                            "round_prefer_ceil, floor or ceil, but got \""
+                         << nm << "\"";
+  if (in.getRank() != getType().getRank() ||
+      in.getElementType() != getType().getElementType())
+    return emitOpError() << "expects a result of the input's rank and element "
+                            "type";
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.getDimSize(d) == 0 && getType().getDimSize(d) != 0)
+      return emitOpError() << "cannot resize the empty dimension " << d
+                           << " to " << getType().getDimSize(d);
+  if (getMode() == "linear" && !isa<FloatType>(in.getElementType()))
+    return emitOpError() << "linear mode expects a floating-point tensor, but "
+                            "got element type "
+                         << in.getElementType();
+  return success();
+}
+
+LogicalResult Im2ColOp::verify() {
+  auto inType = tensorType(getInput());
+  if (inType.getRank() != 4 ||
+      inType.getElementType() != getType().getElementType())
+    return emitOpError() << "expects a rank-4 NCHW input of the result's "
+                            "element type";
+  if (failed(verifyWindow(*this, getStrides(), getPads(), getDilations(),
+                          getKernel())))
+    return failure();
+  ArrayRef<int64_t> in = inType.getShape(), k = getKernel();
+  int64_t g = getGroups();
+  if (g < 1 || in[1] % g != 0)
+    return emitOpError() << "expects groups (" << g
+                         << ") to be positive and to divide the " << in[1]
+                         << " input channels";
+  auto size = convOutputSize(*this, in, k[0], k[1], getStrides(), getPads(),
+                             getDilations());
+  if (failed(size))
+    return failure();
+  return checkResultShape(*this, {in[0], g, in[1] / g * k[0] * k[1],
+                                  size->first * size->second});
 }
 
 //===----------------------------------------------------------------------===//

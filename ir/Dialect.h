@@ -38,6 +38,11 @@ bool isElementwise(Operation *op);
 /// Whether `op` only moves data (transpose, reshape, slice, concat, pad,
 /// tile).
 bool isDataMovement(Operation *op);
+/// Whether `op` computes each result element from a window or a gathered
+/// position of its input (conv2d, conv_transpose2d, pool2d, im2col, gather,
+/// resize): it fuses like data movement, but an elementwise producer fused
+/// into it would be recomputed for every read.
+bool isWindowOp(Operation *op);
 
 /// The largest tensor dlc compiles, in bytes (1 TiB). Every size, stride and
 /// offset the passes and code generation compute then fits in int64_t with

@@ -28,7 +28,6 @@ def Dlc_ConstantOp : Dlc_Op<"constant",
   let results = (outs Dlc_Tensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -287,15 +286,19 @@ def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure]> {
 }
 
 def Dlc_SliceOp : Dlc_Op<"slice", [Pure]> {
-  let summary = "contiguous sub-tensor";
+  let summary = "strided sub-tensor";
   let description = [{
-    `result[i] = input[i + start]`; the result's shape gives the sizes.
+    `result[i] = input[start + i * strides]` (elementwise over dimensions);
+    the result's shape gives the sizes. `strides` are positive and default
+    to all 1 (a contiguous slice).
 
     ```mlir
     %s = dlc.slice %x {start = array<i64: 0, 2>} : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    %t = dlc.slice %x {start = array<i64: 1, 0>, strides = array<i64: 2, 3>} : (tensor<4x8xf32>) -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins Dlc_Tensor:$input, DenseI64ArrayAttr:$start);
+  let arguments = (ins Dlc_Tensor:$input, DenseI64ArrayAttr:$start,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs Dlc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
   let hasVerifier = 1;
@@ -343,6 +346,173 @@ def Dlc_TileOp : Dlc_Op<"tile", [Pure]> {
     ```
   }];
   let arguments = (ins Dlc_Tensor:$input, DenseI64ArrayAttr:$multiples);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution, pooling, gather and resize (NCHW, ONNX semantics)
+//===----------------------------------------------------------------------===//
+
+def Dlc_PoolKind : I32EnumAttr<"PoolKind", "pooling combiner", [
+    I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"avg", 1>]> {
+  let cppNamespace = "::mlir::dlc";
+}
+
+def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure]> {
+  let summary = "2-D convolution (ONNX Conv)";
+  let description = [{
+    `y[n, oc, oh, ow] = sum_{c, kh, kw} x[n, g*C/G + c, oh*sh - top + kh*dh,
+    ow*sw - left + kw*dw] * w[oc, c, kh, kw]` where `g = oc / (OC/G)`, the
+    sum runs over `c < C/G` and input positions outside the input read 0
+    (zero padding). `pads` is `[top, left, bottom, right]`; the result has
+    `OH = (H + top + bottom - dh*(KH-1) - 1) / sh + 1` (floor) rows, likewise
+    columns. Products accumulate in `acc_type` (f32 unless given). A bias is a
+    following `dlc.add` of a `tensor<1xOCx1x1xT>`.
+
+    ```mlir
+    %y = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, Dlc_Tensor:$filter,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups,
+                       OptionalAttr<TypeAttr>:$acc_type);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$input `,` $filter attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure]> {
+  let summary = "2-D transposed convolution (ONNX ConvTranspose)";
+  let description = [{
+    The gradient of `dlc.conv2d` with respect to its input: every input
+    element `x[n, c, ih, iw]` adds `x * w[c, oc', kh, kw]` to
+    `y[n, g*OC/G + oc', ih*sh - top + kh*dh, iw*sw - left + kw*dw]` (where
+    that position lies inside the result), `g = c / (C/G)`. The filter is
+    `[C, OC/G, KH, KW]`; `OH = sh*(H-1) + output_padding_h + (KH-1)*dh + 1 -
+    top - bottom`, likewise OW.
+
+    ```mlir
+    %y = dlc.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x10x10xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, Dlc_Tensor:$filter,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$output_padding, I64Attr:$groups,
+                       OptionalAttr<TypeAttr>:$acc_type);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$input `,` $filter attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure]> {
+  let summary = "2-D max or average pooling (ONNX MaxPool / AveragePool)";
+  let description = [{
+    Combines, for each output position, the window `x[n, c, oh*sh - top +
+    kh*dh, ow*sw - left + kw*dw]` for `kh < KH, kw < KW` (`kernel = [KH, KW]`,
+    `pads = [top, left, bottom, right]`, `dilations` default 1). Positions
+    outside the input never contribute to `max`. `avg` divides the sum of the
+    in-bounds elements by their count, or with `count_include_pad` by the
+    number of window positions inside the padded input
+    `[-top, H + bottom) x [-left, W + right)`.
+
+    The result may have one more row (column) than
+    `(H + top + bottom - dh*(KH-1) - 1) / sh + 1` (ONNX `ceil_mode`) when that
+    last window starts inside the padded input; its positions past the padded
+    input count for nothing.
+
+    ```mlir
+    %y = dlc.pool2d max %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>) -> tensor<1x8x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_PoolKind:$kind, Dlc_Tensor:$input,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       UnitAttr:$count_include_pad);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$kind $input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The dilations, [1, 1] when absent.
+    ::llvm::SmallVector<int64_t, 2> getDilationValues() {
+      if (auto d = getDilations())
+        return ::llvm::SmallVector<int64_t, 2>(d->begin(), d->end());
+      return {1, 1};
+    }
+  }];
+}
+
+def Dlc_GatherOp : Dlc_Op<"gather", [Pure]> {
+  let summary = "selection of slices along an axis by index (ONNX Gather)";
+  let description = [{
+    `result[i_0..i_{a-1}, j..., i_{a+1}...] = data[i_0..i_{a-1},
+    indices[j...], i_{a+1}...]`: the result shape is
+    `D[:a] ++ shape(indices) ++ D[a+1:]`. A negative index counts from the
+    end (`idx + D[a]`). An index still out of range is clamped on the device;
+    the reference interpreter reports it as an error.
+
+    ```mlir
+    %e = dlc.gather %table, %ids {axis = 0 : i64} : (tensor<100x16xf32>, tensor<2x5xi64>) -> tensor<2x5x16xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$data, Dlc_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Dlc_ResizeOp : Dlc_Op<"resize", [Pure]> {
+  let summary = "nearest or linear resampling (ONNX Resize)";
+  let description = [{
+    Resizes every dimension from the input's size to the result's (scale =
+    out / in). For each result position `x` of a dimension, the source
+    coordinate is, by `coordinate_mode`:
+    `half_pixel`: `(x + 0.5) / scale - 0.5`;
+    `pytorch_half_pixel`: the same, or `-0.5` when the result size is 1;
+    `asymmetric`: `x / scale`;
+    `align_corners`: `x * (in - 1) / (out - 1)` (0 when out is 1).
+    `mode = "nearest"` rounds it by `nearest_mode` (`round_prefer_floor`,
+    `round_prefer_ceil`, `floor`, `ceil`) and clamps it to `[0, in - 1]`;
+    `mode = "linear"` interpolates between `floor(c)` and `floor(c) + 1`
+    (both clamped to `[0, in - 1]`) with weight `c - floor(c)`, separably
+    over every dimension (bilinear for the H and W of NCHW).
+
+    ```mlir
+    %y = dlc.resize %x {mode = "linear", coordinate_mode = "half_pixel"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, StrAttr:$mode,
+                       DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_mode,
+                       DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+def Dlc_Im2ColOp : Dlc_Op<"im2col", [Pure]> {
+  let summary = "convolution windows as matrix columns (internal)";
+  let description = [{
+    Created by `dlc-lower-conv` for a `dlc.conv2d` computed as a GEMM:
+    `result[n, g, (c*KH + kh)*KW + kw, oh*OW + ow] = x[n, g*C/G + c,
+    oh*sh - top + kh*dh, ow*sw - left + kw*dw]` (0 outside the input), of
+    shape `[N, G, C/G*KH*KW, OH*OW]` with OH and OW as for `dlc.conv2d`.
+
+    ```mlir
+    %cols = dlc.im2col %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>) -> tensor<1x1x27x64xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups);
   let results = (outs Dlc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
   let hasVerifier = 1;

@@ -333,6 +333,12 @@ private:
   Tensor evalConcat(ConcatOp op);
   Tensor evalPad(PadOp op, Elem e);
   Tensor evalTile(TileOp op);
+  Tensor evalConv2D(Conv2DOp op);
+  Tensor evalConvTranspose2D(ConvTranspose2DOp op);
+  Tensor evalPool2D(Pool2DOp op);
+  Tensor evalIm2Col(Im2ColOp op);
+  FailureOr<Tensor> evalGather(GatherOp op);
+  Tensor evalResize(ResizeOp op);
 
   const Tensor &get(Value v) const { return *env.lookup(v); }
 
@@ -340,6 +346,9 @@ private:
   /// stable while the map grows and let reshape and kernel arguments alias.
   llvm::DenseMap<Value, TensorPtr> env;
 };
+
+/// The largest tensor the interpreter evaluates (8 GiB of doubles).
+constexpr int64_t kMaxReferenceElements = int64_t(1) << 30;
 
 /// A tensor of the shape of `v`'s type with zero-filled data.
 Tensor emptyLike(Value v) {
@@ -356,10 +365,7 @@ Elem elemOfValue(Value v) {
 
 FailureOr<SmallVector<TensorPtr>> Interpreter::runBlock(Block &block) {
   for (Operation &op : block) {
-    if (op.hasTrait<OpTrait::IsTerminator>()) {
-      if (!isa<func::ReturnOp, YieldOp>(op))
-        return op.emitOpError()
-               << "is not supported by the reference interpreter";
+    if (isa<func::ReturnOp, YieldOp>(op)) {
       SmallVector<TensorPtr> results;
       for (Value v : op.getOperands())
         results.push_back(env.lookup(v));
@@ -368,26 +374,33 @@ FailureOr<SmallVector<TensorPtr>> Interpreter::runBlock(Block &block) {
     if (failed(evalOp(&op)))
       return failure();
   }
-  return emitError(block.getParentOp()->getLoc())
-         << "block has no terminator";
+  // Every other op is a dlc op that is not a terminator, or evalOp rejects
+  // it; a verified block of only those ends in func.return or dlc.yield.
+  llvm_unreachable("block without func.return or dlc.yield");
 }
 
 LogicalResult Interpreter::evalOp(Operation *op) {
-  if (!isa<DlcDialect>(op->getDialect()))
+  if (!isa_and_nonnull<DlcDialect>(op->getDialect()))
     return op->emitOpError()
            << "is not a dlc operation; the reference interpreter evaluates "
               "dlc IR only (lower the model with the dlc-lower pipeline first)";
+  // dlc ops take and give static tensors of dlc element types (ODS), and
+  // their operands were computed before them: by dominance they are
+  // arguments or results of earlier dlc ops (any other op was rejected).
+  assert(llvm::all_of(op->getOperands(),
+                      [&](Value v) { return env.count(v) != 0; }) &&
+         "operand not computed");
+  // Every value is a vector of doubles: a tensor that fits the device (even
+  // one fused away inside a kernel) may not fit here.
   for (Value v : op->getResults()) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape() || !elemOf(type.getElementType()))
+    int64_t n = cast<RankedTensorType>(v.getType()).getNumElements();
+    if (n > kMaxReferenceElements)
       return op->emitOpError()
-             << "has a result of type " << v.getType()
-             << ", which the reference interpreter does not support";
+             << "has a result of " << n
+             << " elements; the reference interpreter evaluates tensors of at "
+                "most "
+             << kMaxReferenceElements << " elements";
   }
-  for (Value v : op->getOperands())
-    if (!env.count(v))
-      return op->emitOpError()
-             << "uses a value the reference interpreter has not computed";
 
   if (auto kernel = dyn_cast<KernelOp>(op)) {
     // A kernel has several results: evaluate the body and bind them all.
@@ -401,9 +414,8 @@ LogicalResult Interpreter::evalOp(Operation *op) {
       bind(result, value);
     return success();
   }
-  if (op->getNumResults() != 1)
-    return op->emitOpError() << "is not supported by the reference interpreter";
-
+  // Every dlc op but dlc.kernel and dlc.yield has one result.
+  assert(op->getNumResults() == 1 && "dlc op with several results");
   Value result = op->getResult(0);
   Elem e = elemOfValue(result);
   FailureOr<Tensor> out = failure();
@@ -439,6 +451,18 @@ LogicalResult Interpreter::evalOp(Operation *op) {
     out = evalPad(pad, e);
   } else if (auto tile = dyn_cast<TileOp>(op)) {
     out = evalTile(tile);
+  } else if (auto conv = dyn_cast<Conv2DOp>(op)) {
+    out = evalConv2D(conv);
+  } else if (auto convT = dyn_cast<ConvTranspose2DOp>(op)) {
+    out = evalConvTranspose2D(convT);
+  } else if (auto pool = dyn_cast<Pool2DOp>(op)) {
+    out = evalPool2D(pool);
+  } else if (auto im2col = dyn_cast<Im2ColOp>(op)) {
+    out = evalIm2Col(im2col);
+  } else if (auto gather = dyn_cast<GatherOp>(op)) {
+    out = evalGather(gather);
+  } else if (auto resize = dyn_cast<ResizeOp>(op)) {
+    out = evalResize(resize);
   } else {
     return op->emitOpError() << "is not supported by the reference interpreter";
   }
@@ -543,10 +567,10 @@ FailureOr<Tensor> Interpreter::evalUnary(Operation *op, Elem e) {
     double hi = convertScalar(e, clamp.getMax().convertToDouble());
     // fmax/fmin (CUDA's fmaxf/fminf): a NaN input gives the lower bound.
     fn = [lo, hi](double x) { return std::fmin(std::fmax(x, lo), hi); };
-  } else if (isa<CastOp>(op)) {
-    fn = [inElem, e](double x) { return convertValue(inElem, e, x); };
   } else {
-    return op->emitOpError() << "is not supported by the reference interpreter";
+    // evalOp dispatches only the unary ops above and dlc.cast here.
+    assert(isa<CastOp>(op) && "not a unary op");
+    fn = [inElem, e](double x) { return convertValue(inElem, e, x); };
   }
   for (size_t i = 0; i < in.data.size(); ++i)
     out.data[i] = fn(in.data[i]);
@@ -634,11 +658,10 @@ FailureOr<Tensor> Interpreter::evalBinary(Operation *op, Elem e) {
       r = intPow(e, a, b);
     } else if (isa<AndOp>(op)) {
       r = wrapInt(e, ua & ub);
-    } else if (isa<OrOp>(op)) {
-      r = wrapInt(e, ua | ub);
     } else {
-      return op->emitOpError()
-             << "is not supported by the reference interpreter";
+      // evalOp dispatches only the binary ops above and dlc.or here.
+      assert(isa<OrOp>(op) && "not a binary op");
+      r = wrapInt(e, ua | ub);
     }
     out.data[i] = static_cast<double>(r);
   }
@@ -858,11 +881,14 @@ Tensor Interpreter::evalSlice(SliceOp op) {
   const Tensor &in = get(op.getInput());
   Tensor out = emptyLike(op.getResult());
   ArrayRef<int64_t> start = op.getStart();
+  SmallVector<int64_t> steps(start.size(), 1);
+  if (auto given = op.getStrides())
+    steps.assign(given->begin(), given->end());
   SmallVector<int64_t> inStrides = stridesOf(in.shape);
   forEachIndex(out.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
     int64_t pos = 0;
     for (size_t d = 0; d < idx.size(); ++d)
-      pos += (idx[d] + start[d]) * inStrides[d];
+      pos += (start[d] + idx[d] * steps[d]) * inStrides[d];
     out.data[flat] = in.data[pos];
   });
   return out;
@@ -911,6 +937,222 @@ Tensor Interpreter::evalTile(TileOp op) {
     for (size_t d = 0; d < idx.size(); ++d)
       pos += (idx[d] % in.shape[d]) * inStrides[d];
     out.data[flat] = in.data[pos];
+  });
+  return out;
+}
+
+/// Element [n, c, h, w] of an NCHW tensor, 0 outside its rows and columns
+/// (zero padding).
+double at4(const Tensor &t, int64_t n, int64_t c, int64_t h, int64_t w) {
+  if (h < 0 || h >= t.shape[2] || w < 0 || w >= t.shape[3])
+    return 0.0;
+  return t.data[((n * t.shape[1] + c) * t.shape[2] + h) * t.shape[3] + w];
+}
+
+Tensor Interpreter::evalConv2D(Conv2DOp op) {
+  const Tensor &x = get(op.getInput());
+  const Tensor &w = get(op.getFilter());
+  Tensor out = emptyLike(op.getResult());
+  ArrayRef<int64_t> s = op.getStrides(), p = op.getPads(),
+                    d = op.getDilations();
+  int64_t ocPerGroup = out.shape[1] / op.getGroups();
+  int64_t cPerGroup = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> i, int64_t flat) {
+    int64_t g = i[1] / ocPerGroup;
+    double acc = 0;
+    for (int64_t c = 0; c < cPerGroup; ++c)
+      for (int64_t a = 0; a < kh; ++a)
+        for (int64_t b = 0; b < kw; ++b)
+          acc += at4(x, i[0], g * cPerGroup + c, i[2] * s[0] - p[0] + a * d[0],
+                     i[3] * s[1] - p[1] + b * d[1]) *
+                 w.data[((i[1] * cPerGroup + c) * kh + a) * kw + b];
+    out.data[flat] = acc;
+  });
+  return out;
+}
+
+Tensor Interpreter::evalConvTranspose2D(ConvTranspose2DOp op) {
+  const Tensor &x = get(op.getInput());
+  const Tensor &w = get(op.getFilter());
+  Tensor out = emptyLike(op.getResult());
+  ArrayRef<int64_t> s = op.getStrides(), p = op.getPads(),
+                    d = op.getDilations();
+  int64_t groups = op.getGroups();
+  int64_t cPerGroup = x.shape[1] / groups, ocPerGroup = w.shape[1];
+  int64_t kh = w.shape[2], kw = w.shape[3];
+  // Scatter form, the definition: each input element adds to a window of
+  // the result.
+  forEachIndex(x.shape, [&](ArrayRef<int64_t> i, int64_t flat) {
+    int64_t g = i[1] / cPerGroup;
+    for (int64_t o = 0; o < ocPerGroup; ++o)
+      for (int64_t a = 0; a < kh; ++a)
+        for (int64_t b = 0; b < kw; ++b) {
+          int64_t y = i[2] * s[0] - p[0] + a * d[0];
+          int64_t z = i[3] * s[1] - p[1] + b * d[1];
+          if (y < 0 || y >= out.shape[2] || z < 0 || z >= out.shape[3])
+            continue;
+          int64_t oc = g * ocPerGroup + o;
+          out.data[((i[0] * out.shape[1] + oc) * out.shape[2] + y) *
+                       out.shape[3] +
+                   z] += x.data[flat] *
+                         w.data[((i[1] * ocPerGroup + o) * kh + a) * kw + b];
+        }
+  });
+  return out;
+}
+
+Tensor Interpreter::evalPool2D(Pool2DOp op) {
+  const Tensor &x = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(), p = op.getPads();
+  SmallVector<int64_t, 2> d = op.getDilationValues();
+  bool isMax = op.getKind() == PoolKind::max;
+  bool includePad = op.getCountIncludePad();
+  int64_t h = x.shape[2], w = x.shape[3];
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> i, int64_t flat) {
+    double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    int64_t count = 0;
+    for (int64_t a = 0; a < k[0]; ++a) {
+      int64_t y = i[2] * s[0] - p[0] + a * d[0];
+      for (int64_t b = 0; b < k[1]; ++b) {
+        int64_t z = i[3] * s[1] - p[1] + b * d[1];
+        bool inside = y >= 0 && y < h && z >= 0 && z < w;
+        // Explicit padding counts with count_include_pad; the ceil-mode
+        // overhang past the padded input never does.
+        bool inPadded = y >= -p[0] && y < h + p[2] && z >= -p[1] && z < w + p[3];
+        if (inside || (includePad && inPadded))
+          ++count;
+        if (!inside)
+          continue;
+        double v = x.data[((i[0] * x.shape[1] + i[1]) * h + y) * w + z];
+        acc = isMax ? std::fmax(acc, v) : acc + v;
+      }
+    }
+    out.data[flat] = isMax ? acc : acc / static_cast<double>(count);
+  });
+  return out;
+}
+
+Tensor Interpreter::evalIm2Col(Im2ColOp op) {
+  const Tensor &x = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(), p = op.getPads(),
+                    d = op.getDilations();
+  int64_t cPerGroup = x.shape[1] / op.getGroups();
+  int64_t ow = (x.shape[3] + p[1] + p[3] - d[1] * (k[1] - 1) - 1) / s[1] + 1;
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> i, int64_t flat) {
+    int64_t c = i[2] / (k[0] * k[1]), a = i[2] / k[1] % k[0], b = i[2] % k[1];
+    int64_t y = i[3] / ow, z = i[3] % ow;
+    out.data[flat] = at4(x, i[0], i[1] * cPerGroup + c,
+                         y * s[0] - p[0] + a * d[0], z * s[1] - p[1] + b * d[1]);
+  });
+  return out;
+}
+
+FailureOr<Tensor> Interpreter::evalGather(GatherOp op) {
+  const Tensor &data = get(op.getData());
+  const Tensor &indices = get(op.getIndices());
+  Tensor out = emptyLike(op.getResult());
+  int64_t axis = op.getAxis();
+  int64_t rankI = indices.shape.size();
+  int64_t size = data.shape[axis];
+  SmallVector<int64_t> dataStrides = stridesOf(data.shape);
+  SmallVector<int64_t> indexStrides = stridesOf(indices.shape);
+  std::optional<int64_t> bad;
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> i, int64_t flat) {
+    int64_t at = 0;
+    for (int64_t j = 0; j < rankI; ++j)
+      at += i[axis + j] * indexStrides[j];
+    int64_t index = asInt(indices.data[at]);
+    if (index < 0)
+      index += size;
+    if (index < 0 || index >= size) {
+      if (!bad)
+        bad = asInt(indices.data[at]);
+      return;
+    }
+    int64_t pos = index * dataStrides[axis];
+    for (int64_t dim = 0; dim < axis; ++dim)
+      pos += i[dim] * dataStrides[dim];
+    for (int64_t dim = axis + 1; dim < (int64_t)data.shape.size(); ++dim)
+      pos += i[dim + rankI - 1] * dataStrides[dim];
+    out.data[flat] = data.data[pos];
+  });
+  if (bad)
+    return op.emitOpError() << "index " << *bad
+                            << " is out of range for axis " << axis
+                            << " of size " << size;
+  return out;
+}
+
+/// One result position's source along a resized dimension: nearest reads
+/// i0 only; linear reads (1 - weight) * in[i0] + weight * in[i1].
+struct ResizeTap {
+  int64_t i0 = 0, i1 = 0;
+  double weight = 0;
+};
+
+ResizeTap resizeTap(ResizeOp op, int64_t x, int64_t in, int64_t out) {
+  StringRef cm = op.getCoordinateMode();
+  double scale = static_cast<double>(out) / static_cast<double>(in);
+  double c;
+  if (cm == "align_corners")
+    c = out == 1 ? 0.0 : x * static_cast<double>(in - 1) / (out - 1);
+  else if (cm == "asymmetric")
+    c = x / scale;
+  else if (cm == "pytorch_half_pixel" && out == 1)
+    c = -0.5;
+  else
+    c = (x + 0.5) / scale - 0.5;
+  auto clampIndex = [&](double v) {
+    return static_cast<int64_t>(std::min(std::max(v, 0.0), double(in - 1)));
+  };
+  ResizeTap tap;
+  if (op.getMode() == "nearest") {
+    StringRef nm = op.getNearestMode();
+    double f = std::floor(c), r;
+    if (nm == "floor")
+      r = f;
+    else if (nm == "ceil")
+      r = std::ceil(c);
+    else if (c - f == 0.5)
+      r = nm == "round_prefer_floor" ? f : f + 1;
+    else
+      r = std::round(c);
+    tap.i0 = tap.i1 = clampIndex(r);
+    return tap;
+  }
+  double f = std::floor(c);
+  tap.i0 = clampIndex(f);
+  tap.i1 = clampIndex(f + 1);
+  tap.weight = c - f;
+  return tap;
+}
+
+Tensor Interpreter::evalResize(ResizeOp op) {
+  const Tensor &x = get(op.getInput());
+  Tensor out = emptyLike(op.getResult());
+  int64_t rank = out.shape.size();
+  SmallVector<int64_t> inStrides = stridesOf(x.shape);
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> i, int64_t flat) {
+    SmallVector<ResizeTap> taps;
+    for (int64_t dim = 0; dim < rank; ++dim)
+      taps.push_back(resizeTap(op, i[dim], x.shape[dim], out.shape[dim]));
+    // Sum over the 2^rank corners (weights of nearest taps are 0).
+    double acc = 0;
+    for (int64_t corner = 0; corner < (int64_t(1) << rank); ++corner) {
+      double weight = 1;
+      int64_t pos = 0;
+      for (int64_t dim = 0; dim < rank; ++dim) {
+        bool upper = (corner >> dim) & 1;
+        const ResizeTap &t = taps[dim];
+        weight *= upper ? t.weight : 1 - t.weight;
+        pos += (upper ? t.i1 : t.i0) * inStrides[dim];
+      }
+      if (weight != 0)
+        acc += weight * x.data[pos];
+    }
+    out.data[flat] = acc;
   });
   return out;
 }

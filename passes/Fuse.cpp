@@ -39,7 +39,31 @@ bool isReduction(Operation *op) { return isa<ReduceOp, ArgMaxOp>(op); }
 bool isFusable(Operation *op) {
   if (isa<ReshapeOp>(op))
     return false;
-  return isElementwise(op) || isDataMovement(op) || isReduction(op);
+  return isElementwise(op) || isDataMovement(op) || isReduction(op) ||
+         isWindowOp(op);
+}
+
+/// Whether `p`, joined to `group`, would be read by a window op of the group
+/// (directly or through data movement, which only remaps indices). A window
+/// op reads each input element several times (a 3x3 convolution nine
+/// times), so a computing producer would be recomputed for every read: it
+/// is cheaper materialized. Data movement itself costs nothing to repeat.
+bool feedsWindowOp(Operation *p,
+                   const llvm::SmallPtrSetImpl<Operation *> &group) {
+  SmallVector<Operation *> worklist{p};
+  llvm::SmallPtrSet<Operation *, 8> visited;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    for (Operation *user : op->getUsers()) {
+      if (!group.contains(user) || !visited.insert(user).second)
+        continue;
+      if (isWindowOp(user))
+        return true;
+      if (isDataMovement(user))
+        worklist.push_back(user);
+    }
+  }
+  return false;
 }
 
 std::optional<ArrayRef<int64_t>> staticShape(Value v) {
@@ -187,6 +211,8 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput) {
   candidate.push_back(p);
   candidate.append(group.ops.begin(), group.ops.end());
   llvm::SmallPtrSet<Operation *, 32> set(candidate.begin(), candidate.end());
+  if (!isDataMovement(p) && feedsWindowOp(p, set))
+    return false;
   SmallVector<Value> outputs = outputsOf(candidate, set);
   FailureOr<KernelPlan> plan = analyzeKernel(candidate, outputs);
   if (failed(plan))

@@ -227,8 +227,8 @@ private:
              << element;
     if (op->getOperand(0).getType() != op->getResult(0).getType())
       return op->emitOpError()
-             << "expects the result type " << op->getOperand(0).getType()
-             << " to equal the operand type";
+             << "expects the result type " << op->getResult(0).getType()
+             << " to equal the operand type " << op->getOperand(0).getType();
     replace(op, rewriter.create<DlcOp>(op->getLoc(), op->getResult(0).getType(),
                                        op->getOperand(0)));
     return success();
@@ -264,6 +264,25 @@ private:
   LogicalResult lowerConcat(tosa::ConcatOp op);
   LogicalResult lowerPad(tosa::PadOp op);
   LogicalResult lowerTile(tosa::TileOp op);
+  LogicalResult lowerConv(Operation *op, bool depthwise);
+  LogicalResult lowerTransposeConv(tosa::TransposeConv2DOp op);
+  LogicalResult lowerPool(Operation *op, PoolKind kind);
+  LogicalResult lowerGather(tosa::GatherOp op);
+  LogicalResult lowerResize(tosa::ResizeOp op);
+
+  /// NHWC <-> NCHW.
+  Value toNchw(Location loc, Value v) { return permute(loc, v, {0, 3, 1, 2}); }
+  Value toNhwc(Location loc, Value v) { return permute(loc, v, {0, 2, 3, 1}); }
+  Value permute(Location loc, Value v, ArrayRef<int64_t> perm) {
+    auto type = tensorType(v);
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(type.getDimSize(p));
+    return rewriter.create<TransposeOp>(loc, type.clone(shape), v, perm);
+  }
+  /// Adds the 1-D `bias` of a convolution to its NCHW result (nothing for
+  /// a constant zero bias).
+  Value addBias(Location loc, Value nchw, Value bias);
 
   IRRewriter rewriter;
   llvm::SmallPtrSet<Operation *, 8> attributeConstants;
@@ -439,6 +458,24 @@ TosaLowering::Lowering TosaLowering::select(Operation *op) {
       .Case([&](tosa::ConcatOp o) { return [=] { return lowerConcat(o); }; })
       .Case([&](tosa::PadOp o) { return [=] { return lowerPad(o); }; })
       .Case([&](tosa::TileOp o) { return [=] { return lowerTile(o); }; })
+      // Convolution, pooling, gather, resize.
+      .Case([&](tosa::Conv2DOp) {
+        return [=] { return lowerConv(op, /*depthwise=*/false); };
+      })
+      .Case([&](tosa::DepthwiseConv2DOp) {
+        return [=] { return lowerConv(op, /*depthwise=*/true); };
+      })
+      .Case([&](tosa::TransposeConv2DOp o) {
+        return [=] { return lowerTransposeConv(o); };
+      })
+      .Case([&](tosa::MaxPool2dOp) {
+        return [=] { return lowerPool(op, PoolKind::max); };
+      })
+      .Case([&](tosa::AvgPool2dOp) {
+        return [=] { return lowerPool(op, PoolKind::avg); };
+      })
+      .Case([&](tosa::GatherOp o) { return [=] { return lowerGather(o); }; })
+      .Case([&](tosa::ResizeOp o) { return [=] { return lowerResize(o); }; })
       .Default([](Operation *) { return nullptr; });
 }
 
@@ -743,7 +780,8 @@ LogicalResult TosaLowering::lowerSlice(tosa::SliceOp op) {
              << "slice [" << start[d] << ", " << start[d] + size[d]
              << ") of dimension " << d << " is out of bounds for size "
              << in.getDimSize(d);
-  replace(op, rewriter.create<SliceOp>(op.getLoc(), out, op.getInput(), start));
+  replace(op, rewriter.create<SliceOp>(op.getLoc(), out, op.getInput(), start,
+                                       /*strides=*/DenseI64ArrayAttr()));
   return success();
 }
 
@@ -836,6 +874,260 @@ LogicalResult TosaLowering::lowerTile(tosa::TileOp op) {
                             << " do not tile " << in << " into " << out;
   replace(op,
           rewriter.create<TileOp>(op.getLoc(), out, op.getInput1(), multiples));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution, pooling, gather, resize (TOSA is NHWC, dlc NCHW)
+//===----------------------------------------------------------------------===//
+
+Value TosaLowering::addBias(Location loc, Value nchw, Value bias) {
+  auto type = tensorType(nchw);
+  Type element = type.getElementType();
+  DenseElementsAttr biasValue;
+  if (matchPattern(bias, m_Constant(&biasValue)) && biasValue.isSplat() &&
+      attrToDouble(biasValue.getSplatValue<Attribute>()) == 0.0) {
+    if (Operation *def = bias.getDefiningOp())
+      attributeConstants.insert(def);
+    return nchw;
+  }
+  int64_t n = tensorType(bias).getDimSize(0);
+  Value b = reshape(loc, castTo(loc, bias, element), {1, n, 1, 1});
+  return rewriter.create<AddOp>(loc, type, nchw, b);
+}
+
+/// TOSA conv2d: input [N, H, W, C], weight [OC, KH, KW, C], bias [OC], pad
+/// [top, bottom, left, right]. depthwise_conv2d: weight [KH, KW, C, M], C*M
+/// outputs, output channel c*M + m.
+LogicalResult TosaLowering::lowerConv(Operation *op, bool depthwise) {
+  if (failed(rejectQuantized(op)))
+    return failure();
+  Value input = op->getOperand(0), weight = op->getOperand(1),
+        bias = op->getOperand(2);
+  auto in = tensorType(input), w = tensorType(weight), out =
+      tensorType(op->getResult(0));
+  Type element = out.getElementType();
+  if (!isa<FloatType>(element) || !isa<FloatType>(in.getElementType()) ||
+      !isa<FloatType>(w.getElementType()))
+    return op->emitOpError() << "dlc supports floating-point convolutions "
+                                "only, but got "
+                             << in << " and " << w << " -> " << out;
+  auto pad = op->getAttrOfType<DenseI64ArrayAttr>("pad").asArrayRef();
+  auto stride = op->getAttrOfType<DenseI64ArrayAttr>("stride").asArrayRef();
+  auto dilation =
+      op->getAttrOfType<DenseI64ArrayAttr>("dilation").asArrayRef();
+  int64_t c = in.getDimSize(3);
+  int64_t groups = 1;
+  Location loc = op->getLoc();
+  Value x = toNchw(loc, castTo(loc, input, element));
+  Value filter = castTo(loc, weight, element);
+  if (depthwise) {
+    if (w.getDimSize(2) != c)
+      return op->emitOpError() << "expects a weight of shape [KH, KW, " << c
+                               << ", M], but got " << w;
+    // [KH, KW, C, M] -> [C, M, KH, KW] -> [C*M, 1, KH, KW].
+    filter = permute(loc, filter, {2, 3, 0, 1});
+    filter = reshape(loc, filter,
+                     {c * w.getDimSize(3), 1, w.getDimSize(0), w.getDimSize(1)});
+    groups = c;
+  } else {
+    if (w.getDimSize(3) != c)
+      return op->emitOpError() << "expects a weight of shape [OC, KH, KW, "
+                               << c << "], but got " << w;
+    filter = permute(loc, filter, {0, 3, 1, 2});
+  }
+  auto filterType = tensorType(filter);
+  SmallVector<int64_t> pads{pad[0], pad[2], pad[1], pad[3]};
+  SmallVector<int64_t> expected{in.getDimSize(0), in.getDimSize(1),
+                                in.getDimSize(2), filterType.getDimSize(0)};
+  for (int d = 0; d < 2; ++d) {
+    int64_t span = dilation[d] * (filterType.getDimSize(2 + d) - 1) + 1;
+    int64_t padded = in.getDimSize(1 + d) + pad[2 * d] + pad[2 * d + 1];
+    if (stride[d] < 1 || dilation[d] < 1 || pad[2 * d] < 0 ||
+        pad[2 * d + 1] < 0 || span > padded)
+      return op->emitOpError()
+             << "has a window (stride " << formatShape(stride) << ", dilation "
+             << formatShape(dilation) << ", pad " << formatShape(pad)
+             << ") that dlc cannot apply to " << in;
+    expected[1 + d] = (padded - span) / stride[d] + 1;
+  }
+  if (ArrayRef<int64_t>(expected) != out.getShape())
+    return op->emitOpError() << "expects result shape " << formatShape(expected)
+                             << ", but got " << formatShape(out.getShape());
+  auto nchw = RankedTensorType::get(
+      {expected[0], expected[3], expected[1], expected[2]}, element);
+  Value y = rewriter.create<Conv2DOp>(loc, nchw, x, filter, stride, pads,
+                                      dilation, groups, TypeAttr());
+  y = addBias(loc, y, bias);
+  replace(op, toNhwc(loc, y));
+  return success();
+}
+
+/// TOSA transpose_conv2d: out[n, iy*sy + out_pad_top + ky, ...] +=
+/// in[n, iy, ix, ic] * filter[oc, ky, kx, ic]; that is ONNX ConvTranspose
+/// with pads = -out_pad (a positive bottom/right out_pad below the stride
+/// is ONNX's output_padding).
+LogicalResult TosaLowering::lowerTransposeConv(tosa::TransposeConv2DOp op) {
+  if (failed(rejectQuantized(op)))
+    return failure();
+  auto in = tensorType(op.getInput()), w = tensorType(op.getFilter()),
+       out = tensorType(op.getOutput());
+  Type element = out.getElementType();
+  if (!isa<FloatType>(element) || !isa<FloatType>(in.getElementType()))
+    return op.emitOpError() << "dlc supports floating-point convolutions only";
+  if (w.getDimSize(3) != in.getDimSize(3))
+    return op.emitOpError() << "expects a filter of shape [OC, KH, KW, "
+                            << in.getDimSize(3) << "], but got " << w;
+  ArrayRef<int64_t> outPad = op.getOutPad(), stride = op.getStride();
+  SmallVector<int64_t> pads(4), outputPadding(2);
+  for (int d = 0; d < 2; ++d) {
+    int64_t lo = outPad[2 * d], hi = outPad[2 * d + 1];
+    if (stride[d] < 1 || lo > 0 || hi >= stride[d])
+      return op.emitOpError()
+             << "has out_pad " << formatShape(outPad) << " and stride "
+             << formatShape(stride)
+             << "; dlc supports only cropping (out_pad <= 0) and a bottom or "
+                "right out_pad below the stride";
+    pads[d] = -lo;
+    pads[d + 2] = hi < 0 ? -hi : 0;
+    outputPadding[d] = hi > 0 ? hi : 0;
+  }
+  SmallVector<int64_t> expected{in.getDimSize(0), 0, 0, w.getDimSize(0)};
+  for (int d = 0; d < 2; ++d)
+    expected[1 + d] = (in.getDimSize(1 + d) - 1) * stride[d] +
+                      outPad[2 * d] + outPad[2 * d + 1] + w.getDimSize(1 + d);
+  if (ArrayRef<int64_t>(expected) != out.getShape())
+    return op.emitOpError() << "expects result shape " << formatShape(expected)
+                            << ", but got " << formatShape(out.getShape());
+  Location loc = op.getLoc();
+  Value x = toNchw(loc, castTo(loc, op.getInput(), element));
+  // [OC, KH, KW, IC] -> [IC, OC, KH, KW].
+  Value filter = permute(loc, castTo(loc, op.getFilter(), element),
+                         {3, 0, 1, 2});
+  auto nchw = RankedTensorType::get(
+      {expected[0], expected[3], expected[1], expected[2]}, element);
+  SmallVector<int64_t> dilations{1, 1};
+  Value y = rewriter.create<ConvTranspose2DOp>(loc, nchw, x, filter, stride,
+                                               pads, dilations, outputPadding,
+                                               /*groups=*/1, TypeAttr());
+  y = addBias(loc, y, op.getBias());
+  replace(op, toNhwc(loc, y));
+  return success();
+}
+
+/// max_pool2d / avg_pool2d: kernel, stride, pad [top, bottom, left, right];
+/// padding never counts (avg divides by the in-bounds count).
+LogicalResult TosaLowering::lowerPool(Operation *op, PoolKind kind) {
+  if (failed(rejectQuantized(op)))
+    return failure();
+  auto in = tensorType(op->getOperand(0)), out = tensorType(op->getResult(0));
+  Type element = out.getElementType();
+  if (!isa<FloatType>(element) || in.getElementType() != element)
+    return op->emitOpError() << "dlc supports floating-point pooling of one "
+                                "element type only, but got "
+                             << in << " -> " << out;
+  auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel").asArrayRef();
+  auto stride = op->getAttrOfType<DenseI64ArrayAttr>("stride").asArrayRef();
+  auto pad = op->getAttrOfType<DenseI64ArrayAttr>("pad").asArrayRef();
+  SmallVector<int64_t> expected{in.getDimSize(0), 0, 0, in.getDimSize(3)};
+  for (int d = 0; d < 2; ++d) {
+    int64_t padded = in.getDimSize(1 + d) + pad[2 * d] + pad[2 * d + 1];
+    if (kernel[d] < 1 || stride[d] < 1 || pad[2 * d] < 0 ||
+        pad[2 * d + 1] < 0 || kernel[d] > padded)
+      return op->emitOpError()
+             << "has a window (kernel " << formatShape(kernel) << ", stride "
+             << formatShape(stride) << ", pad " << formatShape(pad)
+             << ") that dlc cannot apply to " << in;
+    expected[1 + d] = (padded - kernel[d]) / stride[d] + 1;
+  }
+  if (ArrayRef<int64_t>(expected) != out.getShape())
+    return op->emitOpError() << "expects result shape " << formatShape(expected)
+                             << ", but got " << formatShape(out.getShape());
+  Location loc = op->getLoc();
+  auto nchw = RankedTensorType::get(
+      {expected[0], expected[3], expected[1], expected[2]}, element);
+  SmallVector<int64_t> pads{pad[0], pad[2], pad[1], pad[3]};
+  Value y = rewriter.create<Pool2DOp>(
+      loc, nchw, kind, toNchw(loc, op->getOperand(0)), kernel, stride, pads,
+      /*dilations=*/DenseI64ArrayAttr(), /*count_include_pad=*/false);
+  replace(op, toNhwc(loc, y));
+  return success();
+}
+
+/// TOSA gather: values [N, K, C], indices [N, W] -> [N, W, C] with
+/// out[n, w] = values[n, indices[n, w]]. Batch n's rows start at n*K of the
+/// values viewed as [N*K, C].
+LogicalResult TosaLowering::lowerGather(tosa::GatherOp op) {
+  auto values = tensorType(op.getValues()), indices = tensorType(op.getIndices()),
+       out = tensorType(op.getOutput());
+  int64_t n = values.getDimSize(0), k = values.getDimSize(1),
+          c = values.getDimSize(2), w = indices.getDimSize(1);
+  if (indices.getDimSize(0) != n ||
+      out.getShape() != ArrayRef<int64_t>{n, w, c} ||
+      out.getElementType() != values.getElementType())
+    return op.emitOpError() << "expects result type "
+                            << values.clone({n, w, c}) << ", but got " << out;
+  Location loc = op.getLoc();
+  Value flat = reshape(loc, op.getValues(), {n * k, c});
+  Value index = op.getIndices();
+  if (n > 1) {
+    Type i32 = indices.getElementType();
+    auto offsetType = RankedTensorType::get({n, 1}, i32);
+    SmallVector<APInt> offsets;
+    for (int64_t b = 0; b < n; ++b)
+      offsets.push_back(APInt(i32.getIntOrFloatBitWidth(), b * k));
+    Value offset = rewriter.create<ConstantOp>(
+        loc, offsetType, DenseElementsAttr::get(offsetType, offsets));
+    index = rewriter.create<AddOp>(loc, indices, index, offset);
+  }
+  replace(op, rewriter.create<GatherOp>(loc, out, flat, index, /*axis=*/0));
+  return success();
+}
+
+/// TOSA resize maps output row y to input row (y*d + offset) / n with scale
+/// [n_y, d_y, n_x, d_x]: offset 0 is ONNX's asymmetric mode, 2*offset = d - n
+/// is half_pixel. NEAREST_NEIGHBOR rounds halves up; BILINEAR is linear.
+LogicalResult TosaLowering::lowerResize(tosa::ResizeOp op) {
+  auto in = tensorType(op.getInput()), out = tensorType(op.getOutput());
+  if (!isa<FloatType>(in.getElementType()) || in.getElementType() !=
+      out.getElementType())
+    return op.emitOpError() << "dlc supports floating-point resize of one "
+                               "element type only (integer resize is "
+                               "quantized), but got "
+                            << in << " -> " << out;
+  ArrayRef<int64_t> scale = op.getScale(), offset = op.getOffset();
+  if (out.getDimSize(0) != in.getDimSize(0) ||
+      out.getDimSize(3) != in.getDimSize(3))
+    return op.emitOpError() << "expects the batch and channel sizes to stay";
+  std::optional<StringRef> mode;
+  for (int d = 0; d < 2; ++d) {
+    int64_t num = scale[2 * d], den = scale[2 * d + 1];
+    int64_t inSize = in.getDimSize(1 + d), outSize = out.getDimSize(1 + d);
+    StringRef m;
+    if (offset[d] == 0)
+      m = "asymmetric";
+    else if (2 * offset[d] == den - num)
+      m = "half_pixel";
+    bool sameRatio = num > 0 && den > 0 && num * inSize == den * outSize;
+    if (m.empty() || !sameRatio || (mode && *mode != m))
+      return op.emitOpError()
+             << "has scale " << formatShape(scale) << " and offset "
+             << formatShape(offset) << " for " << in << " -> " << out
+             << "; dlc supports scales equal to the size ratio with offset "
+                "0 (asymmetric) or (d - n) / 2 (half pixel) in both "
+                "dimensions";
+    mode = m;
+  }
+  bool nearest = op.getMode() == "NEAREST_NEIGHBOR";
+  Location loc = op.getLoc();
+  auto nchw = RankedTensorType::get({out.getDimSize(0), out.getDimSize(3),
+                                     out.getDimSize(1), out.getDimSize(2)},
+                                    out.getElementType());
+  Value y = rewriter.create<ResizeOp>(
+      loc, nchw, toNchw(loc, op.getInput()),
+      nearest ? "nearest" : "linear", *mode,
+      nearest ? "round_prefer_ceil" : "round_prefer_floor");
+  replace(op, toNhwc(loc, y));
   return success();
 }
 

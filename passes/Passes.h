@@ -24,15 +24,21 @@ struct PipelineOptions {
   bool fuse = true;
   bool planMemory = true;
   bool inPlace = true;
+  /// Canonicalization and CSE after lowering. Off, the later passes see the
+  /// lowering's output as it is (dlc-fuzz compiles every program this way
+  /// too: results must not depend on it).
+  bool canonicalize = true;
 };
 
-/// TOSA to dlc, canonicalization, CSE.
-void buildLoweringPipeline(OpPassManager &pm);
+/// TOSA to dlc, then (with `canonicalize`) canonicalization and CSE.
+void buildLoweringPipeline(OpPassManager &pm, bool canonicalize = true);
 /// Fusion and memory planning on lowered dlc IR.
 void buildOptimizationPipeline(OpPassManager &pm, const PipelineOptions &options);
 /// The whole pipeline from TOSA/dlc to planned kernels.
 void buildDlcPipeline(OpPassManager &pm, const PipelineOptions &options);
-/// Registers every pass and the `dlc-pipeline` / `dlc-lower` pipelines.
+/// Registers every pass (test passes included) and the `dlc-pipeline` /
+/// `dlc-lower` pipelines. In the DLCPassRegistration library (passes/
+/// Registration.cpp), which links code generation: for dlc-opt.
 void registerDlcPassesAndPipelines();
 
 } // namespace mlir::dlc

@@ -9,7 +9,7 @@ def LowerTosa : Pass<"dlc-lower-tosa", "func::FuncOp"> {
   let description = [{
     Rewrites every supported TOSA operation into dlc operations with the same
     meaning. An operation that cannot be lowered gets an error at its
-    location naming it (`dlc cannot lower 'tosa.conv2d' yet`) and the pass
+    location naming it (`dlc cannot lower 'tosa.sin' yet`) and the pass
     fails. Constants used as operands (transpose permutations, pad amounts)
     must be `tosa.const`.
 
@@ -22,6 +22,35 @@ def LowerTosa : Pass<"dlc-lower-tosa", "func::FuncOp"> {
     ```mlir
     %0 = dlc.add %a, %b : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
     %1 = dlc.reduce sum %0 {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
+def LowerConv : Pass<"dlc-lower-conv", "func::FuncOp"> {
+  let summary = "Compute dense convolutions as matrix products";
+  let description = [{
+    Rewrites every `dlc.conv2d` that is not depthwise (one input channel and
+    at most 4 output channels per group) into a `dlc.matmul`: a 1x1,
+    stride-1, unpadded convolution multiplies the filter viewed as [OC, C]
+    by the input viewed as [N, C, H*W]; any other first gathers its windows
+    with `dlc.im2col` into [N, G, C/G*KH*KW, OH*OW] and multiplies the
+    filter viewed as [1, G, OC/G, C/G*KH*KW] by that. The product is viewed
+    as [N, OC, OH, OW]. Depthwise convolutions, `dlc.conv_transpose2d` and
+    `dlc.pool2d` stay: code generation computes them directly in fused
+    kernels.
+
+    Before:
+    ```mlir
+    %y = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x8x8xf32>
+    ```
+    After:
+    ```mlir
+    %c = dlc.im2col %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>) -> tensor<1x1x27x64xf32>
+    %c3 = dlc.reshape %c : tensor<1x1x27x64xf32> -> tensor<1x27x64xf32>
+    %w3 = dlc.reshape %w : tensor<16x3x3x3xf32> -> tensor<1x16x27xf32>
+    %p = dlc.matmul %w3, %c3 : (tensor<1x16x27xf32>, tensor<1x27x64xf32>) -> tensor<1x16x64xf32>
+    %y = dlc.reshape %p : tensor<1x16x64xf32> -> tensor<1x16x8x8xf32>
     ```
   }];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
@@ -86,6 +115,30 @@ def PlanMemory : Pass<"dlc-plan-memory", "func::FuncOp"> {
            "Byte alignment of every buffer in the arena">,
     Option<"allowInPlace", "in-place", "bool", "true",
            "Let pointwise kernels write over operands that die there">,
+  ];
+}
+
+def TestCodegen : Pass<"dlc-test-codegen", "func::FuncOp"> {
+  let summary = "Test only: build a package and run the reference interpreter";
+  let description = [{
+    Runs the later stages of `dlc compile` / `dlc run --check` on the function
+    as given: the package builder (CUDA source, schedule and constants; no
+    cubins are compiled) and the reference interpreter (on inputs whose
+    elements are all 1). Whatever they cannot handle is reported as an error
+    at the function or op, and the pass fails. The IR is not changed.
+
+    It lets `dlc-opt -verify-diagnostics` tests reach the diagnostics of code
+    generation and of the reference interpreter with hand-written IR, such as
+    a kernel without a memory plan. Registered in dlc-opt only.
+  }];
+  let options = [
+    Option<"package", "package", "bool", "true",
+           "Build the package (codegen/Codegen.h)">,
+    Option<"reference", "reference", "bool", "true",
+           "Evaluate the function with the reference interpreter">,
+    Option<"sourceOnly", "source-only", "bool", "false",
+           "Instead of the package, emit the CUDA source only "
+           "(generateCudaSource, as `dlc compile --emit=cuda`)">,
   ];
 }
 

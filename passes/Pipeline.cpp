@@ -7,9 +7,11 @@
 using namespace mlir;
 using namespace mlir::dlc;
 
-void mlir::dlc::buildLoweringPipeline(OpPassManager &pm) {
+void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createLowerTosa());
+  if (!canonicalize)
+    return;
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
 }
@@ -19,6 +21,9 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   // Without fusion every op still becomes a kernel of its own: code
   // generation only knows kernels, matrix products and views.
+  // Dense convolutions become GEMMs before fusion groups their im2col and
+  // epilogue with neighbouring ops.
+  fpm.addPass(createLowerConv());
   FuseOptions fuseOptions;
   if (!options.fuse)
     fuseOptions.maxOpsPerKernel = 1;
@@ -32,36 +37,7 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
 
 void mlir::dlc::buildDlcPipeline(OpPassManager &pm,
                                  const PipelineOptions &options) {
-  buildLoweringPipeline(pm);
+  buildLoweringPipeline(pm, options.canonicalize);
   if (!options.lowerOnly)
     buildOptimizationPipeline(pm, options);
-}
-
-namespace {
-struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
-  Option<bool> fuse{*this, "fuse", llvm::cl::desc("Form fused kernels"),
-                    llvm::cl::init(true)};
-  Option<bool> plan{*this, "plan-memory",
-                    llvm::cl::desc("Plan the activation arena"),
-                    llvm::cl::init(true)};
-  Option<bool> inPlace{*this, "in-place",
-                       llvm::cl::desc("Allow in-place kernel outputs"),
-                       llvm::cl::init(true)};
-};
-} // namespace
-
-void mlir::dlc::registerDlcPassesAndPipelines() {
-  registerDlcPasses();
-  PassPipelineRegistration<>("dlc-lower",
-                             "Lower TOSA to dlc and canonicalize",
-                             buildLoweringPipeline);
-  PassPipelineRegistration<PipelineCLOptions>(
-      "dlc-pipeline", "The whole dlc pipeline: lowering, fusion, planning",
-      [](OpPassManager &pm, const PipelineCLOptions &cl) {
-        PipelineOptions options;
-        options.fuse = cl.fuse;
-        options.planMemory = cl.plan;
-        options.inPlace = cl.inPlace;
-        buildDlcPipeline(pm, options);
-      });
 }

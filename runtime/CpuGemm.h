@@ -1,9 +1,16 @@
-//===- CpuGemm.h - Reference GEMM on the CPU ----------------------*- C++ -*-===//
+//===- CpuGemm.h - Blocked GEMM on the CPU ------------------------*- C++
+//-*-===//
 //
 // The sim device's implementation of GemmStep: a row-major batched matrix
 // product on host memory with f32 accumulation (f16/bf16 operands are
 // converted exactly to f32, the result rounded back to nearest even), the
 // same arithmetic cuBLAS uses with CUBLAS_COMPUTE_32F.
+//
+// Each output element is acc = sum over k in increasing order of
+// A(i,k) * B(k,j), one product at a time in f32 (fused multiply-adds where
+// the CPU has AVX2+FMA, else multiply then add), then
+// alpha * acc (+ beta * C when beta != 0), rounded to C's type: the result
+// does not depend on the thread count or on how the work is split.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLC_RUNTIME_CPUGEMM_H
@@ -19,6 +26,11 @@ namespace dlc::rt {
 /// Uses up to `threads` threads.
 void cpuGemm(const GemmStep &gemm, const void *a, const void *b, void *c,
              int threads = 2);
+
+/// The micro-kernel cpuGemm uses now: "avx2-fma" (fused multiply-adds) or
+/// "portable" (separate multiply and add). DLC_GEMM_PORTABLE=1 in the
+/// environment forces the portable one.
+const char *cpuGemmKernel();
 
 } // namespace dlc::rt
 

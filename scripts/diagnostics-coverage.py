@@ -3,17 +3,34 @@
 
 A diagnostic is a call that reports an error or warning to the user: MLIR's
 emitOpError / emitError / emitWarning / emitRemark in the compiler (ir/,
-passes/, codegen/, frontend/, api/, tools/), and the CLI's own `error(...)`
-calls in tools/dlc. Its message is the first string literal of the call (up
-to the end of the statement). It is covered when that text appears in a test
-that checks what the user sees: an `expected-error`/`expected-warning`/
-`expected-remark` line of a -verify-diagnostics test, or a FileCheck CHECK
-line, under test/.
+passes/, codegen/, frontend/, api/, tools/ except tools/dlc-fuzz), the CLI's
+own `error(...)`/`fail(...)` calls in tools/dlc, and calls of helpers that
+emit with a message given by their caller (HELPERS). Its message is made of
+the string literals of the call's statement (adjacent literals joined); the
+values printed between them are unknown.
+
+It is covered when a test checks what the user sees: an `expected-error`/
+`-warning`/`-remark`/`-note` line of a -verify-diagnostics test, or a
+positive FileCheck line (CHECK:, CHECK-NEXT:, ..., or the same with a prefix
+named by --check-prefix(es); not CHECK-NOT) under test/, or the text of a
+GoogleTest `.find("...")` / `HasSubstr("...")` there, holds the message's
+longest literal and its other literals (3 characters or more) in order with
+room for the values between them. A line with a {{regex}} needs only the
+longest literal, or its first 24 characters (the regex may split it).
+
+Several calls may report the same text (the same message in two functions);
+a test of one says nothing of the other, so a text counts as covered for as
+many calls as there are checked lines showing it.
+
+Diagnostics no test can reach, kept on purpose, are listed in DEFENSIVE with
+the reason, and reported apart from the uncovered ones.
 
   scripts/diagnostics-coverage.py [--list] [--fail-uncovered]
 
-Prints "diagnostics: C of N covered" (and, with --list, each uncovered one
-as file:line: text). --fail-uncovered exits with 1 when any is uncovered.
+Prints "diagnostics: C of N covered, U uncovered, D out of reach of tests";
+--list adds each uncovered and each DEFENSIVE one as file:line: text.
+--fail-uncovered exits with 1 when one is uncovered or a DEFENSIVE entry
+matches nothing (stale).
 """
 import os
 import re
@@ -26,13 +43,56 @@ EXCLUDE = [os.path.join("tools", "dlc-fuzz")]
 CALL = re.compile(
     r"\b(emitOpError|emitError|emitWarning|emitRemark|emitOptionalError)\s*\(")
 CLI_CALL = re.compile(r"\b(error|fail|usageError)\s*\(\s*\"")
+# Helpers that emit a diagnostic with a message given by their caller:
+# {file: regex of a call whose statement holds the message}.
+HELPERS = {
+    os.path.join("codegen", "CudaEmitter.cpp"): re.compile(r"\bfail\s*\(\s*\w+\s*,"),
+}
 LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
-CHECKED = re.compile(
-    r"(expected-(?:error|warning|remark|note)[^{]*\{\{(.*)\}\}|"
-    r"CHECK[A-Z-]*:(.*))")
+EXPECTED = re.compile(r"expected-(?:error|warning|remark|note)[^{]*\{\{(.*)\}\}")
+PREFIXES = re.compile(r"--?check-prefix(?:es)?[= ]([\w,-]+)")
+# In C++ tests: `text.find("...")` (compared with npos) or HasSubstr("...").
+GTEST = re.compile(r'(?:\.find|HasSubstr)\(((?:\s*"(?:[^"\\]|\\.)*")+)')
+# Directive suffixes that assert that the text is present.
+POSITIVE = r"(?:-NEXT|-SAME|-DAG|-LABEL|-COUNT-\d+)?"
 
-# Fragments too generic to identify a message.
+# A call is a diagnostic with a message when one of its literals has at
+# least this many characters.
 MIN_LEN = 8
+
+# Checks that no test can reach, kept on purpose: a diagnostic that a verifier
+# upstream always reports first (kept as a guard for TOSA that the ONNX
+# importer builds in memory, where nothing verifies it before lowering), a
+# guard of an internal invariant (a bug in dlc, not in the input), or one
+# only the C++ API reaches. Each entry is (file, a piece of the call's source
+# text, from two lines before it, that identifies it, why no test reaches
+# it). They are listed apart, not counted as covered; an entry that matches
+# no uncovered diagnostic is stale and fails --fail-uncovered.
+TOSA_FIRST = ("TOSA's verifier reports this first; kept for TOSA built in "
+              "memory by frontend/onnx")
+INTERNAL = "internal invariant: a bug in dlc, not in the input, reaches it"
+NEW_OP = ("every op that gets here is handled above; guards an op added to "
+          "the dialect without support here")
+DEFENSIVE = [
+    ("codegen/CudaEmitter.cpp", "fail(op, \"cannot be emitted as CUDA code inside a fused kernel\")", NEW_OP),
+    ("codegen/CudaEmitter.cpp", "fail(op, \"is not supported on i1 tensors by the CUDA emitter\")", NEW_OP),
+    ("codegen/CudaEmitter.cpp", "fail(red, \"is planned as a row reduction but its input", INTERNAL + " (analyzeKernel's row plan)"),
+    ("codegen/CudaEmitter.cpp", "fail(red, \"is planned as a row reduction over a non-row axis\")", INTERNAL + " (analyzeKernel's row plan)"),
+    ("codegen/CudaEmitter.cpp", "fail(kernel, \"has an output whose size is not a multiple", INTERNAL + " (analyzeKernel's row plan)"),
+    ("ir/Reference.cpp", "} else { return op->emitOpError() << \"is not supported by the reference interpreter\"", NEW_OP),
+    ("passes/Fuse.cpp", "dlc-fuse found a cyclic dependence between", INTERNAL),
+    ("passes/LowerTosa.cpp", "<< \", more than the result's rank \"", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "<< \" are not broadcast-compatible\"", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "<< \" (the broadcast of the operands), but got \"", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "<< \"expects the result type \" << op->getResult(0).getType()", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "if (op.getInput().getType() != type) return op.emitOpError() << \"expects the result type to equal the operand \"", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "<< \"expects result type \" << in.clone(expected)", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "<< in.getElementType() << \" operands\"", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "if (in.getElementType().isInteger(1)) return op.emitOpError() << \"cannot multiply boolean matrices\"", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "<< \" is not a permutation of \"", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "<< \"expects inputs of the result's rank \"", TOSA_FIRST),
+    ("passes/LowerTosa.cpp", "<< \", but the result has \"", TOSA_FIRST),
+]
 
 
 def source_files():
@@ -71,8 +131,35 @@ def statement_from(text, start):
     return text[start:]
 
 
+def literals(stmt):
+    """The string literals of a statement, adjacent ones joined."""
+    pieces, last_end = [], None
+    for m in LITERAL.finditer(stmt):
+        text = unescape(m.group(1))
+        # "a " "b" and "a " << "b" have no value between the literals.
+        between = stmt[last_end:m.start()] if last_end is not None else "x"
+        if not between.replace("<<", "").strip():
+            pieces[-1] += text
+        else:
+            pieces.append(text)
+        last_end = m.end()
+    return pieces
+
+
 def unescape(s):
+    s = s.replace("\\n", "\n").replace("\\t", "\t")
     return s.replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\")
+
+
+def source(text, start, stmt):
+    """The call's statement with the two lines before it, to tell apart
+    calls of the same text (DEFENSIVE entries name them by it)."""
+    begin = start
+    for _ in range(3):
+        begin = text.rfind("\n", 0, begin)
+        if begin < 0:
+            break
+    return normalize(text[begin + 1:start] + stmt)
 
 
 def diagnostics():
@@ -88,19 +175,24 @@ def diagnostics():
                          prefix.strip()):
                 continue
             stmt = statement_from(text, m.start())
-            pieces = [unescape(p) for p in LITERAL.findall(stmt)]
-            pieces = [p for p in pieces if len(p.strip()) >= MIN_LEN]
-            if not pieces:
+            pieces = literals(stmt)
+            if not any(len(p.strip()) >= MIN_LEN for p in pieces):
                 continue
-            found.append((rel, line, pieces))
+            found.append((rel, line, pieces, source(text, m.start(), stmt)))
+        helper = HELPERS.get(rel)
+        for m in helper.finditer(text) if helper else []:
+            line = text.count("\n", 0, m.start()) + 1
+            stmt = statement_from(text, m.start())
+            pieces = literals(stmt)
+            if any(len(p.strip()) >= MIN_LEN for p in pieces):
+                found.append((rel, line, pieces, source(text, m.start(), stmt)))
         if rel.startswith(os.path.join("tools", "dlc") + os.sep):
             for m in CLI_CALL.finditer(text):
                 line = text.count("\n", 0, m.start()) + 1
                 stmt = statement_from(text, m.start())
-                pieces = [unescape(p) for p in LITERAL.findall(stmt)]
-                pieces = [p for p in pieces if len(p.strip()) >= MIN_LEN]
-                if pieces:
-                    found.append((rel, line, pieces))
+                pieces = literals(stmt)
+                if any(len(p.strip()) >= MIN_LEN for p in pieces):
+                    found.append((rel, line, pieces, source(text, m.start(), stmt)))
     return found
 
 
@@ -113,39 +205,96 @@ def checked_texts():
                 content = open(path, encoding="utf-8", errors="replace").read()
             except OSError:
                 continue
-            for m in CHECKED.finditer(content):
-                texts.append(m.group(2) or m.group(3) or "")
-    return "\n".join(texts)
+            prefixes = {"CHECK"}
+            for m in PREFIXES.finditer(content):
+                prefixes.update(p for p in m.group(1).split(",") if p)
+            checked = re.compile(
+                r"\b(?:" + "|".join(sorted(map(re.escape, prefixes))) + r")"
+                + POSITIVE + r":(.*)")
+            for m in EXPECTED.finditer(content):
+                texts.append((m.group(1), "{{" in m.group(1)))
+            for m in checked.finditer(content):
+                texts.append((m.group(1), "{{" in m.group(1)))
+            # GoogleTest: a part of a message searched for in what the API
+            # returned.
+            if f.endswith(".cpp"):
+                for m in GTEST.finditer(content):
+                    texts.append(("".join(literals(m.group(1))), True))
+    return [(normalize(t), partial) for t, partial in texts]
 
 
 def normalize(s):
     return re.sub(r"\s+", " ", s).strip()
 
 
+def found_in(line, partial, pieces):
+    """Whether a checked line shows the message made of `pieces` (its
+    literals, values printed between them): its longest piece (or, split by a
+    FileCheck regex, that piece's first 24 characters) and, unless the line
+    is `partial` (has a {{regex}} that may stand for them, or is a part of a
+    message searched for by a GoogleTest), every piece of 3 or more
+    characters in order, with room for a value between consecutive ones."""
+    words = [normalize(p) for p in pieces]
+    key = max(words, key=len)
+    probe = key[:24] if len(key) >= 24 else key
+    if key not in line and probe not in line:
+        return False
+    if partial:
+        return True
+    pos = 0
+    for raw, word in zip(pieces, words):
+        if len(word) < 3:
+            continue
+        at = line.find(word, pos)
+        if at < 0:
+            return False
+        # The value after this piece is at least one character, plus the
+        # spaces around it.
+        pos = at + len(word) + 1 + (raw[-1:].isspace())
+    return True
+
+
+def defensive_reason(rel, stmt):
+    for path, snippet, reason in DEFENSIVE:
+        if rel == path and normalize(snippet) in stmt:
+            return reason
+    return None
+
+
 def main():
     args = sys.argv[1:]
-    checked = normalize(checked_texts())
+    checked = checked_texts()
     diags = diagnostics()
-    uncovered = []
-    for rel, line, pieces in diags:
-        # Covered when the longest literal piece (the message's fixed text)
-        # is found in a checked line; FileCheck patterns may split it with
-        # regexes, so the longest run of plain words is what is searched.
-        key = max(pieces, key=lambda p: len(p.strip()))
-        words = normalize(key)
-        if words and words in checked:
+    uncovered, defensive = [], []
+    used = set()
+    # How many sites with the same message have been counted so far.
+    seen = {}
+    for rel, line, pieces, stmt in diags:
+        pieces = [p for p in pieces if p.strip()]
+        words = max((normalize(p) for p in pieces), key=len)
+        hits = sum(1 for t, partial in checked if found_in(t, partial, pieces))
+        seen[tuple(pieces)] = seen.get(tuple(pieces), 0) + 1
+        if hits >= seen[tuple(pieces)]:
             continue
-        # A message split by a regex or a substitution in the test: accept
-        # when its first 24 characters are found.
-        if len(words) >= 24 and words[:24] in checked:
+        reason = defensive_reason(rel, stmt)
+        if reason:
+            used.add(reason)
+            defensive.append((rel, line, words, reason))
             continue
         uncovered.append((rel, line, words))
     total = len(diags)
-    print(f"diagnostics: {total - len(uncovered)} of {total} covered")
+    covered = total - len(uncovered) - len(defensive)
+    print(f"diagnostics: {covered} of {total} covered, {len(uncovered)} "
+          f"uncovered, {len(defensive)} out of reach of tests (DEFENSIVE)")
+    stale = [d for d in DEFENSIVE if d[2] not in used]
     if "--list" in args:
         for rel, line, words in uncovered:
-            print(f"  {rel}:{line}: {words}")
-    if "--fail-uncovered" in args and uncovered:
+            print(f"  uncovered {rel}:{line}: {words}")
+        for rel, line, words, reason in defensive:
+            print(f"  defensive {rel}:{line}: {words} ({reason})")
+        for path, text, _ in stale:
+            print(f"  stale DEFENSIVE entry: {path}: {text}")
+    if "--fail-uncovered" in args and (uncovered or stale):
         return 1
     return 0
 

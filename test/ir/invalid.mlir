@@ -440,3 +440,296 @@ func.func @kernel_matmul(%x: tensor<4x4xf32>) {
   }
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Convolution, pooling, gather, resize, strided slice
+//===----------------------------------------------------------------------===//
+
+func.func @conv_rank(%x: tensor<4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects rank-4 NCHW tensors, but operand #0 has shape [4, 8, 8]}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_element(%x: tensor<1x4x8x8xf16>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects operands and result of one element type, but got 'f16' and 'f32'}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x8x8xf16>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_int(%x: tensor<1x4x8x8xi32>, %w: tensor<4x4x3x3xi32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects floating-point tensors, but got element type 'i32'}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x8x8xi32>, tensor<4x4x3x3xi32>) -> tensor<1x4x6x6xi32>
+  return
+}
+
+// -----
+
+func.func @conv_strides(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects strides to be two positive values, but got [1, 0]}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 0>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_dilations(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects dilations to be two positive values, but got [1]}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_pads(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects pads to be four non-negative values [top, left, bottom, right], but got [0, -1, 0, 0]}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, -1, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects groups (3) to be positive and to divide the 4 input channels and the 4 output channels}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 3 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_filter(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects a filter of shape [OC, C/groups, KH, KW] with C/groups = 2, but got [4, 4, 3, 3]}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window(%x: tensor<1x4x2x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op has a window spanning 5 rows (kernel 3, dilation 2), more than the 2 of the padded input}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 1>, groups = 1 : i64} : (tensor<1x4x2x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x1x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_result(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op expects result shape [1, 4, 4, 4], but got [1, 4, 3, 3]}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_acc(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv2d' op acc_type must be a float type, but got 'i32'}}
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64, acc_type = i32} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @convt_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv_transpose2d' op expects groups (3) to be positive and to divide the 4 input channels}}
+  %0 = dlc.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 3 : i64} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x6x10x10xf32>
+  return
+}
+
+// -----
+
+func.func @convt_filter(%x: tensor<1x4x8x8xf32>, %w: tensor<2x2x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv_transpose2d' op expects a filter of shape [C, OC/groups, KH, KW] with C = 4, but got [2, 2, 3, 3]}}
+  %0 = dlc.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x10x10xf32>
+  return
+}
+
+// -----
+
+func.func @convt_output_padding(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv_transpose2d' op expects output_padding to be two non-negative values below the stride or dilation, but got [2, 0]}}
+  %0 = dlc.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 2, 0>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x19x17xf32>
+  return
+}
+
+// -----
+
+func.func @convt_empty(%x: tensor<1x4x1x1xf32>, %w: tensor<4x2x1x1xf32>) {
+  // expected-error @+1 {{'dlc.conv_transpose2d' op pads [1, 0, 0, 0] leave no output (computed size [0, 1])}}
+  %0 = dlc.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x4x1x1xf32>, tensor<4x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @convt_result(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv_transpose2d' op expects result shape [1, 2, 10, 10], but got [1, 2, 8, 8]}}
+  %0 = dlc.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @convt_acc(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'dlc.conv_transpose2d' op acc_type must be a float type, but got 'i64'}}
+  %0 = dlc.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64, acc_type = i64} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x10x10xf32>
+  return
+}
+
+// -----
+
+func.func @pool_kernel(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'dlc.pool2d' op expects kernel to be two positive values, but got [0, 2]}}
+  %0 = dlc.pool2d max %x {kernel = array<i64: 0, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x7xf32>
+  return
+}
+
+// -----
+
+func.func @pool_count_include_pad(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'dlc.pool2d' op count_include_pad applies to avg pooling only}}
+  %0 = dlc.pool2d max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, count_include_pad} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_result(%x: tensor<1x4x7x7xf32>) {
+  // ceil mode allows [1, 4, 4, 4]; [1, 4, 5, 3] is neither.
+  // expected-error @+1 {{'dlc.pool2d' op expects result shape [1, 4, 3, 3] (or one larger in H or W for ceil mode, where that window starts inside the padded input), but got [1, 4, 5, 3]}}
+  %0 = dlc.pool2d avg %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%x: tensor<4x8xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'dlc.gather' op axis 2 is out of range for a tensor of rank 2}}
+  %0 = dlc.gather %x, %i {axis = 2 : i64} : (tensor<4x8xf32>, tensor<3xi32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result(%x: tensor<4x8xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'dlc.gather' op expects result shape [4, 3], but got [3, 8]}}
+  %0 = dlc.gather %x, %i {axis = 1 : i64} : (tensor<4x8xf32>, tensor<3xi32>) -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_element(%x: tensor<4x8xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'dlc.gather' op changes the element type}}
+  %0 = dlc.gather %x, %i {axis = 0 : i64} : (tensor<4x8xf32>, tensor<3xi32>) -> tensor<3x8xf16>
+  return
+}
+
+// -----
+
+func.func @gather_empty(%x: tensor<0x8xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'dlc.gather' op gathers from an empty axis}}
+  %0 = dlc.gather %x, %i {axis = 0 : i64} : (tensor<0x8xf32>, tensor<3xi32>) -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_mode(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'dlc.resize' op expects mode "nearest" or "linear", but got "cubic"}}
+  %0 = dlc.resize %x {mode = "cubic"} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_coordinate_mode(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'dlc.resize' op expects coordinate_mode half_pixel, asymmetric, align_corners or pytorch_half_pixel, but got "tf_crop_and_resize"}}
+  %0 = dlc.resize %x {mode = "linear", coordinate_mode = "tf_crop_and_resize"} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_nearest_mode(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'dlc.resize' op expects nearest_mode round_prefer_floor, round_prefer_ceil, floor or ceil, but got "round"}}
+  %0 = dlc.resize %x {mode = "nearest", nearest_mode = "round"} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_rank(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'dlc.resize' op expects a result of the input's rank and element type}}
+  %0 = dlc.resize %x {mode = "nearest"} : (tensor<1x1x4x4xf32>) -> tensor<1x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_empty(%x: tensor<1x0x4xf32>) {
+  // expected-error @+1 {{'dlc.resize' op cannot resize the empty dimension 1 to 2}}
+  %0 = dlc.resize %x {mode = "nearest"} : (tensor<1x0x4xf32>) -> tensor<1x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_linear_int(%x: tensor<1x4xi32>) {
+  // expected-error @+1 {{'dlc.resize' op linear mode expects a floating-point tensor, but got element type 'i32'}}
+  %0 = dlc.resize %x {mode = "linear"} : (tensor<1x4xi32>) -> tensor<1x8xi32>
+  return
+}
+
+// -----
+
+func.func @im2col_input(%x: tensor<4x8x8xf32>) {
+  // expected-error @+1 {{'dlc.im2col' op expects a rank-4 NCHW input of the result's element type}}
+  %0 = dlc.im2col %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<4x8x8xf32>) -> tensor<1x1x36x36xf32>
+  return
+}
+
+// -----
+
+func.func @im2col_groups(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'dlc.im2col' op expects groups (3) to be positive and to divide the 4 input channels}}
+  %0 = dlc.im2col %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 3 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x3x9x36xf32>
+  return
+}
+
+// -----
+
+func.func @im2col_result(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'dlc.im2col' op expects result shape [1, 1, 36, 36], but got [1, 1, 36, 64]}}
+  %0 = dlc.im2col %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x1x36x64xf32>
+  return
+}
+
+// -----
+
+func.func @slice_strides_rank(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.slice' op expects 2 strides, but got 1}}
+  %0 = dlc.slice %x {start = array<i64: 0, 0>, strides = array<i64: 2>} : (tensor<4x8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_strides_positive(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.slice' op expects positive strides, but got [2, 0]}}
+  %0 = dlc.slice %x {start = array<i64: 0, 0>, strides = array<i64: 2, 0>} : (tensor<4x8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_strides_bounds(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.slice' op slice of 3 elements from 2 with stride 3 of dimension 1 is out of bounds for size 8}}
+  %0 = dlc.slice %x {start = array<i64: 0, 2>, strides = array<i64: 1, 3>} : (tensor<4x8xf32>) -> tensor<4x3xf32>
+  return
+}

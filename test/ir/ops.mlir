@@ -152,3 +152,27 @@ func.func @kernel(%x: tensor<4x8xf32>, %b: tensor<1x8xf32>) -> (tensor<4x8xf32>,
   // CHECK: return %[[K0]], %[[K1]]
   return %k#0, %k#1 : tensor<4x8xf32>, tensor<4x1xf32>
 }
+
+// CHECK-LABEL: func.func @windows
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<8x2x3x3xf32>, %[[T:.*]]: tensor<4x2x3x3xf32>, %[[I:.*]]: tensor<2x3xi64>)
+func.func @windows(%x: tensor<1x4x8x8xf32>, %w: tensor<8x2x3x3xf32>, %t: tensor<4x2x3x3xf32>, %i: tensor<2x3xi64>) {
+  // CHECK: dlc.conv2d %[[X]], %[[W]] {acc_type = f32, dilations = array<i64: 1, 2>, groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 1>} : (tensor<1x4x8x8xf32>, tensor<8x2x3x3xf32>) -> tensor<1x8x4x6xf32>
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 2, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 2>, groups = 2 : i64, acc_type = f32} : (tensor<1x4x8x8xf32>, tensor<8x2x3x3xf32>) -> tensor<1x8x4x6xf32>
+  // CHECK: dlc.conv_transpose2d %[[X]], %[[T]] {dilations = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 1, 0>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x16x15xf32>
+  %1 = dlc.conv_transpose2d %x, %t {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 0>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x16x15xf32>
+  // CHECK: dlc.pool2d max %[[X]] {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %2 = dlc.pool2d max %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: dlc.pool2d avg %[[X]] {count_include_pad, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %3 = dlc.pool2d avg %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: dlc.gather %[[X]], %[[I]] {axis = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<2x3xi64>) -> tensor<1x4x2x3x8xf32>
+  %4 = dlc.gather %x, %i {axis = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<2x3xi64>) -> tensor<1x4x2x3x8xf32>
+  // CHECK: dlc.resize %[[X]] {mode = "nearest", nearest_mode = "floor"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x16x16xf32>
+  %5 = dlc.resize %x {mode = "nearest", coordinate_mode = "half_pixel", nearest_mode = "floor"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x16x16xf32>
+  // CHECK: dlc.resize %[[X]] {coordinate_mode = "align_corners", mode = "linear"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x3x5xf32>
+  %6 = dlc.resize %x {mode = "linear", coordinate_mode = "align_corners"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x3x5xf32>
+  // CHECK: dlc.slice %[[X]] {start = array<i64: 0, 1, 0, 7>, strides = array<i64: 1, 2, 3, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x2x3x1xf32>
+  %7 = dlc.slice %x {start = array<i64: 0, 1, 0, 7>, strides = array<i64: 1, 2, 3, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x2x3x1xf32>
+  // CHECK: dlc.im2col %[[X]] {dilations = array<i64: 1, 1>, groups = 2 : i64, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x2x18x64xf32>
+  %8 = dlc.im2col %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x2x18x64xf32>
+  return
+}

@@ -230,3 +230,22 @@ func.func @tiles_that_stay(%a: tensor<1x4x8xf32>, %b: tensor<1x8x16xf32>, %c: te
   // CHECK: return %[[M0]], %[[M1]]
   return %0, %1 : tensor<2x4x16xf32>, tensor<4x4x16xf32>
 }
+
+// -----
+
+// A transpose of a dense constant (a TOSA filter in NHWC order) folds into a
+// permuted constant, for every storage type (i1 is bit-packed).
+// CHECK-LABEL: func.func @transpose_constant
+// CHECK-NOT: dlc.transpose
+// CHECK-DAG: dlc.constant dense<{{\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-DAG: dlc.constant dense<{{\[\[\[}}true, false], [true, false]], {{\[\[}}false, false], [true, true]]]> : tensor<2x2x2xi1>
+// CHECK-DAG: dlc.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00, 5.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf16>
+func.func @transpose_constant() -> (tensor<3x2xf32>, tensor<2x2x2xi1>, tensor<2x3xf16>) {
+  %0 = dlc.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %1 = dlc.transpose %0 {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %2 = dlc.constant dense<[[[true, false], [false, false]], [[true, true], [false, true]]]> : tensor<2x2x2xi1>
+  %3 = dlc.transpose %2 {perm = array<i64: 2, 0, 1>} : (tensor<2x2x2xi1>) -> tensor<2x2x2xi1>
+  %4 = dlc.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf16>
+  %5 = dlc.transpose %4 {perm = array<i64: 1, 0>} : (tensor<3x2xf16>) -> tensor<2x3xf16>
+  return %1, %3, %5 : tensor<3x2xf32>, tensor<2x2x2xi1>, tensor<2x3xf16>
+}

@@ -2,10 +2,10 @@
 // Operations dlc cannot lower are reported at their location and the pass
 // fails.
 
-func.func @conv2d(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x6x6x4xf32> {
-  // expected-error @+1 {{dlc cannot lower 'tosa.conv2d' yet}}
-  %0 = tosa.conv2d %x, %w, %b {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
-  return %0 : tensor<1x6x6x4xf32>
+func.func @sin(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{dlc cannot lower 'tosa.sin' yet}}
+  %0 = tosa.sin %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----
@@ -235,4 +235,44 @@ func.func @quantized_negate(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tosa.negate' op dlc does not support quantized operations}}
   %0 = tosa.negate %x {quantization_info = #tosa.unary_quant<input_zp = 1, output_zp = 2>} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @conv2d_result(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x8x8x4xf32> {
+  // expected-error @+1 {{expects result shape [1, 6, 6, 4], but got [1, 8, 8, 4]}}
+  %0 = tosa.conv2d %x, %w, %b {dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+func.func @transpose_conv2d_out_pad(%x: tensor<1x4x4x3xf32>, %w: tensor<2x3x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x11x9x2xf32> {
+  // expected-error @+1 {{has out_pad [1, 0, 0, 0] and stride [2, 2]; dlc supports only cropping (out_pad <= 0) and a bottom or right out_pad below the stride}}
+  %0 = tosa.transpose_conv2d %x, %w, %b {out_pad = array<i64: 1, 0, 0, 0>, stride = array<i64: 2, 2>, out_shape = array<i64: 1, 10, 9, 2>} : (tensor<1x4x4x3xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x11x9x2xf32>
+  return %0 : tensor<1x11x9x2xf32>
+}
+
+// -----
+
+func.func @pool_result(%x: tensor<1x8x8x3xf32>) -> tensor<1x3x3x3xf32> {
+  // expected-error @+1 {{expects result shape [1, 4, 4, 3], but got [1, 3, 3, 3]}}
+  %0 = tosa.max_pool2d %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>} : (tensor<1x8x8x3xf32>) -> tensor<1x3x3x3xf32>
+  return %0 : tensor<1x3x3x3xf32>
+}
+
+// -----
+
+func.func @resize_offset(%x: tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32> {
+  // expected-error @+1 {{has scale [2, 1, 2, 1] and offset [1, 1] for 'tensor<1x4x4x3xf32>' -> 'tensor<1x8x8x3xf32>'; dlc supports scales equal to the size ratio with offset 0 (asymmetric) or (d - n) / 2 (half pixel) in both dimensions}}
+  %0 = tosa.resize %x {scale = array<i64: 2, 1, 2, 1>, offset = array<i64: 1, 1>, border = array<i64: 0, 0>, mode = "BILINEAR"} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
+  return %0 : tensor<1x8x8x3xf32>
+}
+
+// -----
+
+func.func @resize_int(%x: tensor<1x4x4x3xi32>) -> tensor<1x8x8x3xi32> {
+  // expected-error @+1 {{dlc supports floating-point resize of one element type only}}
+  %0 = tosa.resize %x {scale = array<i64: 2, 1, 2, 1>, offset = array<i64: 0, 0>, border = array<i64: 1, 1>, mode = "NEAREST_NEIGHBOR"} : (tensor<1x4x4x3xi32>) -> tensor<1x8x8x3xi32>
+  return %0 : tensor<1x8x8x3xi32>
 }

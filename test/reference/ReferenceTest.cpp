@@ -1289,4 +1289,210 @@ TEST_F(ExampleTest, ReshapeTransposeMatchesDirectComputation) {
   expectClose(run->outputs[1], n, "n");
 }
 
+//===----------------------------------------------------------------------===//
+// Convolution, pooling, gather, resize, strided slice. Expected values are
+// PyTorch's (torch 1.13, float64): F.conv2d, F.conv_transpose2d (cropped for
+// asymmetric pads), F.max_pool2d / F.avg_pool2d with ceil_mode, and
+// F.interpolate (nearest = asymmetric + floor, nearest-exact = half_pixel +
+// round_prefer_ceil, bilinear with and without align_corners).
+//===----------------------------------------------------------------------===//
+
+TEST_F(ReferenceTest, Conv2DGroupsStridesDilationsPads) {
+  std::vector<double> x, w;
+  for (int i = 1; i <= 100; ++i)
+    x.push_back(i / 8.0); // exact in f32, like every expected value
+  for (int i = 0; i < 72; ++i)
+    w.push_back((i % 7 - 3) / 4.0);
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x2x3xf32> {
+      %0 = dlc.conv2d %x, %w {strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 0, 2>,
+                              dilations = array<i64: 1, 2>, groups = 2 : i64}
+          : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x2x3xf32>
+      return %0 : tensor<1x4x2x3xf32>
+    })mlir",
+                  {f32({1, 4, 5, 5}, x), f32({4, 2, 3, 3}, w)});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], rt::DType::F32, {1, 4, 2, 3},
+               {-1.9375, 1.28125,   1.375,   -3.1875,  0,        -0.09375,
+                2.3125,  4.1875,    4.1875,  1.25,     4.78125,  4.875,
+                -5.75,   -6.78125,  -6.875,  -3.78125, -10.5,    -10.65625,
+                8.09375, 2.8125,    2.84375, -2.78125, -0.71875, -0.6875},
+               "grouped, strided, dilated, asymmetric pads");
+}
+
+TEST_F(ReferenceTest, DepthwiseConv2DWithMultiplier) {
+  std::vector<double> x, w;
+  for (int i = 1; i <= 32; ++i)
+    x.push_back(i);
+  const double scale[] = {1, 0.5, -1, 2};
+  for (int oc = 0; oc < 4; ++oc)
+    for (double v : {1, 0, -1, 2, 0, -2, 1, 0, -1})
+      w.push_back(v * scale[oc]);
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32> {
+      %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+                              dilations = array<i64: 1, 1>, groups = 2 : i64}
+          : (tensor<1x2x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+      return %0 : tensor<1x4x4x4xf32>
+    })mlir",
+                  {f32({1, 2, 4, 4}, x), f32({4, 1, 3, 3}, w)});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(
+      out[0], rt::DType::F32, {1, 4, 4, 4},
+      {-10,  -6,  -6,  13,  -24,  -8,  -8,  28,  -40,  -8,  -8,  44,  -38,
+       -6,   -6,  41,  -5,  -3,   -3,  6.5, -12, -4,   -4,  14,  -20, -4,
+       -4,   22,  -19, -3,  -3,   20.5, 58,  6,    6,   -61, 88,   8,   8,
+       -92,  104, 8,   8,   -108, 86,  6,   6,    -89, -116, -12, -12, 122,
+       -176, -16, -16, 184, -208, -16, -16, 216,  -172, -12, -12, 178},
+      "depthwise, two outputs per channel");
+}
+
+TEST_F(ReferenceTest, ConvTranspose2DPadsAndOutputPadding) {
+  std::vector<double> w;
+  for (int i = 0; i < 36; ++i)
+    w.push_back((i % 5 - 2) / 2.0);
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<1x2x2x2xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x5x5xf32> {
+      %0 = dlc.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>,
+                                        dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>,
+                                        groups = 1 : i64}
+          : (tensor<1x2x2x2xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+      return %0 : tensor<1x2x5x5xf32>
+    })mlir",
+                  {f32({1, 2, 2, 2}, {1, 2, 3, 4, 0.5, -1, 2, 1}),
+                   f32({2, 2, 3, 3}, w)});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], rt::DType::F32, {1, 2, 5, 5},
+               {0.25, 1,  0.75, 2,    -2.5, -2,   0,  -7.25, 0,    0.5,
+                0.5,  3,  -0.5, 4,    -3.5, 0.5,  -2, -0.5,  -1,   1.5,
+                0,    0,  0,    0,    0,    -0.5, 0.25, 2,   1.5,  2,
+                2.25, -2, 1.5,  -5.5, 0,    -2,   0.5,  2,   1.5,  4,
+                -2,   0.5, -5.5, -1,  -1,   0,    0,    0,   0,    0},
+               "stride 2, asymmetric pads, output_padding");
+}
+
+TEST_F(ReferenceTest, Pool2DMaxAvgCeilModeAndPadCounting) {
+  std::vector<double> x = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9,
+                           7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4, 3};
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<1x1x5x5xf32>)
+        -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) {
+      %0 = dlc.pool2d max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+          : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+      %1 = dlc.pool2d avg %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad}
+          : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+      %2 = dlc.pool2d avg %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+          : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+      %3 = dlc.pool2d avg %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, count_include_pad}
+          : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+      return %0, %1, %2, %3 : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>
+    })mlir",
+                  {f32({1, 1, 5, 5}, x)});
+  ASSERT_EQ(out.size(), 4u);
+  expectTensor(out[0], rt::DType::F32, {1, 1, 3, 3},
+               {3, 4, 5, 9, 9, 9, 6, 6, 8}, "max, padded, ceil mode");
+  expectNear(out[1],
+             {1.666666667, 2.111111111, 1.555555556, 3.222222222, 5.555555556,
+              4, 1.444444444, 2.777777778, 2.111111111},
+             "avg with count_include_pad");
+  expectNear(out[2],
+             {3.75, 3.166666667, 3.5, 4.833333333, 5.555555556, 6, 3.25,
+              4.166666667, 4.75},
+             "avg without count_include_pad");
+  expectTensor(out[3], rt::DType::F32, {1, 1, 3, 3},
+               {3.75, 4, 4, 4.5, 6.75, 6.5, 4, 5, 3},
+               "avg ceil mode: the overhang never counts");
+}
+
+TEST_F(ReferenceTest, GatherNegativeIndicesAndAxis) {
+  auto out = eval(R"mlir(
+    func.func @main(%t: tensor<4x2xf32>, %i: tensor<3xi64>, %j: tensor<2x2xi32>)
+        -> (tensor<3x2xf32>, tensor<4x2x2xf32>) {
+      %0 = dlc.gather %t, %i {axis = 0 : i64} : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+      %1 = dlc.gather %t, %j {axis = 1 : i64} : (tensor<4x2xf32>, tensor<2x2xi32>) -> tensor<4x2x2xf32>
+      return %0, %1 : tensor<3x2xf32>, tensor<4x2x2xf32>
+    })mlir",
+                  {f32({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31}),
+                   i64({3}, {2, -1, -4}), i32({2, 2}, {1, 0, -2, -1})});
+  ASSERT_EQ(out.size(), 2u);
+  expectTensor(out[0], rt::DType::F32, {3, 2}, {20, 21, 30, 31, 0, 1},
+               "embedding lookup");
+  expectTensor(out[1], rt::DType::F32, {4, 2, 2},
+               {1, 0, 0, 1, 11, 10, 10, 11, 21, 20, 20, 21, 31, 30, 30, 31},
+               "axis 1 with a 2-D index tensor");
+}
+
+TEST_F(ReferenceTest, GatherOutOfRangeIsAnError) {
+  std::string d = evalError(R"mlir(
+    func.func @main(%t: tensor<4x2xf32>, %i: tensor<2xi32>) -> tensor<2x2xf32> {
+      %0 = dlc.gather %t, %i {axis = 0 : i64} : (tensor<4x2xf32>, tensor<2xi32>) -> tensor<2x2xf32>
+      return %0 : tensor<2x2xf32>
+    })mlir",
+                            {f32({4, 2}, {0, 1, 2, 3, 4, 5, 6, 7}),
+                             i32({2}, {1, -5})});
+  EXPECT_NE(d.find("index -5 is out of range for axis 0 of size 4"),
+            std::string::npos)
+      << d;
+}
+
+TEST_F(ReferenceTest, ResizeModes) {
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<1x1x2x3xf32>)
+        -> (tensor<1x1x3x5xf32>, tensor<1x1x3x5xf32>, tensor<1x1x3x5xf32>,
+            tensor<1x1x3x5xf32>, tensor<1x1x1x2xf32>, tensor<1x1x3x5xf32>) {
+      %0 = dlc.resize %x {mode = "nearest", coordinate_mode = "asymmetric", nearest_mode = "floor"}
+          : (tensor<1x1x2x3xf32>) -> tensor<1x1x3x5xf32>
+      %1 = dlc.resize %x {mode = "nearest", coordinate_mode = "half_pixel", nearest_mode = "round_prefer_ceil"}
+          : (tensor<1x1x2x3xf32>) -> tensor<1x1x3x5xf32>
+      %2 = dlc.resize %x {mode = "linear", coordinate_mode = "half_pixel"}
+          : (tensor<1x1x2x3xf32>) -> tensor<1x1x3x5xf32>
+      %3 = dlc.resize %x {mode = "linear", coordinate_mode = "align_corners"}
+          : (tensor<1x1x2x3xf32>) -> tensor<1x1x3x5xf32>
+      %4 = dlc.resize %x {mode = "linear", coordinate_mode = "pytorch_half_pixel"}
+          : (tensor<1x1x2x3xf32>) -> tensor<1x1x1x2xf32>
+      %5 = dlc.resize %x {mode = "linear", coordinate_mode = "asymmetric"}
+          : (tensor<1x1x2x3xf32>) -> tensor<1x1x3x5xf32>
+      return %0, %1, %2, %3, %4, %5 : tensor<1x1x3x5xf32>, tensor<1x1x3x5xf32>, tensor<1x1x3x5xf32>,
+                                      tensor<1x1x3x5xf32>, tensor<1x1x1x2xf32>, tensor<1x1x3x5xf32>
+    })mlir",
+                  {f32({1, 1, 2, 3}, {1, 2, 4, 8, 16, 32})});
+  ASSERT_EQ(out.size(), 6u);
+  expectTensor(out[0], rt::DType::F32, {1, 1, 3, 5},
+               {1, 1, 2, 2, 4, 1, 1, 2, 2, 4, 8, 8, 16, 16, 32},
+               "nearest, asymmetric, floor (PyTorch 'nearest')");
+  expectTensor(out[1], rt::DType::F32, {1, 1, 3, 5},
+               {1, 1, 2, 4, 4, 8, 8, 16, 32, 32, 8, 8, 16, 32, 32},
+               "nearest, half_pixel, round_prefer_ceil (PyTorch "
+               "'nearest-exact')");
+  expectNear(out[2], {1, 1.4, 2, 3.2, 4, 4.5, 6.3, 9, 14.4, 18, 8, 11.2, 16,
+                      25.6, 32},
+             "bilinear, half_pixel");
+  expectNear(out[3], {1, 1.5, 2, 3, 4, 4.5, 6.75, 9, 13.5, 18, 8, 12, 16, 24,
+                      32},
+             "bilinear, align_corners");
+  // One output row: pytorch_half_pixel reads row -0.5, i.e. row 0; half a
+  // pixel differs from PyTorch's downscale only there.
+  expectNear(out[4], {1.25, 3.5}, "bilinear, pytorch_half_pixel, 1 row");
+  // asymmetric: rows 0, 2/3, 4/3 (clamped to 1); columns 0, 0.6, ..., 2.4.
+  expectNear(out[5], {1, 1.6, 2.4, 3.6, 4, 5.666666666666666, 9.066666666666666,
+                      13.6, 20.4, 22.666666666666664, 8, 12.8, 19.2, 28.8, 32},
+             "bilinear, asymmetric");
+}
+
+TEST_F(ReferenceTest, StridedSlice) {
+  std::vector<double> iota;
+  for (int i = 0; i < 24; ++i)
+    iota.push_back(i);
+  auto out = eval(R"mlir(
+    func.func @main(%x: tensor<4x6xf32>) -> tensor<2x3xf32> {
+      %0 = dlc.slice %x {start = array<i64: 1, 0>, strides = array<i64: 2, 2>}
+          : (tensor<4x6xf32>) -> tensor<2x3xf32>
+      return %0 : tensor<2x3xf32>
+    })mlir",
+                  {f32({4, 6}, iota)});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], rt::DType::F32, {2, 3}, {6, 8, 10, 18, 20, 22},
+               "rows 1, 3; columns 0, 2, 4");
+}
+
 } // namespace

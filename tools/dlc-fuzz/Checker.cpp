@@ -169,7 +169,7 @@ private:
 
 struct Config {
   std::string name;
-  bool fuse = true, inPlace = true;
+  bool fuse = true, inPlace = true, canonicalize = true;
 };
 
 } // namespace
@@ -410,7 +410,10 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
       options.progress(what);
   };
   const Config configs[] = {
-      {"", true, true}, {" no-fuse", false, true}, {" no-in-place", true, false}};
+      {"", true, true, true},
+      {" no-fuse", false, true, true},
+      {" no-in-place", true, false, true},
+      {" no-canonicalize", true, true, false}};
 
   // The full pipeline first: its package carries the reference model.
   std::vector<HostTensor> inputs, expected;
@@ -425,6 +428,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     compileOptions.compileCubins = false;
     compileOptions.fuse = config.fuse;
     compileOptions.inPlace = config.inPlace;
+    compileOptions.canonicalize = config.canonicalize;
     progress("compile sim" + config.name);
     auto package = compile(mlirText, compileOptions, "fuzz.mlir");
     if (!package)

@@ -218,11 +218,13 @@ private:
   int matmul(int x, int y, bool ta, bool tb);
   int transpose(int x, std::vector<int64_t> perm);
   int reshape(int x, Shape shape);
-  int slice(int x, std::vector<int64_t> start, Shape size);
+  int slice(int x, std::vector<int64_t> start, Shape size,
+            std::vector<int64_t> strides = {});
   int concat(std::vector<int> xs, int64_t axis);
   int pad(int x, std::vector<int64_t> low, std::vector<int64_t> high,
           double value);
   int tile(int x, std::vector<int64_t> multiples);
+  int gather(int data, int indices, int64_t axis);
 
   // Preconditioning: return a value with the property, adding operations.
   int bounded(int x, double bound);
@@ -249,6 +251,14 @@ private:
   bool genTile();
   bool genSoftmax();
   bool genNormalize();
+  bool genConv();
+  bool genPool();
+  bool genGather();
+  bool genResize();
+
+  /// A float value viewed as an NCHW tensor (reshaped when not of rank 4),
+  /// or -1.
+  int nchwValue(int64_t maxElements);
 
   /// A boolean value broadcast-compatible with `shape`, or -1.
   /// `shape` is taken by value: callers pass a value's own shape, and
@@ -646,12 +656,14 @@ int Generator::reshape(int x, Shape shape) {
              v.exact);
 }
 
-int Generator::slice(int x, std::vector<int64_t> start, Shape size) {
+int Generator::slice(int x, std::vector<int64_t> start, Shape size,
+                     std::vector<int64_t> strides) {
   const Value v = val(x);
   Op op;
   op.kind = OpKind::Slice;
   op.operands = {x};
   op.ints = std::move(start);
+  op.strides = std::move(strides);
   return add(std::move(op), {v.type.dtype, std::move(size)}, v.lo, v.hi,
              v.exact);
 }
@@ -700,6 +712,20 @@ int Generator::tile(int x, std::vector<int64_t> multiples) {
   op.kind = OpKind::Tile;
   op.operands = {x};
   op.ints = std::move(multiples);
+  return add(std::move(op), {v.type.dtype, shape}, v.lo, v.hi, v.exact);
+}
+
+int Generator::gather(int data, int indices, int64_t axis) {
+  const Value v = val(data);
+  Shape shape(v.type.shape.begin(), v.type.shape.begin() + axis);
+  for (int64_t d : val(indices).type.shape)
+    shape.push_back(d);
+  shape.insert(shape.end(), v.type.shape.begin() + axis + 1,
+               v.type.shape.end());
+  Op op;
+  op.kind = OpKind::Gather;
+  op.operands = {data, indices};
+  op.axis = axis;
   return add(std::move(op), {v.type.dtype, shape}, v.lo, v.hi, v.exact);
 }
 
@@ -1359,15 +1385,283 @@ bool Generator::genSlice() {
   int x = pickValue([&](int v) { return val(v).type.numElements() > 1; });
   if (x < 0)
     return false;
-  const Shape &s = val(x).type.shape;
-  std::vector<int64_t> start;
+  const Shape s = val(x).type.shape;
+  std::vector<int64_t> start, strides;
   Shape size;
+  if (rng.chance(0.3)) {
+    // Every k-th element (ONNX Slice with steps).
+    for (int64_t d : s) {
+      int64_t stride = rng.range(1, 3), first = rng.range(0, d - 1);
+      int64_t most = (d - first + stride - 1) / stride;
+      size.push_back(rng.chance(0.5) ? most : rng.range(1, most));
+      start.push_back(first);
+      strides.push_back(stride);
+    }
+    slice(x, start, size, strides);
+    return true;
+  }
   for (int64_t d : s) {
     int64_t n = rng.chance(0.4) ? d : rng.range(1, d);
     size.push_back(n);
     start.push_back(rng.range(0, d - n));
   }
   slice(x, start, size);
+  return true;
+}
+
+int Generator::nchwValue(int64_t maxElements) {
+  int x = pickValue([&](int v) {
+    const Value &w = val(v);
+    return isFloat(w.type.dtype) && w.type.numElements() >= 4 &&
+           w.type.numElements() <= maxElements;
+  });
+  if (x < 0)
+    return -1;
+  if (rankOf(x) == 4 && rng.chance(0.8))
+    return x;
+  // Factor the elements into [N, C, H, W] with most of them spatial.
+  int64_t n = val(x).type.numElements();
+  std::vector<int64_t> factors;
+  for (int64_t f = 2; f * f <= n; ++f)
+    while (n % f == 0) {
+      factors.push_back(f);
+      n /= f;
+    }
+  if (n > 1)
+    factors.push_back(n);
+  Shape shape(4, 1);
+  for (int64_t f : factors)
+    shape[rng.weighted({1, 3, 4, 4})] *= f;
+  return reshape(x, shape);
+}
+
+bool Generator::genConv() {
+  int x = nchwValue(kMaxElements);
+  if (x < 0)
+    return false;
+  x = bounded(x, 2);
+  const Shape in = val(x).type.shape;
+  const DType t = val(x).type.dtype;
+  const int64_t N = in[0], C = in[1], H = in[2], W = in[3];
+  bool transposed = rng.chance(0.25);
+  // Groups: mostly 1, often depthwise, sometimes another divisor of C.
+  int64_t g = 1;
+  switch (rng.weighted({55, 30, 15})) {
+  case 1:
+    g = C;
+    break;
+  case 2: {
+    std::vector<int64_t> divisors;
+    for (int64_t d = 1; d <= C; ++d)
+      if (C % d == 0)
+        divisors.push_back(d);
+    g = rng.pick(divisors);
+    break;
+  }
+  default:
+    break;
+  }
+  int64_t perGroupOut = rng.pick(std::vector<int64_t>{1, 1, 2, 3, 4, 8, 16});
+  int64_t OC = g * perGroupOut;
+  std::vector<int64_t> k(2), st(2), dil(2), pads(4), outPad(2, 0), out(2);
+  const int64_t spatial[2] = {H, W};
+  for (int d = 0; d < 2; ++d) {
+    k[d] = rng.pick(std::vector<int64_t>{1, 1, 2, 3, 3, 3, 5});
+    st[d] = rng.weighted({60, 30, 10}) + 1;
+    dil[d] = rng.chance(0.2) ? 2 : 1;
+  }
+  for (int d = 0; d < 4; ++d)
+    pads[d] = std::min<int64_t>(rng.weighted({50, 35, 15}), k[d % 2] - 1 + 1);
+  for (int d = 0; d < 2; ++d) {
+    int64_t span = dil[d] * (k[d] - 1) + 1;
+    if (transposed) {
+      if (rng.chance(0.3))
+        outPad[d] = rng.range(0, std::max(st[d], dil[d]) - 1);
+      // Pads may not remove more than the full output.
+      int64_t full = st[d] * (spatial[d] - 1) + outPad[d] + span;
+      while (pads[d] + pads[d + 2] >= full)
+        pads[d] = pads[d + 2] = 0;
+      out[d] = full - pads[d] - pads[d + 2];
+    } else {
+      int64_t padded = spatial[d] + pads[d] + pads[d + 2];
+      if (padded < span)
+        return false;
+      out[d] = (padded - span) / st[d] + 1;
+    }
+  }
+  Shape resultShape = {N, OC, out[0], out[1]};
+  Shape filterShape = transposed ? Shape{C, perGroupOut, k[0], k[1]}
+                                 : Shape{OC, C / g, k[0], k[1]};
+  int64_t fanIn = (transposed ? C / g : C / g) * k[0] * k[1];
+  if (product(resultShape) > kMaxElements ||
+      product(filterShape) > kMaxConstantElements ||
+      product(resultShape) * fanIn > 4000000)
+    return false;
+  std::vector<double> data;
+  for (int64_t i = 0, e = product(filterShape); i < e; ++i)
+    data.push_back(gridValue(-1, 1, 1.0 / 32));
+  double wMax = 0;
+  for (double v : data)
+    wMax = std::max(wMax, std::fabs(v));
+  int w = constant({t, filterShape}, std::move(data));
+  Op op;
+  op.kind = OpKind::Conv;
+  op.sub = transposed ? 1 : 0;
+  op.operands = {x, w};
+  op.strides = st;
+  op.pads = pads;
+  op.dilations = dil;
+  op.outputPadding = outPad;
+  op.groups = g;
+  double bound = maxAbs(val(x)) * wMax * double(fanIn);
+  int y = add(std::move(op), {t, resultShape}, -bound, bound, false);
+  settle(y);
+  return true;
+}
+
+bool Generator::genPool() {
+  int x = nchwValue(kMaxElements);
+  if (x < 0)
+    return false;
+  const Shape in = val(x).type.shape;
+  bool isMax = rng.chance(0.5);
+  std::vector<int64_t> k(2), st(2), dil(2, 1), pads(4), out(2);
+  for (int d = 0; d < 2; ++d) {
+    k[d] = std::min<int64_t>(in[2 + d] + 1, rng.pick(std::vector<int64_t>{1, 2, 2, 3, 3, 5}));
+    st[d] = rng.weighted({35, 45, 20}) + 1;
+    if (isMax && rng.chance(0.15))
+      dil[d] = 2;
+  }
+  // Pads of at most half the window (ONNX and PyTorch require it), so that
+  // every window holds an element of the input.
+  for (int d = 0; d < 4; ++d)
+    pads[d] = rng.chance(0.6) ? 0 : rng.range(0, k[d % 2] / 2);
+  for (int d = 0; d < 2; ++d) {
+    int64_t span = dil[d] * (k[d] - 1) + 1;
+    int64_t padded = in[2 + d] + pads[d] + pads[d + 2];
+    if (padded < span)
+      return false;
+    out[d] = (padded - span) / st[d] + 1;
+    // ceil_mode: one more window if it starts inside the padded input
+    // (before its end padding) and the floor formula dropped it.
+    if (rng.chance(0.3) && (padded - span) % st[d] != 0 &&
+        out[d] * st[d] < in[2 + d] + pads[d])
+      ++out[d];
+    // Every window must hold an element of the input (a dilated window can
+    // straddle a short input): the max of an empty window is -inf.
+    for (int64_t o = 0; o < out[d]; ++o) {
+      bool inside = false;
+      for (int64_t j = 0; j < k[d] && !inside; ++j) {
+        int64_t i = o * st[d] - pads[d] + j * dil[d];
+        inside = i >= 0 && i < in[2 + d];
+      }
+      if (!inside)
+        return false;
+    }
+  }
+  Op op;
+  op.kind = OpKind::Pool;
+  op.sub = isMax ? 0 : 1;
+  op.operands = {x};
+  op.kernel = k;
+  op.strides = st;
+  op.pads = pads;
+  op.dilations = dil;
+  op.countIncludePad = !isMax && rng.chance(0.5);
+  const Value v = val(x);
+  Shape shape = {in[0], in[1], out[0], out[1]};
+  double lo = v.lo, hi = v.hi;
+  if (!isMax && op.countIncludePad) {
+    // Padding counts as zeros in the average.
+    lo = std::min(lo, 0.0);
+    hi = std::max(hi, 0.0);
+  }
+  add(std::move(op), {v.type.dtype, shape}, lo, hi, isMax && v.exact);
+  return true;
+}
+
+bool Generator::genGather() {
+  int x = pickValue([&](int v) {
+    return !val(v).type.shape.empty() && val(v).type.numElements() > 0;
+  });
+  if (x < 0)
+    return false;
+  const Shape s = val(x).type.shape;
+  int64_t axis = randomAxis(s.size());
+  int64_t extent = s[axis];
+  Shape idx = randomShape(rng.weighted({20, 50, 30}), 64);
+  if (idx.size() == 0 || rng.chance(0.1))
+    idx = {};
+  Shape out(s.begin(), s.begin() + axis);
+  out.insert(out.end(), idx.begin(), idx.end());
+  out.insert(out.end(), s.begin() + axis + 1, s.end());
+  if (product(out) > kMaxElements)
+    return false;
+  std::vector<double> data;
+  // Negative indices count from the end.
+  for (int64_t i = 0, e = std::max<int64_t>(product(idx), 1); i < e; ++i)
+    data.push_back(double(rng.range(-extent, extent - 1)));
+  DType it = rng.chance(0.5) ? DType::I64 : DType::I32;
+  int indices = constant({it, idx}, std::move(data));
+  gather(x, indices, axis);
+  return true;
+}
+
+bool Generator::genResize() {
+  int x = pickValue([&](int v) {
+    const Value &w = val(v);
+    return isFloat(w.type.dtype) && !w.type.shape.empty() &&
+           w.type.shape.size() <= 4;
+  });
+  if (x < 0)
+    return false;
+  const Value v = val(x);
+  Shape out = v.type.shape;
+  bool linear = rng.chance(0.5);
+  // Resize the last one or two dimensions (H and W of NCHW), each by a
+  // factor. Nearest sampling only by factors whose source coordinates are
+  // exact in f32 (2, 3, 4 up, 2 down), so that device and reference round
+  // them the same way; linear sampling by any factor.
+  size_t first = out.size() >= 2 && rng.chance(0.7) ? out.size() - 2
+                                                      : out.size() - 1;
+  for (size_t d = first; d < out.size(); ++d) {
+    int64_t n = out[d];
+    switch (rng.weighted({40, 15, 10, 20, 15})) {
+    case 0:
+      out[d] = 2 * n;
+      break;
+    case 1:
+      out[d] = 3 * n;
+      break;
+    case 2:
+      out[d] = 4 * n;
+      break;
+    case 3:
+      if (n % 2 == 0)
+        out[d] = n / 2;
+      break;
+    default:
+      if (linear)
+        out[d] = std::max<int64_t>(1, rng.range(1, 2 * n + 3));
+      break;
+    }
+  }
+  if (product(out) > kMaxElements || out == v.type.shape)
+    return false;
+  Op op;
+  op.kind = OpKind::Resize;
+  op.operands = {x};
+  op.mode = linear ? "linear" : "nearest";
+  static const std::vector<std::string> coordinateModes = {
+      "half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"};
+  static const std::vector<std::string> nearestModes = {
+      "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  op.coordinateMode = rng.pick(coordinateModes);
+  if (!linear && op.coordinateMode == "align_corners")
+    op.coordinateMode = "asymmetric"; // (in-1)/(out-1) is not exact
+  if (!linear)
+    op.nearestMode = rng.pick(nearestModes);
+  add(std::move(op), {v.type.dtype, out}, v.lo, v.hi, !linear && v.exact);
   return true;
 }
 
@@ -1749,9 +2043,10 @@ Program Generator::run() {
   makeInputs();
   int target = int(rng.range(options.minOps, options.maxOps));
   // Weights of: unary binary select logic clamp cast reduce argmax matmul
-  // transpose reshape slice concat pad tile softmax normalize.
-  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2, 7,
-                                       5,  5,  4, 4, 3, 3, 2, 2};
+  // transpose reshape slice concat pad tile softmax normalize conv pool
+  // gather resize.
+  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2, 7, 5, 5,
+                                       4,  4,  3, 3, 2, 2,  7, 4, 3, 3};
   for (int attempts = 0; int(p.ops.size()) < target && attempts < 400;
        ++attempts) {
     switch (rng.weighted(weights)) {
@@ -1803,8 +2098,20 @@ Program Generator::run() {
     case 15:
       genSoftmax();
       break;
-    default:
+    case 16:
       genNormalize();
+      break;
+    case 17:
+      genConv();
+      break;
+    case 18:
+      genPool();
+      break;
+    case 19:
+      genGather();
+      break;
+    default:
+      genResize();
       break;
     }
   }
@@ -1892,14 +2199,24 @@ bool hasTosaForm(const Program &p, const Op &op) {
     return isFloat(t) && a.size() == 3 && !op.transposeA && !op.transposeB &&
            a[0] == b[0];
   }
+  case OpKind::Slice:
+    // tosa.slice has no strides.
+    return std::all_of(op.strides.begin(), op.strides.end(),
+                       [](int64_t s) { return s == 1; });
   case OpKind::Transpose:
   case OpKind::Reshape:
-  case OpKind::Slice:
   case OpKind::Concat:
   case OpKind::Tile:
     return true;
   case OpKind::Pad:
     return t != DType::I1;
+  case OpKind::Conv:
+  case OpKind::Pool:
+  case OpKind::Gather:
+  case OpKind::Resize:
+    // Written in dlc form only (TOSA's are NHWC; test/passes covers their
+    // lowering).
+    return false;
   }
   return false;
 }
@@ -2067,8 +2384,41 @@ void Printer::printDlc(const Op &op) {
     return;
   case OpKind::Slice:
     os << "    " << r << " = dlc.slice " << in
-       << " {start = " << i64Array(op.ints) << "} : ("
+       << " {start = " << i64Array(op.ints);
+    if (!op.strides.empty())
+      os << ", strides = " << i64Array(op.strides);
+    os << "} : (" << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Conv:
+    os << "    " << r << " = dlc." << (op.sub ? "conv_transpose2d " : "conv2d ")
+       << operandList(op) << " {dilations = " << i64Array(op.dilations)
+       << ", groups = " << op.groups << " : i64";
+    if (op.sub)
+      os << ", output_padding = " << i64Array(op.outputPadding);
+    os << ", pads = " << i64Array(op.pads)
+       << ", strides = " << i64Array(op.strides) << "} : ("
+       << operandTypes(op) << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Pool:
+    os << "    " << r << " = dlc.pool2d " << (op.sub ? "avg " : "max ") << in
+       << " {" << (op.countIncludePad ? "count_include_pad, " : "")
+       << "dilations = " << i64Array(op.dilations)
+       << ", kernel = " << i64Array(op.kernel)
+       << ", pads = " << i64Array(op.pads)
+       << ", strides = " << i64Array(op.strides) << "} : ("
        << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Gather:
+    os << "    " << r << " = dlc.gather " << operandList(op)
+       << " {axis = " << op.axis << " : i64} : (" << operandTypes(op)
+       << ") -> " << ty(op.result) << "\n";
+    return;
+  case OpKind::Resize:
+    os << "    " << r << " = dlc.resize " << in << " {coordinate_mode = \""
+       << op.coordinateMode << "\", mode = \"" << op.mode << "\"";
+    if (!op.nearestMode.empty())
+      os << ", nearest_mode = \"" << op.nearestMode << "\"";
+    os << "} : (" << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::Concat:
     os << "    " << r << " = dlc.concat " << operandList(op)
@@ -2243,6 +2593,11 @@ void Printer::printTosa(const Op &op) {
   }
   case OpKind::Tile:
     return simple("tile", " {multiples = " + i64Array(op.ints) + "}");
+  case OpKind::Conv:
+  case OpKind::Pool:
+  case OpKind::Gather:
+  case OpKind::Resize:
+    return printDlc(op);
   }
 }
 

@@ -82,6 +82,14 @@ enum class OpKind {
   Concat,
   Pad,
   Tile,
+  /// dlc.conv2d (sub 0) or dlc.conv_transpose2d (sub 1); operand 1 is the
+  /// filter.
+  Conv,
+  /// dlc.pool2d: sub 0 max, 1 avg.
+  Pool,
+  /// dlc.gather; operand 1 is the indices.
+  Gather,
+  Resize,
 };
 
 enum class UnaryKind { Exp, Log, Tanh, Sigmoid, Erf, Rsqrt, Sqrt, Reciprocal, Abs, Neg };
@@ -115,6 +123,13 @@ struct Op {
   /// Clamp bounds; pad value.
   double min = 0, max = 0, value = 0;
   bool transposeA = false, transposeB = false;
+  /// Convolution and pooling attributes; `strides` also of a strided Slice
+  /// (empty: unit strides).
+  std::vector<int64_t> strides, pads, dilations, kernel, outputPadding;
+  int64_t groups = 1;
+  bool countIncludePad = false;
+  /// Resize: mode, coordinate_mode, nearest_mode.
+  std::string mode, coordinateMode, nearestMode;
   /// Constant elements, row-major; a single element means a splat.
   std::vector<double> data;
   /// Printed as a TOSA operation (only where tosaForm() allows).

@@ -97,7 +97,7 @@ static cl::opt<std::string> checkFile("check",
 static cl::list<std::string>
     configNames("configs", cl::CommaSeparated,
                 cl::desc("Compile configurations to check: full, no-fuse, "
-                         "no-in-place (default: all)"));
+                         "no-in-place, no-canonicalize (default: all)"));
 static cl::opt<bool> noFork("no-fork",
                             cl::desc("Check in this process (for debuggers; "
                                      "a crash ends the run)"),
@@ -581,9 +581,10 @@ int main(int argc, char **argv) {
   options.progress = reportProgress;
   for (const std::string &name : configNames) {
     std::string suffix = name == "full" ? "" : " " + name;
-    if (name != "full" && name != "no-fuse" && name != "no-in-place") {
+    if (name != "full" && name != "no-fuse" && name != "no-in-place" &&
+        name != "no-canonicalize") {
       llvm::errs() << "dlc-fuzz: unknown configuration '" << name
-                   << "' (full, no-fuse, no-in-place)\n";
+                   << "' (full, no-fuse, no-in-place, no-canonicalize)\n";
       return 2;
     }
     options.onlyConfigs.push_back("sim" + suffix);

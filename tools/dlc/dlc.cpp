@@ -1,18 +1,21 @@
 //===- dlc.cpp - The dlc driver: compile and run models -------------------===//
 //
-//   dlc compile model.mlir -o model.dlcpkg [--emit=dlc|fused|cuda]
-//   dlc run model.dlcpkg|model.mlir [--device=cuda|sim] [--input a.npy ...]
-//                                   [--output-dir DIR] [--check]
+//   dlc import model.onnx [-o model.mlir] [--input-shape name=1x3x224x224]
+//   dlc compile model.mlir|model.onnx -o model.dlcpkg [--emit=dlc|fused|cuda]
+//   dlc run model.dlcpkg|model.mlir|model.onnx [--device=cuda|sim]
+//           [--input [name=]a.npy|a.pb ...] [--output-dir DIR] [--check]
 //
 //===----------------------------------------------------------------------===//
 #include "api/Compiler.h"
 #include "codegen/Codegen.h"
 #include "dlc/dlc.h"
+#include "frontend/onnx/OnnxImporter.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -35,7 +38,9 @@ static cl::OptionCategory dlcCategory("dlc options");
 
 static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model>"),
                                       cl::cat(dlcCategory));
-static cl::opt<std::string> outputPath("o", cl::desc("Output package path"),
+static cl::opt<std::string> outputPath("o",
+                                       cl::desc("Output path (package, or "
+                                                "MLIR for 'dlc import')"),
                                        cl::value_desc("file"),
                                        cl::cat(dlcCategory));
 static cl::opt<std::string>
@@ -67,11 +72,17 @@ static cl::opt<std::string> device("device",
                                             "sim)"),
                                    cl::value_desc("cuda|sim"),
                                    cl::cat(dlcCategory));
-static cl::list<std::string> inputs("input",
-                                    cl::desc("Input .npy file, in the order "
-                                             "of @main's arguments"),
-                                    cl::value_desc("file.npy"),
-                                    cl::cat(dlcCategory));
+static cl::list<std::string>
+    inputs("input",
+           cl::desc("Input tensor file (.npy, or an ONNX TensorProto .pb), in "
+                    "the order of @main's arguments, or NAME=FILE for the "
+                    "ONNX input or MLIR argument named NAME"),
+           cl::value_desc("[name=]file.npy"), cl::cat(dlcCategory));
+static cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Static shape of an ONNX graph input (needed for dynamic "
+             "dimensions): NAME=1x3x224x224"),
+    cl::value_desc("name=DxDx..."), cl::cat(dlcCategory));
 static cl::opt<std::string> outputDir("output-dir",
                                       cl::desc("Write output_N.npy here"),
                                       cl::value_desc("dir"),
@@ -98,12 +109,16 @@ static cl::opt<bool> quiet("quiet", cl::desc("Print errors only"),
 static const char *kUsage =
     "dlc - compile a deep-learning model to fused CUDA kernels and run it\n\n"
     "usage:\n"
-    "  dlc compile <model.mlir> [-o model.dlcpkg] [--emit=dlc|fused|cuda]\n"
+    "  dlc import <model.onnx> [-o model.mlir] [--input-shape "
+    "name=1x3x224x224 ...]\n"
+    "  dlc compile <model.mlir|model.onnx> [-o model.dlcpkg] "
+    "[--emit=dlc|fused|cuda]\n"
     "              [--arch=sm_80,sm_90] [MLIR options such as "
     "--mlir-print-ir-after-all]\n"
-    "  dlc run <model.dlcpkg|model.mlir> [--device=cuda|sim] [--input a.npy "
-    "...]\n"
-    "          [--output-dir DIR] [--check] [--seed N] [--iterations N]\n"
+    "  dlc run <model.dlcpkg|model.mlir|model.onnx> [--device=cuda|sim]\n"
+    "          [--input [name=]a.npy|a.pb ...] [--output-dir DIR] [--check] "
+    "[--seed N]\n"
+    "          [--iterations N]\n"
     "  dlc <command> --help   for every option\n";
 
 static int fail(const llvm::Twine &message) {
@@ -121,10 +136,61 @@ static ::dlc::CompileOptions compileOptions() {
   return options;
 }
 
+/// The --input-shape options, or an error.
+static int onnxOptions(::dlc::OnnxImportOptions &options) {
+  options.entry = entry;
+  for (const std::string &spec : inputShapes) {
+    std::string error;
+    if (!::dlc::parseOnnxInputShape(spec, options, error))
+      return fail(error);
+  }
+  return 0;
+}
+
+/// Reads the model in `path` (MLIR text, or an ONNX model imported to dlc
+/// IR) into a module; diagnostics go through `sourceMgr`'s handler.
+static OwningOpRef<ModuleOp> loadModel(const std::string &path,
+                                       MLIRContext &context,
+                                       llvm::SourceMgr &sourceMgr) {
+  if (path != "-" && ::dlc::isOnnxModelFile(path)) {
+    ::dlc::OnnxImportOptions options;
+    if (onnxOptions(options))
+      return nullptr;
+    return ::dlc::importOnnxFile(path, context, options);
+  }
+  if (!inputShapes.empty()) {
+    fail("--input-shape applies to ONNX models only");
+    return nullptr;
+  }
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!buffer) {
+    fail("cannot read '" + path + "': " + buffer.getError().message());
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  return ::dlc::parseModule(sourceMgr, context);
+}
+
+/// Names of the entry function's arguments (from ONNX import, or
+/// `onnx.name` argument attributes in MLIR); empty strings where unnamed.
+static std::vector<std::string> argumentNames(ModuleOp module) {
+  std::vector<std::string> names;
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  if (!func)
+    return names;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto name = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+    names.push_back(name ? name.str() : std::string());
+  }
+  return names;
+}
+
 /// Compiles `path` with diagnostics printed with their source lines. With an
 /// `emitStage`, prints that stage to stdout instead of keeping a package.
+/// `argNames` receives the names of the model's inputs where known.
 static int compileMlir(const std::string &path, ::dlc::Stage stop,
-                       const std::string &emitKind, rt::Package *package) {
+                       const std::string &emitKind, rt::Package *package,
+                       std::vector<std::string> *argNames = nullptr) {
   DialectRegistry registry;
   ::dlc::registerDlcDialects(registry);
   MLIRContext context(registry);
@@ -135,15 +201,13 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
   auto it = registered.find("mlir-print-op-on-diagnostic");
   if (it == registered.end() || it->second->getNumOccurrences() == 0)
     context.printOpOnDiagnostic(false);
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
-  if (!buffer)
-    return fail("cannot read '" + path + "': " + buffer.getError().message());
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = ::dlc::parseModule(sourceMgr, context);
+  OwningOpRef<ModuleOp> module = loadModel(path, context, sourceMgr);
   if (!module)
     return 1;
+  if (argNames)
+    *argNames = argumentNames(*module);
   ::dlc::CompileResult result;
   auto configure = [](PassManager &pm) -> LogicalResult {
     if (failed(applyPassManagerCLOptions(pm)))
@@ -209,9 +273,38 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
   os << "\n";
 }
 
+/// `dlc import`: ONNX to dlc MLIR text, weights in the resource section.
+static int runImport() {
+  if (inputPath.empty())
+    return fail("'dlc import' needs an ONNX model file (.onnx)");
+  ::dlc::OnnxImportOptions options;
+  if (int rc = onnxOptions(options))
+    return rc;
+  DialectRegistry registry;
+  ::dlc::registerDlcDialects(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      ::dlc::importOnnxFile(inputPath, context, options);
+  if (!module)
+    return 1;
+  std::string out = outputPath.empty() ? "-" : outputPath.getValue();
+  std::string error;
+  auto file = mlir::openOutputFile(out, &error);
+  if (!file)
+    return fail(error);
+  module->print(file->os());
+  file->os() << "\n";
+  file->keep();
+  return 0;
+}
+
 static int runCompile() {
   if (inputPath.empty())
-    return fail("'dlc compile' needs a model file (.mlir)");
+    return fail("'dlc compile' needs a model file (.mlir or .onnx)");
   ::dlc::Stage stop = ::dlc::Stage::Package;
   if (!emit.empty()) {
     if (emit == "dlc")
@@ -254,13 +347,16 @@ static int runRun() {
   }
 
   rt::Package package;
-  if (llvm::StringRef(inputPath).ends_with(".mlir")) {
+  std::vector<std::string> argNames;
+  if (llvm::StringRef(inputPath).ends_with(".mlir") ||
+      ::dlc::isOnnxModelFile(inputPath)) {
     // A model compiled in one step only needs cubins for the GPU at hand.
     if (archs.empty() && kind == rt::DeviceKind::Cuda)
       archs.push_back(rt::defaultCudaArch("sm_90"));
     if (kind == rt::DeviceKind::Sim)
       noCubin = true;
-    if (int rc = compileMlir(inputPath, ::dlc::Stage::Package, "", &package))
+    if (int rc = compileMlir(inputPath, ::dlc::Stage::Package, "", &package,
+                             &argNames))
       return rc;
   } else {
     auto loaded = rt::readPackageFile(inputPath);
@@ -277,8 +373,34 @@ static int runRun() {
       return fail("the model takes " + llvm::Twine(package.inputs.size()) +
                   " inputs, but " + llvm::Twine(inputs.size()) +
                   " --input files were given");
-    for (const std::string &path : inputs) {
-      auto t = rt::readNpy(path);
+    // NAME=FILE binds by input name; otherwise files go in argument order.
+    std::vector<std::string> paths(inputs.begin(), inputs.end());
+    bool named = false;
+    for (const std::string &spec : inputs) {
+      auto [name, file] = llvm::StringRef(spec).split('=');
+      if (!file.empty() && llvm::is_contained(argNames, name.str()))
+        named = true;
+    }
+    if (named) {
+      std::vector<bool> bound(argNames.size(), false);
+      for (const std::string &spec : inputs) {
+        auto [name, file] = llvm::StringRef(spec).split('=');
+        auto it = llvm::find(argNames, name.str());
+        if (file.empty() || it == argNames.end())
+          return fail("--input '" + spec +
+                      "' does not name a model input (give all inputs as "
+                      "NAME=FILE, or all in argument order)");
+        size_t i = it - argNames.begin();
+        if (bound[i])
+          return fail("input '" + name + "' is given twice");
+        bound[i] = true;
+        paths[i] = file.str();
+      }
+    }
+    for (const std::string &path : paths) {
+      auto t = llvm::StringRef(path).ends_with(".pb")
+                   ? ::dlc::readTensorProtoFile(path)
+                   : rt::readNpy(path);
       if (!t)
         return fail(t.message());
       args.push_back(t.take());
@@ -366,7 +488,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::string command = argv[1];
-  if (command != "compile" && command != "run")
+  if (command != "compile" && command != "run" && command != "import")
     return fail("unknown command '" + command + "'\n" + kUsage);
 
   registerAsmPrinterCLOptions();
@@ -380,5 +502,7 @@ int main(int argc, char **argv) {
     args.push_back(argv[i]);
   if (!cl::ParseCommandLineOptions(args.size(), args.data(), kUsage))
     return 1;
+  if (command == "import")
+    return runImport();
   return command == "compile" ? runCompile() : runRun();
 }

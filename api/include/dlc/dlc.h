@@ -20,6 +20,7 @@
 #include "runtime/Tensor.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,14 @@ struct CompileOptions {
   bool fuse = true;
   bool planMemory = true;
   bool inPlace = true;
+  /// Canonicalization and CSE after lowering (off only to test that results
+  /// do not depend on them).
+  bool canonicalize = true;
   /// Name of the function to compile.
   std::string entry = "main";
+  /// Static shapes of ONNX graph inputs by name (required for inputs with
+  /// dynamic dimensions), as `dlc --input-shape name=1x3x224x224` gives.
+  std::map<std::string, std::vector<int64_t>> onnxInputShapes;
 };
 
 /// Compiles MLIR text (TOSA and/or dlc, with a func.func named
@@ -45,7 +52,8 @@ struct CompileOptions {
 rt::Result<rt::Package> compile(const std::string &mlirText,
                                 const CompileOptions &options = {},
                                 const std::string &bufferName = "<input>");
-/// Compiles an MLIR file.
+/// Compiles a model file: MLIR text, or an ONNX model (`.onnx`, or any
+/// file that parses as an ONNX ModelProto), imported first.
 rt::Result<rt::Package> compileFile(const std::string &path,
                                     const CompileOptions &options = {});
 

@@ -1,0 +1,28 @@
+// RUN: dlc compile %s --emit=cuda | FileCheck %s
+// RUN: dlc run %s --device=sim --check --seed=8 | FileCheck %s --check-prefix=SIM
+// RUN: dlc compile %s --arch=sm_80,sm_90 -o %t.dlcpkg 2>&1 | FileCheck %s --check-prefix=NVRTC
+// A 3x3 convolution from NHWC: the transpose fuses into the im2col kernel
+// (index arithmetic only), the GEMM multiplies the filter by the columns,
+// and bias + relu run in the epilogue kernel over the GEMM's result.
+
+// CHECK-LABEL: // k0: transpose+im2col (pointwise, 2592 elements
+// CHECK: const int t0 = i2 / 9;
+// CHECK: const int t6 = t4 + t2 - 1;
+// CHECK-NEXT: const int t7 = t5 + t3 - 1;
+// CHECK: if (t6 >= 0 && t6 < 12 && t7 >= 0 && t7 < 8) {
+// CHECK-NEXT: const float v10 = in0[t9];
+// CHECK-NEXT: p8 = v10;
+// CHECK-LABEL: // k1: reshape+add+clamp (pointwise, 1536 elements
+// CHECK: fminf(fmaxf(
+
+// SIM: check output_0: relative error {{.*}} ok
+
+// NVRTC: cubins: sm_80 sm_90
+
+func.func @main(%x: tensor<1x12x8x3xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<1x16x1x1xf32>) -> tensor<1x16x12x8xf32> {
+  %t = dlc.transpose %x {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x12x8x3xf32>) -> tensor<1x3x12x8xf32>
+  %0 = dlc.conv2d %t, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x12x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x12x8xf32>
+  %1 = dlc.add %0, %b : (tensor<1x16x12x8xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x12x8xf32>
+  %2 = dlc.clamp %1 {min = 0.0 : f64, max = 3.0e38 : f64} : tensor<1x16x12x8xf32>
+  return %2 : tensor<1x16x12x8xf32>
+}

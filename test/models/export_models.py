@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""Exports the PyTorch models the `models` tests run on dlc's sim device.
+
+Each model is built with a fixed seed and random weights, put in eval mode
+and exported with torch.onnx.export (opset 13, static shapes, constant
+folding) to OUT_DIR/<name>.onnx, together with
+  OUT_DIR/<name>.in<i>.npy    the i-th input (in the ONNX graph's order)
+  OUT_DIR/<name>.out<i>.npy   PyTorch's CPU output i for those inputs
+  OUT_DIR/<name>.json         names, files and shapes of both (the driver's index)
+Nothing here is committed: the tests generate the files at test time.
+
+usage: export_models.py OUT_DIR [MODEL ...]   (default: every model; --list)
+Needs Debian's torch/torchvision/onnx, i.e. /usr/bin/python3.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+OPSET = 13
+
+
+def randomize_batchnorm(model, gen):
+    """Gives every BatchNorm non-trivial statistics and affine parameters:
+    torchvision's default init (mean 0, var 1, weight 1, bias 0) would make
+    eval-mode BatchNorm an identity and test nothing of its folding."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            c = m.num_features
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(c, generator=gen) * 0.1)
+                m.running_var.copy_(torch.rand(c, generator=gen) + 0.5)
+                m.weight.copy_(torch.rand(c, generator=gen) + 0.5)
+                m.bias.copy_(torch.randn(c, generator=gen) * 0.1)
+
+
+def image_input(batch, gen):
+    return torch.randn(batch, 3, 224, 224, generator=gen)
+
+
+def make_resnet18(batch):
+    def build(gen):
+        model = torchvision.models.resnet18(weights=None)
+        randomize_batchnorm(model, gen)
+        return model, (image_input(batch, gen),), ["input"], ["logits"]
+    return build
+
+
+def make_mobilenet_v2(batch):
+    def build(gen):
+        model = torchvision.models.mobilenet_v2(weights=None)
+        randomize_batchnorm(model, gen)
+        return model, (image_input(batch, gen),), ["input"], ["logits"]
+    return build
+
+
+def make_resnet50(batch):
+    def build(gen):
+        model = torchvision.models.resnet50(weights=None)
+        randomize_batchnorm(model, gen)
+        return model, (image_input(batch, gen),), ["input"], ["logits"]
+    return build
+
+
+def make_encoder_layer(gen):
+    layer = nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024,
+                                       dropout=0.0, batch_first=True)
+    x = torch.randn(2, 64, 256, generator=gen)
+    return layer, (x,), ["x"], ["y"]
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, d_model, n_head, seq_len):
+        super().__init__()
+        self.n_head = n_head
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.proj = nn.Linear(d_model, d_model)
+        # True above the diagonal: the future positions a token may not see.
+        mask = torch.triu(torch.ones(seq_len, seq_len, dtype=torch.bool), diagonal=1)
+        self.register_buffer("mask", mask, persistent=False)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).split(c, dim=2)
+        hd = c // self.n_head
+        q = q.reshape(b, t, self.n_head, hd).transpose(1, 2)
+        k = k.reshape(b, t, self.n_head, hd).transpose(1, 2)
+        v = v.reshape(b, t, self.n_head, hd).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
+        att = att.masked_fill(self.mask[:t, :t], float("-inf"))
+        att = F.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, t, c)
+        return self.proj(y)
+
+
+class GptBlock(nn.Module):
+    def __init__(self, d_model, n_head, seq_len):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = CausalSelfAttention(d_model, n_head, seq_len)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.fc = nn.Linear(d_model, 4 * d_model)
+        self.gelu = nn.GELU()
+        self.fc_out = nn.Linear(4 * d_model, d_model)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.fc_out(self.gelu(self.fc(self.ln2(x))))
+
+
+class TinyGpt(nn.Module):
+    """Token + learned position embedding, one causal decoder block, final
+    LayerNorm and the language-model head (GPT-2 layout)."""
+
+    def __init__(self, vocab=512, d_model=256, n_head=4, seq_len=64):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d_model)
+        self.pos = nn.Embedding(seq_len, d_model)
+        self.block = GptBlock(d_model, n_head, seq_len)
+        self.ln_f = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab, bias=False)
+
+    def forward(self, ids):
+        t = ids.shape[1]
+        pos = torch.arange(t, dtype=torch.long, device=ids.device)
+        x = self.tok(ids) + self.pos(pos)
+        return self.head(self.ln_f(self.block(x)))
+
+
+def make_gpt_block(gen):
+    model = TinyGpt()
+    with torch.no_grad():  # LayerNorms with non-trivial affine parameters
+        for m in model.modules():
+            if isinstance(m, nn.LayerNorm):
+                m.weight.copy_(torch.rand(m.normalized_shape, generator=gen) + 0.5)
+                m.bias.copy_(torch.randn(m.normalized_shape, generator=gen) * 0.1)
+    ids = torch.randint(0, 512, (2, 64), generator=gen, dtype=torch.long)
+    return model, (ids,), ["ids"], ["logits"]
+
+
+MODELS = {
+    "resnet18_b1": make_resnet18(1),
+    "resnet18_b8": make_resnet18(8),
+    "mobilenet_v2_b1": make_mobilenet_v2(1),
+    "mobilenet_v2_b8": make_mobilenet_v2(8),
+    "encoder_layer": make_encoder_layer,
+    "gpt_block": make_gpt_block,
+    # Not a test: the compile-time benchmark's model (bench/compile_time.sh).
+    "resnet50_b1": make_resnet50(1),
+}
+TEST_MODELS = [m for m in MODELS if m != "resnet50_b1"]
+
+
+def onnx_op_types(path):
+    import onnx
+    graph = onnx.load(path, load_external_data=False).graph
+    return sorted({n.op_type for n in graph.node})
+
+
+def export(name, out_dir):
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(0)
+    model, args, input_names, output_names = MODELS[name](gen)
+    model.eval()
+    # torch 1.13 runs an eval-mode TransformerEncoderLayer through its fused
+    # "fast path" (aten::_transformer_encoder_layer_fwd, which has no ONNX
+    # export) unless grad is enabled and a parameter requires grad; so grad
+    # stays on, for the reference outputs too (the same, unfused arithmetic
+    # the ONNX graph does), and the export is checked for non-standard ops.
+    with torch.enable_grad():
+        outputs = model(*args)
+    if isinstance(outputs, torch.Tensor):
+        outputs = (outputs,)
+    outputs = tuple(o.detach() for o in outputs)
+    onnx_path = os.path.join(out_dir, name + ".onnx")
+    torch.onnx.export(model, args, onnx_path, opset_version=OPSET,
+                      input_names=input_names, output_names=output_names,
+                      do_constant_folding=True, dynamic_axes=None,
+                      export_params=True,
+                      operator_export_type=torch.onnx.OperatorExportTypes.ONNX)
+    ops = onnx_op_types(onnx_path)
+    # Ops outside the default ONNX domain (e.g. a fused ATen op) fail here,
+    # not later in the importer.
+    import onnx
+    for node in onnx.load(onnx_path).graph.node:
+        if node.domain not in ("", "ai.onnx"):
+            raise SystemExit(f"{name}: exported a non-standard op {node.domain}::{node.op_type}")
+    index = {"name": name, "onnx": name + ".onnx", "opset": OPSET, "ops": ops,
+             "inputs": [], "outputs": []}
+    for i, (n, t) in enumerate(zip(input_names, args)):
+        f = f"{name}.in{i}.npy"
+        np.save(os.path.join(out_dir, f), t.numpy())
+        index["inputs"].append({"name": n, "file": f, "shape": list(t.shape),
+                                "dtype": str(t.numpy().dtype)})
+    for i, (n, t) in enumerate(zip(output_names, outputs)):
+        f = f"{name}.out{i}.npy"
+        np.save(os.path.join(out_dir, f), t.numpy())
+        index["outputs"].append({"name": n, "file": f, "shape": list(t.shape),
+                                 "dtype": str(t.numpy().dtype)})
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump(index, f, indent=1)
+    return index
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out_dir", nargs="?")
+    ap.add_argument("models", nargs="*")
+    ap.add_argument("--list", action="store_true", help="print the model names")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(TEST_MODELS))
+        return 0
+    if not a.out_dir:
+        ap.error("OUT_DIR is required")
+    names = a.models or TEST_MODELS
+    for n in names:
+        if n not in MODELS:
+            ap.error(f"unknown model '{n}' (known: {', '.join(MODELS)})")
+    os.makedirs(a.out_dir, exist_ok=True)
+    torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+    for n in names:
+        index = export(n, a.out_dir)
+        print(f"{n}: {index['onnx']} ops={','.join(index['ops'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

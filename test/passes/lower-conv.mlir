@@ -1,0 +1,74 @@
+// RUN: dlc-opt --split-input-file --dlc-lower-conv %s | FileCheck %s
+
+// A 3x3 convolution: im2col into [N, G, C*KH*KW, OH*OW], then one GEMM with
+// the filter viewed as [1, OC, C*KH*KW] (rank 3 without groups); the product
+// is viewed as NCHW.
+// CHECK-LABEL: func.func @general
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<16x3x3x3xf32>)
+// CHECK: %[[C:.*]] = dlc.im2col %[[X]] {dilations = array<i64: 1, 1>, groups = 1 : i64, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x1x27x16xf32>
+// CHECK: %[[WR:.*]] = dlc.reshape %[[W]] : tensor<16x3x3x3xf32> -> tensor<1x16x27xf32>
+// CHECK: %[[CR:.*]] = dlc.reshape %[[C]] : tensor<2x1x27x16xf32> -> tensor<2x27x16xf32>
+// CHECK: %[[P:.*]] = dlc.matmul %[[WR]], %[[CR]] {acc_type = f32} : (tensor<1x16x27xf32>, tensor<2x27x16xf32>) -> tensor<2x16x16xf32>
+// CHECK: %[[Y:.*]] = dlc.reshape %[[P]] : tensor<2x16x16xf32> -> tensor<2x16x4x4xf32>
+// CHECK: return %[[Y]]
+func.func @general(%x: tensor<2x3x8x8xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<2x16x4x4xf32> {
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64, acc_type = f32} : (tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<2x16x4x4xf32>
+  return %0 : tensor<2x16x4x4xf32>
+}
+
+// -----
+
+// A 1x1, stride-1, unpadded convolution needs no im2col: the input viewed
+// as [N, C, H*W] is already the GEMM's right operand. A constant filter is
+// reshaped at compile time.
+// CHECK-LABEL: func.func @pointwise
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x5x5xf32>)
+// CHECK-NOT: dlc.im2col
+// CHECK-DAG: %[[W:.*]] = dlc.constant dense<{{.*}}> : tensor<1x8x4xf32>
+// CHECK-DAG: %[[XR:.*]] = dlc.reshape %[[X]] : tensor<2x4x5x5xf32> -> tensor<2x4x25xf32>
+// CHECK: %[[P:.*]] = dlc.matmul %[[W]], %[[XR]] : (tensor<1x8x4xf32>, tensor<2x4x25xf32>) -> tensor<2x8x25xf32>
+// CHECK: dlc.reshape %[[P]] : tensor<2x8x25xf32> -> tensor<2x8x5x5xf32>
+func.func @pointwise(%x: tensor<2x4x5x5xf32>) -> tensor<2x8x5x5xf32> {
+  %w = dlc.constant dense<0.5> : tensor<8x4x1x1xf32>
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<2x4x5x5xf32>, tensor<8x4x1x1xf32>) -> tensor<2x8x5x5xf32>
+  return %0 : tensor<2x8x5x5xf32>
+}
+
+// -----
+
+// Groups become a GEMM batch dimension: [1, G, OC/G, K] x [N, G, K, OH*OW].
+// CHECK-LABEL: func.func @grouped
+// CHECK: dlc.im2col %{{.*}} {{.*}}groups = 2 : i64{{.*}} : (tensor<1x4x6x6xf16>) -> tensor<1x2x18x36xf16>
+// CHECK: dlc.reshape %{{.*}} : tensor<6x2x3x3xf16> -> tensor<1x2x3x18xf16>
+// CHECK: dlc.matmul %{{.*}}, %{{.*}} : (tensor<1x2x3x18xf16>, tensor<1x2x18x36xf16>) -> tensor<1x2x3x36xf16>
+// CHECK: dlc.reshape %{{.*}} : tensor<1x2x3x36xf16> -> tensor<1x6x6x6xf16>
+func.func @grouped(%x: tensor<1x4x6x6xf16>, %w: tensor<6x2x3x3xf16>) -> tensor<1x6x6x6xf16> {
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x6x6xf16>, tensor<6x2x3x3xf16>) -> tensor<1x6x6x6xf16>
+  return %0 : tensor<1x6x6x6xf16>
+}
+
+// -----
+
+// Depthwise convolutions (one input channel and at most 4 outputs per group)
+// stay direct; so do transposed convolutions.
+// CHECK-LABEL: func.func @direct
+// CHECK-NOT: dlc.matmul
+// CHECK: dlc.conv2d
+// CHECK: dlc.conv_transpose2d
+// CHECK-NOT: dlc.matmul
+func.func @direct(%x: tensor<1x4x6x6xf32>, %w: tensor<8x1x3x3xf32>, %t: tensor<8x2x2x2xf32>) -> tensor<1x2x12x12xf32> {
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x6x6xf32>
+  %1 = dlc.conv_transpose2d %0, %t {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x8x6x6xf32>, tensor<8x2x2x2xf32>) -> tensor<1x2x12x12xf32>
+  return %1 : tensor<1x2x12x12xf32>
+}
+
+// -----
+
+// One input channel but many outputs per group is a GEMM again.
+// CHECK-LABEL: func.func @wide_depthwise
+// CHECK: dlc.im2col
+// CHECK: dlc.matmul
+func.func @wide_depthwise(%x: tensor<1x2x6x6xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x2x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
+}
