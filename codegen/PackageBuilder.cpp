@@ -25,6 +25,9 @@ namespace rt = ::dlc::rt;
 namespace {
 
 constexpr uint64_t kConstantAlignment = 256;
+/// The argument and result attribute that names a model's tensor (set by the
+/// ONNX importer); kept in the package for `dlc run --input NAME=FILE`.
+constexpr llvm::StringLiteral kTensorNameAttr("onnx.name");
 
 std::optional<rt::DType> dtypeOf(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))
@@ -405,6 +408,9 @@ FailureOr<rt::Package> PackageBuilder::build() {
     ref.bytes = desc->byteSize();
     storage[arg] = ref;
     pkg.inputs.push_back(std::move(*desc));
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                  kTensorNameAttr);
+    pkg.inputNames.push_back(name ? name.str() : std::string());
   }
   // Only an unregistered op (dlc-opt --allow-unregistered-dialect) can end
   // a verified function body in something else.
@@ -416,10 +422,19 @@ FailureOr<rt::Package> PackageBuilder::build() {
     if (failed(desc))
       return failure();
     pkg.outputs.push_back(std::move(*desc));
+    auto name = func.getResultAttrOfType<StringAttr>(j, kTensorNameAttr);
+    pkg.outputNames.push_back(name ? name.str() : std::string());
     Value root = v;
     while (auto reshape = root.getDefiningOp<ReshapeOp>())
       root = reshape.getInput();
     firstReturn.try_emplace(root, j);
+  }
+  auto allEmpty = [](const std::vector<std::string> &names) {
+    return llvm::all_of(names, [](const std::string &n) { return n.empty(); });
+  };
+  if (allEmpty(pkg.inputNames) && allEmpty(pkg.outputNames)) {
+    pkg.inputNames.clear();
+    pkg.outputNames.clear();
   }
 
   std::vector<EmittedKernel> kernels;

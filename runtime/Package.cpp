@@ -48,6 +48,8 @@ constexpr uint32_t kCubins = tag("CUBN");
 constexpr uint32_t kSteps = tag("STEP");
 constexpr uint32_t kConstants = tag("CNST");
 constexpr uint32_t kReference = tag("RFIR");
+/// Optional: the input and output names.
+constexpr uint32_t kNames = tag("NAME");
 
 std::string tagName(uint32_t t) {
   std::string s;
@@ -361,6 +363,17 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
   w.string(pkg.referenceIR);
   writeSection(payload, kReference, body);
 
+  if (!pkg.inputNames.empty() || !pkg.outputNames.empty()) {
+    body.clear();
+    for (const std::vector<std::string> *names :
+         {&pkg.inputNames, &pkg.outputNames}) {
+      w.u32(uint32_t(names->size()));
+      for (const std::string &n : *names)
+        w.string(n);
+    }
+    writeSection(payload, kNames, body);
+  }
+
   std::vector<uint8_t> out;
   out.reserve(kHeaderBytes + payload.size());
   ByteWriter h(out);
@@ -444,6 +457,18 @@ Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
       st = p.reader().blob(pkg.constants) ? p.finish() : p.failure();
     } else if (sectionTag == kReference) {
       st = p.reader().string(pkg.referenceIR) ? p.finish() : p.failure();
+    } else if (sectionTag == kNames) {
+      bool ok = true;
+      for (std::vector<std::string> *names :
+           {&pkg.inputNames, &pkg.outputNames}) {
+        uint32_t n = 0;
+        ok = ok && p.count(n, 8);
+        if (ok)
+          names->resize(n);
+        for (uint32_t i = 0; ok && i < n; ++i)
+          ok = p.reader().string((*names)[i]);
+      }
+      st = ok ? p.finish() : p.failure();
     } else {
       // Unknown sections are optional additions that keep the version; a
       // reader that does not know them skips them.
@@ -620,6 +645,16 @@ Status checkGemmOperand(const char *name, const BufferRef &ref, int64_t rows,
 } // namespace
 
 Status validatePackage(const Package &pkg) {
+  if (!pkg.inputNames.empty() && pkg.inputNames.size() != pkg.inputs.size())
+    return Status::error("the package names " +
+                         std::to_string(pkg.inputNames.size()) +
+                         " inputs but has " +
+                         std::to_string(pkg.inputs.size()));
+  if (!pkg.outputNames.empty() && pkg.outputNames.size() != pkg.outputs.size())
+    return Status::error("the package names " +
+                         std::to_string(pkg.outputNames.size()) +
+                         " outputs but has " +
+                         std::to_string(pkg.outputs.size()));
   for (size_t i = 0; i < pkg.inputs.size(); ++i)
     DLC_RT_RETURN_IF_ERROR(
         checkDesc(pkg.inputs[i], "input #" + std::to_string(i)));

@@ -101,6 +101,10 @@ struct Package {
   std::string entry = "main";
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
+  /// The model's names of the inputs and outputs (ONNX tensor names), or
+  /// empty: `dlc run --input NAME=FILE` binds by these. Either empty or one
+  /// per input (output); an unnamed one is "".
+  std::vector<std::string> inputNames, outputNames;
   /// The CUDA C++ source of every kernel; it compiles both with NVRTC and
   /// with a host compiler under -DDLC_SIM against runtime/sim/SimShim.h.
   std::string cudaSource;

@@ -3,13 +3,13 @@
 # $DLC_FUZZ_BUILD_DIR) with clang, ASan and UBSan, and runs each for the given
 # number of seconds (default 60).
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]    targets: parse pipeline package
+#   scripts/fuzz.sh [SECONDS] [TARGET...]    targets: parse pipeline package onnx
 #   DLC_FUZZ_SEED=N    libFuzzer's random seed (default: a new one each run);
 #                      with a fresh corpus a fixed seed repeats the same run
 #
 # Seeds are rebuilt on every run from the repository: every .mlir file under
 # test/ and examples/, split at `// -----`, and packages that `dlc compile
-# --no-cubin` writes for them. What the fuzzers find is kept in
+# --no-cubin` writes for them, and the ONNX models of test/onnx. What the fuzzers find is kept in
 # <build>/fuzz/corpus/<target> and grows from run to run; a crashing input is
 # written to <build>/fuzz/artifacts/ and fails the script. docs/reliability.md
 # has the results and how to reproduce a crash.
@@ -19,7 +19,7 @@ build="${DLC_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(parse pipeline package)
+((${#targets[@]})) || targets=(parse pipeline package onnx)
 
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
@@ -33,7 +33,7 @@ lock=(); [ -n "${DLC_BUILD_LOCK:-}" ] && lock=(flock "$DLC_BUILD_LOCK")
 work="$build/fuzz"
 seeds="$work/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds/mlir" "$seeds/package" "$work/artifacts"
+mkdir -p "$seeds/mlir" "$seeds/package" "$seeds/onnx" "$work/artifacts"
 
 # MLIR seeds: one file per `// -----` case.
 while IFS= read -r file; do
@@ -56,8 +56,17 @@ for case in "$seeds/mlir"/*; do
     rm -f "$out"
   fi
 done
+# ONNX seeds: the models of the ONNX lit tests (test/onnx/onnx_cases.py,
+# which needs Debian's python3-onnx), up to 256 KiB each.
+if /usr/bin/python3 -c "import onnx" 2>/dev/null; then
+  cases=$(/usr/bin/python3 "$root/test/onnx/onnx_cases.py" list | awk '{print $2}')
+  # shellcheck disable=SC2086
+  /usr/bin/python3 "$root/test/onnx/onnx_cases.py" gen "$seeds/onnx" $cases \
+    >/dev/null 2>&1 || echo "warning: some ONNX seeds were not generated" >&2
+  find "$seeds/onnx" -type f -size +256k -delete
+fi
 echo "seeds: $(ls "$seeds/mlir" | wc -l) MLIR cases," \
-  "$(ls "$seeds/package" | wc -l) packages"
+  "$(ls "$seeds/package" | wc -l) packages, $(ls "$seeds/onnx" | wc -l) ONNX models"
 
 status=0
 for t in "${targets[@]}"; do
@@ -65,7 +74,8 @@ for t in "${targets[@]}"; do
     parse|pipeline) seed="$seeds/mlir"
       flags=(-dict="$root/test/fuzz/mlir.dict" -max_len=16384) ;;
     package) seed="$seeds/package"; flags=(-max_len=262144) ;;
-    *) echo "error: unknown target '$t' (parse, pipeline, package)" >&2; exit 2 ;;
+    onnx) seed="$seeds/onnx"; flags=(-max_len=262144) ;;
+    *) echo "error: unknown target '$t' (parse, pipeline, package, onnx)" >&2; exit 2 ;;
   esac
   corpus="$work/corpus/$t"
   mkdir -p "$corpus"

@@ -363,6 +363,7 @@ static int runRun() {
     if (!loaded)
       return fail(loaded.message());
     package = loaded.take();
+    argNames = package.inputNames;
   }
 
   std::vector<rt::HostTensor> args;
@@ -380,6 +381,15 @@ static int runRun() {
       auto [name, file] = llvm::StringRef(spec).split('=');
       if (!file.empty() && llvm::is_contained(argNames, name.str()))
         named = true;
+      // NAME=FILE for a model that names no inputs (not a file path that
+      // happens to hold '='): say so rather than fail to open it.
+      if (!file.empty() && !llvm::sys::fs::exists(spec) &&
+          llvm::none_of(argNames, [](const std::string &n) {
+            return !n.empty();
+          }))
+        return fail("--input '" + spec + "' binds input '" + name +
+                    "' by name, but the model records no input names (only "
+                    "ONNX models do); give the files in argument order");
     }
     if (named) {
       std::vector<bool> bound(argNames.size(), false);
