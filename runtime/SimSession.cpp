@@ -312,6 +312,8 @@ private:
   sim::StateFn stateFn_ = nullptr;
   std::vector<sim::EntryFn> entries_;
   std::unique_ptr<sim::Executor> executor_;
+  /// Host threads for kernels and GEMMs ($DLC_SIM_THREADS, default 2).
+  int threads_ = 2;
   AlignedBuffer arena_, constants_;
 };
 
@@ -378,13 +380,12 @@ Status SimSession::init() {
       DLC_RT_RETURN_IF_ERROR(openLibrary(*path));
     }
   }
-  int threads = 2;
   if (const char *env = std::getenv("DLC_SIM_THREADS")) {
     int v = std::atoi(env);
     if (v >= 1)
-      threads = std::min(v, 64);
+      threads_ = std::min(v, 64);
   }
-  executor_ = std::make_unique<sim::Executor>(stateFn_, threads,
+  executor_ = std::make_unique<sim::Executor>(stateFn_, threads_,
                                               sim::defaultFiberBackend());
   if (!arena_.allocate(pkg_.arenaBytes))
     return Status::error("sim: cannot allocate the arena (" +
@@ -444,7 +445,7 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
     }
     case Step::Kind::Gemm: {
       const GemmStep &g = step.gemm;
-      cpuGemm(g, resolve(g.a), resolve(g.b), resolve(g.c));
+      cpuGemm(g, resolve(g.a), resolve(g.b), resolve(g.c), threads_);
       break;
     }
     case Step::Kind::Copy:
