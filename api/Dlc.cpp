@@ -77,8 +77,10 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
                 IntegerAttr::get(IntegerType::get(context, 64),
                                  countComputeOps(func)));
   {
+    // With locations: what the reference interpreter reports (dlc run
+    // --check) then points into the user's model, not into this text.
     llvm::raw_string_ostream os(result.referenceIR);
-    module.print(os);
+    module.print(os, OpPrintingFlags().enableDebugInfo());
   }
   if (stop == Stage::Lowered)
     return success();
@@ -220,7 +222,7 @@ runReference(const rt::Package &package,
   if (failed(outputs))
     return rt::Status::error(diagnostics.text.empty()
                                  ? "the reference interpreter failed"
-                                 : diagnostics.text);
+                                 : StringRef(diagnostics.text).rtrim().str());
   return std::move(*outputs);
 }
 

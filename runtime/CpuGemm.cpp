@@ -13,14 +13,14 @@
 //     panels, one kKC x kNC block at a time in the task, which runs it
 //     against every row block of its group;
 //   - a 6x16 micro-kernel keeps its tile of C in registers across the kKC
-//     products: AVX2+FMA intrinsics where the CPU has them, else portable
-//     GCC vector code;
+//     products: AVX2 intrinsics where the CPU has them, else portable GCC
+//     vector code;
 //   - partial sums stay in an f32 tile until K is done; then
 //     alpha * acc + beta * C is rounded to C's type.
 // Every output element accumulates its K products one after the other in
-// increasing k order, whatever the thread count or task split, so the
-// result is bit-identical from run to run and with any DLC_SIM_THREADS
-// (between CPUs with and without FMA the last bits may differ).
+// increasing k order (a rounded product, then a rounded sum), whatever the
+// thread count, task split or micro-kernel, so the result is bit-identical
+// from run to run, with any DLC_SIM_THREADS and on any CPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,9 +41,9 @@
 #define DLC_GEMM_X86 1
 #endif
 
-// Outside the AVX2 kernel, which fuses on purpose, products and sums stay
-// separate even where the compiler may use FMA (-march=native): the results
-// must not depend on build flags.
+// Products and sums stay separate even where the compiler could contract
+// them into FMAs (-march=native): the results must not depend on build
+// flags.
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #elif defined(__GNUC__)
@@ -223,8 +223,11 @@ void microKernelPortable(int64_t kc, const float *__restrict a,
 }
 
 #ifdef DLC_GEMM_X86
-/// AVX2 + FMA version: 12 accumulator registers, 2 for B, 1 for A.
-__attribute__((target("avx2,fma"))) void
+/// AVX2 version: 12 accumulator registers, 2 for B, 1 for A. Multiply then
+/// add, not FMA: the same bits as the portable kernel, the fake cuBLAS of
+/// the tests and any CPU (on AMD Zen the separate multiply and add pipes
+/// give the same throughput as FMA).
+__attribute__((target("avx2"))) void
 microKernelAvx2(int64_t kc, const float *__restrict a,
                 const float *__restrict b, float *__restrict c, int64_t ldc,
                 bool accumulate) {
@@ -245,17 +248,23 @@ microKernelAvx2(int64_t kc, const float *__restrict a,
     const __m256 b1 = _mm256_loadu_ps(b + p * kNR + 8);
     const float *ap = a + p * kMR;
     __m256 av = _mm256_broadcast_ss(ap + 0);
-    c00 = _mm256_fmadd_ps(av, b0, c00), c01 = _mm256_fmadd_ps(av, b1, c01);
+    c00 = _mm256_add_ps(c00, _mm256_mul_ps(av, b0)),
+    c01 = _mm256_add_ps(c01, _mm256_mul_ps(av, b1));
     av = _mm256_broadcast_ss(ap + 1);
-    c10 = _mm256_fmadd_ps(av, b0, c10), c11 = _mm256_fmadd_ps(av, b1, c11);
+    c10 = _mm256_add_ps(c10, _mm256_mul_ps(av, b0)),
+    c11 = _mm256_add_ps(c11, _mm256_mul_ps(av, b1));
     av = _mm256_broadcast_ss(ap + 2);
-    c20 = _mm256_fmadd_ps(av, b0, c20), c21 = _mm256_fmadd_ps(av, b1, c21);
+    c20 = _mm256_add_ps(c20, _mm256_mul_ps(av, b0)),
+    c21 = _mm256_add_ps(c21, _mm256_mul_ps(av, b1));
     av = _mm256_broadcast_ss(ap + 3);
-    c30 = _mm256_fmadd_ps(av, b0, c30), c31 = _mm256_fmadd_ps(av, b1, c31);
+    c30 = _mm256_add_ps(c30, _mm256_mul_ps(av, b0)),
+    c31 = _mm256_add_ps(c31, _mm256_mul_ps(av, b1));
     av = _mm256_broadcast_ss(ap + 4);
-    c40 = _mm256_fmadd_ps(av, b0, c40), c41 = _mm256_fmadd_ps(av, b1, c41);
+    c40 = _mm256_add_ps(c40, _mm256_mul_ps(av, b0)),
+    c41 = _mm256_add_ps(c41, _mm256_mul_ps(av, b1));
     av = _mm256_broadcast_ss(ap + 5);
-    c50 = _mm256_fmadd_ps(av, b0, c50), c51 = _mm256_fmadd_ps(av, b1, c51);
+    c50 = _mm256_add_ps(c50, _mm256_mul_ps(av, b0)),
+    c51 = _mm256_add_ps(c51, _mm256_mul_ps(av, b1));
   }
   _mm256_storeu_ps(c + 0 * ldc, c00), _mm256_storeu_ps(c + 0 * ldc + 8, c01);
   _mm256_storeu_ps(c + 1 * ldc, c10), _mm256_storeu_ps(c + 1 * ldc + 8, c11);
@@ -270,8 +279,12 @@ MicroKernel selectMicroKernel() {
   if (const char *env = std::getenv("DLC_GEMM_PORTABLE"); env && *env == '1')
     return microKernelPortable;
 #ifdef DLC_GEMM_X86
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+  // Asked once (thread-safe static initialization).
+  static const bool hasAvx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  if (hasAvx2)
     return microKernelAvx2;
 #endif
   return microKernelPortable;
@@ -470,7 +483,7 @@ private:
 const char *cpuGemmKernel() {
 #ifdef DLC_GEMM_X86
   if (selectMicroKernel() == microKernelAvx2)
-    return "avx2-fma";
+    return "avx2";
 #endif
   return "portable";
 }
@@ -481,8 +494,10 @@ void cpuGemm(const GemmStep &g, const void *a, const void *b, void *c,
     return;
   const double work = double(g.batch) * double(g.m) * double(g.n) *
                       double(std::max<int64_t>(g.k, 1));
-  // Threads only pay off for products of a few million multiply-adds.
-  const int64_t useThreads = work < double(1 << 21) ? 1 : std::max(1, threads);
+  // A thread costs ~50 us to start and join, more when the machine is busy
+  // (it may wait to be scheduled): products under ~8 M multiply-adds
+  // (~0.25 ms on one core) run on the calling thread.
+  const int64_t useThreads = work < double(1 << 23) ? 1 : std::max(1, threads);
   GemmRunner(g, a, b, c, useThreads).run();
 }
 

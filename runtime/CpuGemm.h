@@ -1,5 +1,4 @@
-//===- CpuGemm.h - Blocked GEMM on the CPU ------------------------*- C++
-//-*-===//
+//===- CpuGemm.h - Blocked GEMM on the CPU ----------------------*- C++ -*-===//
 //
 // The sim device's implementation of GemmStep: a row-major batched matrix
 // product on host memory with f32 accumulation (f16/bf16 operands are
@@ -7,10 +6,11 @@
 // same arithmetic cuBLAS uses with CUBLAS_COMPUTE_32F.
 //
 // Each output element is acc = sum over k in increasing order of
-// A(i,k) * B(k,j), one product at a time in f32 (fused multiply-adds where
-// the CPU has AVX2+FMA, else multiply then add), then
-// alpha * acc (+ beta * C when beta != 0), rounded to C's type: the result
-// does not depend on the thread count or on how the work is split.
+// A(i,k) * B(k,j), one product at a time in f32 (the product rounded, then
+// the sum; no fused multiply-add), then alpha * acc (+ beta * C when
+// beta != 0), rounded to C's type: the result does not depend on the thread
+// count, on how the work is split or on the CPU, and equals that of the
+// naive loop (and of the fake cuBLAS in test/runtime) bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLC_RUNTIME_CPUGEMM_H
@@ -27,9 +27,9 @@ namespace dlc::rt {
 void cpuGemm(const GemmStep &gemm, const void *a, const void *b, void *c,
              int threads = 2);
 
-/// The micro-kernel cpuGemm uses now: "avx2-fma" (fused multiply-adds) or
-/// "portable" (separate multiply and add). DLC_GEMM_PORTABLE=1 in the
-/// environment forces the portable one.
+/// The micro-kernel cpuGemm uses now: "avx2" or "portable" (GCC vector
+/// code; same results, slower). DLC_GEMM_PORTABLE=1 in the environment
+/// forces the portable one.
 const char *cpuGemmKernel();
 
 } // namespace dlc::rt

@@ -19,6 +19,7 @@ import os
 import sys
 
 import numpy as np
+import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -158,12 +159,6 @@ MODELS = {
 TEST_MODELS = [m for m in MODELS if m != "resnet50_b1"]
 
 
-def onnx_op_types(path):
-    import onnx
-    graph = onnx.load(path, load_external_data=False).graph
-    return sorted({n.op_type for n in graph.node})
-
-
 def export(name, out_dir):
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(0)
@@ -185,13 +180,14 @@ def export(name, out_dir):
                       do_constant_folding=True, dynamic_axes=None,
                       export_params=True,
                       operator_export_type=torch.onnx.OperatorExportTypes.ONNX)
-    ops = onnx_op_types(onnx_path)
+    graph = onnx.load(onnx_path).graph
+    ops = sorted({n.op_type for n in graph.node})
     # Ops outside the default ONNX domain (e.g. a fused ATen op) fail here,
     # not later in the importer.
-    import onnx
-    for node in onnx.load(onnx_path).graph.node:
+    for node in graph.node:
         if node.domain not in ("", "ai.onnx"):
-            raise SystemExit(f"{name}: exported a non-standard op {node.domain}::{node.op_type}")
+            raise SystemExit(f"{name}: exported a non-standard op "
+                             f"{node.domain}::{node.op_type}")
     index = {"name": name, "onnx": name + ".onnx", "opset": OPSET, "ops": ops,
              "inputs": [], "outputs": []}
     for i, (n, t) in enumerate(zip(input_names, args)):
