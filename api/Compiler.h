@@ -37,7 +37,8 @@ mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                               mlir::MLIRContext &context);
 
 struct CompileResult {
-  /// The model after lowering, printed: the reference check's input.
+  /// The model after lowering as MLIR bytecode: the reference check's
+  /// input.
   std::string referenceIR;
   /// Filled when the stage is Package.
   rt::Package package;

@@ -6,6 +6,7 @@
 #include "ir/Reference.h"
 #include "passes/Passes.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -77,10 +78,13 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
                 IntegerAttr::get(IntegerType::get(context, 64),
                                  countComputeOps(func)));
   {
-    // With locations: what the reference interpreter reports (dlc run
-    // --check) then points into the user's model, not into this text.
+    // MLIR bytecode: it keeps locations (what the reference interpreter
+    // reports, dlc run --check, then points into the user's model) and
+    // stores weights (dense_resource blobs) as raw bytes, where text would
+    // spell each byte as two hex digits. The parser reads either form.
     llvm::raw_string_ostream os(result.referenceIR);
-    module.print(os, OpPrintingFlags().enableDebugInfo());
+    if (failed(writeBytecodeToFile(module, os)))
+      return module.emitError("cannot write the reference model as bytecode");
   }
   if (stop == Stage::Lowered)
     return success();

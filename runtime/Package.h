@@ -113,7 +113,8 @@ struct Package {
   std::vector<Step> steps;
   uint64_t arenaBytes = 0;
   std::vector<uint8_t> constants;
-  /// The model in the dlc dialect before fusion, for the reference check.
+  /// The model in the dlc dialect before fusion, for the reference check
+  /// (MLIR bytecode, written and read by the compiler only).
   std::string referenceIR;
   /// Summary figures from the compiler, shown by `dlc run --verbose`.
   uint64_t intermediateBytes = 0; ///< sum of all intermediate buffers
