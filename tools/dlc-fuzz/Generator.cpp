@@ -988,7 +988,8 @@ int Generator::makeCond(Shape shape) {
   DType t = v.type.dtype;
   size_t rank = v.type.shape.size();
   int rhs;
-  switch (rng.weighted({35, 25, 25, 5})) {
+  // A rank-0 value has no axis to reduce: compare it with a constant.
+  switch (rank == 0 ? 0 : rng.weighted({35, 25, 25, 5})) {
   case 0: {
     double c = isFloat(t) ? gridValue(v.lo, v.hi, 1.0 / 32)
                           : double(rng.range(int64_t(v.lo), int64_t(v.hi)));
