@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -80,45 +81,74 @@ std::optional<rt::DType> dtypeOfOnnx(int32_t t) {
 
 const char *onnxTypeName(int32_t t) {
   switch (t) {
-  case onnx::TensorProto::FLOAT: return "float";
-  case onnx::TensorProto::UINT8: return "uint8";
-  case onnx::TensorProto::INT8: return "int8";
-  case onnx::TensorProto::UINT16: return "uint16";
-  case onnx::TensorProto::INT16: return "int16";
-  case onnx::TensorProto::INT32: return "int32";
-  case onnx::TensorProto::INT64: return "int64";
-  case onnx::TensorProto::STRING: return "string";
-  case onnx::TensorProto::BOOL: return "bool";
-  case onnx::TensorProto::FLOAT16: return "float16";
-  case onnx::TensorProto::DOUBLE: return "double";
-  case onnx::TensorProto::UINT32: return "uint32";
-  case onnx::TensorProto::UINT64: return "uint64";
-  case onnx::TensorProto::COMPLEX64: return "complex64";
-  case onnx::TensorProto::COMPLEX128: return "complex128";
-  case onnx::TensorProto::BFLOAT16: return "bfloat16";
-  default: return "undefined";
+  case onnx::TensorProto::FLOAT:
+    return "float";
+  case onnx::TensorProto::UINT8:
+    return "uint8";
+  case onnx::TensorProto::INT8:
+    return "int8";
+  case onnx::TensorProto::UINT16:
+    return "uint16";
+  case onnx::TensorProto::INT16:
+    return "int16";
+  case onnx::TensorProto::INT32:
+    return "int32";
+  case onnx::TensorProto::INT64:
+    return "int64";
+  case onnx::TensorProto::STRING:
+    return "string";
+  case onnx::TensorProto::BOOL:
+    return "bool";
+  case onnx::TensorProto::FLOAT16:
+    return "float16";
+  case onnx::TensorProto::DOUBLE:
+    return "double";
+  case onnx::TensorProto::UINT32:
+    return "uint32";
+  case onnx::TensorProto::UINT64:
+    return "uint64";
+  case onnx::TensorProto::COMPLEX64:
+    return "complex64";
+  case onnx::TensorProto::COMPLEX128:
+    return "complex128";
+  case onnx::TensorProto::BFLOAT16:
+    return "bfloat16";
+  default:
+    return "undefined";
   }
 }
 
 Type elemTypeOf(MLIRContext *ctx, rt::DType d) {
   switch (d) {
-  case rt::DType::F32: return Float32Type::get(ctx);
-  case rt::DType::F16: return Float16Type::get(ctx);
-  case rt::DType::BF16: return BFloat16Type::get(ctx);
-  case rt::DType::I32: return IntegerType::get(ctx, 32);
-  case rt::DType::I64: return IntegerType::get(ctx, 64);
-  case rt::DType::I1: return IntegerType::get(ctx, 1);
+  case rt::DType::F32:
+    return Float32Type::get(ctx);
+  case rt::DType::F16:
+    return Float16Type::get(ctx);
+  case rt::DType::BF16:
+    return BFloat16Type::get(ctx);
+  case rt::DType::I32:
+    return IntegerType::get(ctx, 32);
+  case rt::DType::I64:
+    return IntegerType::get(ctx, 64);
+  case rt::DType::I1:
+    return IntegerType::get(ctx, 1);
   }
   return {};
 }
 
 std::optional<rt::DType> dtypeOfElem(Type t) {
-  if (t.isF32()) return rt::DType::F32;
-  if (t.isF16()) return rt::DType::F16;
-  if (t.isBF16()) return rt::DType::BF16;
-  if (t.isInteger(32)) return rt::DType::I32;
-  if (t.isInteger(64)) return rt::DType::I64;
-  if (t.isInteger(1)) return rt::DType::I1;
+  if (t.isF32())
+    return rt::DType::F32;
+  if (t.isF16())
+    return rt::DType::F16;
+  if (t.isBF16())
+    return rt::DType::BF16;
+  if (t.isInteger(32))
+    return rt::DType::I32;
+  if (t.isInteger(64))
+    return rt::DType::I64;
+  if (t.isInteger(1))
+    return rt::DType::I1;
   return std::nullopt;
 }
 
@@ -131,6 +161,110 @@ int64_t product(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     n *= d;
   return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes read from the model
+//===----------------------------------------------------------------------===//
+//
+// Every shape, size, count and index in an ONNX file is untrusted: sizes go
+// through checkShape before a tensor type or a host tensor is built from them,
+// and arithmetic on them goes through the checked helpers below, so that a
+// corrupt model gets a diagnostic, never an overflow or a huge allocation.
+
+/// The most elements of a tensor the importer materializes on the host:
+/// literals it folds or builds (Range, Trilu masks, index tables, ...).
+/// Initializers are not limited by this: their data is in the file.
+constexpr int64_t kMaxLiteralElements = int64_t(1) << 26;
+/// The most elements an import-time fold of a constant subgraph produces;
+/// a larger result is computed by the device instead (or, for
+/// ConstantOfShape, becomes a splat dlc.constant).
+constexpr int64_t kMaxFoldElements = int64_t(1) << 20;
+/// The highest tensor rank the importer accepts.
+constexpr int64_t kMaxRank = 64;
+
+std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (llvm::AddOverflow(a, b, r))
+    return std::nullopt;
+  return r;
+}
+std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (llvm::MulOverflow(a, b, r))
+    return std::nullopt;
+  return r;
+}
+
+/// The element count of a shape whose dimensions are non-negative, or
+/// nullopt if one is negative or the count overflows int64.
+std::optional<int64_t> checkedProduct(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    auto m = checkedMul(n, d);
+    if (!m)
+      return std::nullopt;
+    n = *m;
+  }
+  return n;
+}
+
+/// Checks a shape read from or computed from the model: rank at most
+/// kMaxRank, every dimension >= 0, the byte size (zero extents counted as 1,
+/// as dlc's strides do) within kMaxTensorBytes, and, when `maxElements` >= 0,
+/// at most that many elements. Returns what is wrong, or an empty string:
+/// "has shape [...], with a negative dimension" and the like, to follow the
+/// name of the tensor.
+std::string checkShape(ArrayRef<int64_t> shape, int64_t elemBytes,
+                       int64_t maxElements = -1) {
+  if ((int64_t)shape.size() > kMaxRank)
+    return "has rank " + std::to_string(shape.size()) + ", more than the " +
+           std::to_string(kMaxRank) + " dlc supports";
+  for (int64_t d : shape)
+    if (d < 0)
+      return "has shape " + dlcir::formatShape(shape) +
+             ", with a negative dimension";
+  int64_t bytes = std::max<int64_t>(elemBytes, 1), count = 1;
+  for (int64_t d : shape) {
+    if (d > 1 && bytes > mlir::dlc::kMaxTensorBytes / d)
+      return "has shape " + dlcir::formatShape(shape) +
+             ", larger than the 2^40 bytes (1 TiB) dlc supports for one "
+             "tensor";
+    bytes *= std::max<int64_t>(d, 1);
+    count *= d; // <= bytes: cannot overflow
+  }
+  if (maxElements >= 0 && count > maxElements)
+    return "has shape " + dlcir::formatShape(shape) + ", with " +
+           std::to_string(count) + " elements, more than the " +
+           std::to_string(maxElements) +
+           " the importer computes at import time";
+  return "";
+}
+
+/// A double converted to int64, saturating (NaN is 0): plain conversion of
+/// an out-of-range double is undefined behavior.
+int64_t saturatingInt(double d) {
+  if (std::isnan(d))
+    return 0;
+  if (d >= 9.2e18)
+    return std::numeric_limits<int64_t>::max();
+  if (d <= -9.2e18)
+    return std::numeric_limits<int64_t>::min();
+  return (int64_t)d;
+}
+
+/// Two's complement (wrapping) int64 arithmetic for folded integer ops, as
+/// the device computes them.
+int64_t wrapAdd(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+int64_t wrapSub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+int64_t wrapMul(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a * (uint64_t)b);
 }
 
 /// Integer element `i` of a literal (floats truncated).
@@ -149,16 +283,8 @@ int64_t litInt(const rt::HostTensor &t, int64_t i) {
   }
   case rt::DType::I1:
     return *p ? 1 : 0;
-  default: {
-    double d = t.getAsDouble(i);
-    if (std::isnan(d))
-      return 0;
-    if (d >= 9.2e18)
-      return std::numeric_limits<int64_t>::max();
-    if (d <= -9.2e18)
-      return std::numeric_limits<int64_t>::min();
-    return (int64_t)d;
-  }
+  default:
+    return saturatingInt(t.getAsDouble(i));
   }
 }
 
@@ -194,7 +320,7 @@ void litSetDouble(rt::HostTensor &t, int64_t i, double v) {
   }
   if (t.dtype == rt::DType::I64 || t.dtype == rt::DType::I32) {
     // ONNX Cast from float to integer truncates toward zero.
-    litSetInt(t, i, std::isnan(v) ? 0 : (int64_t)std::trunc(v));
+    litSetInt(t, i, saturatingInt(std::trunc(v)));
     return;
   }
   t.setFromDouble(i, v);
@@ -267,7 +393,9 @@ Lit foldMap(ArrayRef<const rt::HostTensor *> ins, rt::DType outType,
   }
   shapes.push_back(extraShape);
   auto out = numpyBroadcast(shapes);
-  if (!out)
+  // Too big to fold (broadcasting multiplies sizes): left to the device.
+  if (!out ||
+      !checkShape(*out, rt::dtypeSize(outType), kMaxFoldElements).empty())
     return nullptr;
   rt::HostTensor r(outType, *out);
   std::vector<std::vector<int64_t>> strides;
@@ -321,7 +449,8 @@ std::optional<SliceDims> sliceDims(ArrayRef<int64_t> shape,
   s.start.assign(rank, 0);
   s.step.assign(rank, 1);
   s.size.assign(shape.begin(), shape.end());
-  if (starts.size() != ends.size() || (!axes.empty() && axes.size() != starts.size()) ||
+  if (starts.size() != ends.size() ||
+      (!axes.empty() && axes.size() != starts.size()) ||
       (!steps.empty() && steps.size() != starts.size())) {
     err = "starts, ends, axes and steps must have the same length";
     return std::nullopt;
@@ -355,11 +484,17 @@ std::optional<SliceDims> sliceDims(ArrayRef<int64_t> shape,
       st = std::clamp<int64_t>(st, -1, d - 1);
       en = std::clamp<int64_t>(en, -1, d - 1);
     }
-    int64_t n = step > 0 ? (en - st + step - 1) / step
-                         : (st - en + (-step) - 1) / (-step);
+    // st and en lie in [-1, d]; the step may be anything (INT64_MIN too).
+    int64_t n = 0;
+    if (step > 0 && en > st)
+      n = (en - st - 1) / step + 1;
+    else if (step < 0 && st > en)
+      n = (int64_t)((uint64_t)(st - en - 1) / (0 - (uint64_t)step)) + 1;
     s.start[a] = st;
-    s.step[a] = step;
-    s.size[a] = std::max<int64_t>(0, n);
+    // With one element the step does not matter: keep it small, so that no
+    // later stage computes start + size * step out of range.
+    s.step[a] = n <= 1 ? (step > 0 ? 1 : -1) : step;
+    s.size[a] = n;
   }
   return s;
 }
@@ -379,13 +514,13 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
                              ", which dlc does not support (f32, f16, bf16, "
                              "int32, int64 and bool only)");
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
-  for (int64_t d : shape)
-    if (d < 0)
-      return rt::Status::error("tensor '" + proto.name() +
-                               "' has a negative dimension");
-  rt::HostTensor t(*dtype, shape);
-  size_t n = t.numElements();
-  size_t bytes = t.data.size();
+  // The shape is checked before anything is allocated for it; the data it
+  // needs must then be in the file, which bounds the allocation.
+  std::string bad = checkShape(shape, rt::dtypeSize(*dtype));
+  if (!bad.empty())
+    return rt::Status::error("tensor '" + proto.name() + "' " + bad);
+  size_t n = *checkedProduct(shape);
+  size_t bytes = n * rt::dtypeSize(*dtype);
   auto sizeError = [&](size_t got) {
     return rt::Status::error("tensor '" + proto.name() + "' holds " +
                              std::to_string(got) + " elements, but its shape " +
@@ -404,47 +539,75 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
       else if (kv.key() == "length")
         length = std::strtoll(kv.value().c_str(), nullptr, 10);
     }
+    // As the ONNX checker requires: a relative path inside the model's
+    // directory.
+    if (location.empty() || llvm::sys::path::is_absolute(location) ||
+        llvm::is_contained(llvm::make_range(
+                               llvm::sys::path::begin(location),
+                               llvm::sys::path::end(location)),
+                           ".."))
+      return rt::Status::error("the external data location '" + location +
+                               "' of tensor '" + proto.name() +
+                               "' is not a relative path inside the model's "
+                               "directory");
+    if (length >= 0 && (uint64_t)length != bytes)
+      return rt::Status::error(
+          "the external data of tensor '" + proto.name() + "' has length " +
+          std::to_string(length) + ", but its shape " +
+          rt::describe(*dtype, shape) + " needs " + std::to_string(bytes) +
+          " bytes");
+    if (offset > (uint64_t)std::numeric_limits<int64_t>::max())
+      return rt::Status::error("the external data offset of tensor '" +
+                               proto.name() + "' is out of range");
     llvm::SmallString<256> path(baseDir);
     llvm::sys::path::append(path, location);
-    auto buffer = llvm::MemoryBuffer::getFileSlice(
-        path, length >= 0 ? length : bytes, offset);
+    auto buffer = llvm::MemoryBuffer::getFileSlice(path, bytes, offset);
     if (!buffer)
       return rt::Status::error("cannot read the external data of tensor '" +
                                proto.name() + "' from '" + std::string(path) +
                                "': " + buffer.getError().message());
     if ((*buffer)->getBufferSize() != bytes)
-      return rt::Status::error("the external data of tensor '" + proto.name() +
-                               "' has " +
-                               std::to_string((*buffer)->getBufferSize()) +
-                               " bytes, but " + std::to_string(bytes) +
-                               " are needed");
-    std::memcpy(t.data.data(), (*buffer)->getBufferStart(), bytes);
+      return rt::Status::error(
+          "the external data of tensor '" + proto.name() + "' has " +
+          std::to_string((*buffer)->getBufferSize()) + " bytes, but " +
+          std::to_string(bytes) + " are needed");
+    rt::HostTensor t(*dtype, shape);
+    if (bytes)
+      std::memcpy(t.data.data(), (*buffer)->getBufferStart(), bytes);
     return t;
   }
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
     if (raw.size() != bytes)
-      return rt::Status::error("tensor '" + proto.name() + "' has " +
-                               std::to_string(raw.size()) +
-                               " bytes of raw data, but its shape " +
-                               rt::describe(*dtype, shape) + " needs " +
-                               std::to_string(bytes));
-    std::memcpy(t.data.data(), raw.data(), bytes);
+      return rt::Status::error(
+          "tensor '" + proto.name() + "' has " + std::to_string(raw.size()) +
+          " bytes of raw data, but its shape " + rt::describe(*dtype, shape) +
+          " needs " + std::to_string(bytes));
+    rt::HostTensor t(*dtype, shape);
+    if (bytes)
+      std::memcpy(t.data.data(), raw.data(), bytes);
     if (*dtype == rt::DType::I1)
       for (uint8_t &b : t.data)
         b = b ? 1 : 0;
     return t;
   }
+  // Typed data: its length is checked first in every case below.
+  rt::HostTensor t;
+  auto alloc = [&] { t = rt::HostTensor(*dtype, shape); };
   switch (*dtype) {
   case rt::DType::F32:
     if ((size_t)proto.float_data_size() != n)
       return sizeError(proto.float_data_size());
-    std::memcpy(t.data.data(), proto.float_data().data(), bytes);
+    alloc();
+    if (bytes)
+      std::memcpy(t.data.data(), proto.float_data().data(), bytes);
     break;
   case rt::DType::I64:
     if ((size_t)proto.int64_data_size() != n)
       return sizeError(proto.int64_data_size());
-    std::memcpy(t.data.data(), proto.int64_data().data(), bytes);
+    alloc();
+    if (bytes)
+      std::memcpy(t.data.data(), proto.int64_data().data(), bytes);
     break;
   case rt::DType::I32:
   case rt::DType::I1:
@@ -453,6 +616,7 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
     // Narrow types are stored one per int32 (f16/bf16 as their bits).
     if ((size_t)proto.int32_data_size() != n)
       return sizeError(proto.int32_data_size());
+    alloc();
     for (size_t i = 0; i < n; ++i) {
       int32_t v = proto.int32_data(i);
       if (*dtype == rt::DType::I32)
@@ -475,8 +639,8 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
 
 class Importer {
 public:
-  Importer(MLIRContext &context, const onnx::ModelProto &model,
-           StringRef name, StringRef baseDir, const OnnxImportOptions &options)
+  Importer(MLIRContext &context, const onnx::ModelProto &model, StringRef name,
+           StringRef baseDir, const OnnxImportOptions &options)
       : ctx(&context), b(&context), model(model), fileName(name.str()),
         baseDir(baseDir.str()), options(options),
         loc(FileLineColLoc::get(&context, name, 0, 0)) {}
@@ -504,8 +668,31 @@ private:
     return emitError(loc) << "ONNX node '" << nodeName << "' (" << opType
                           << "): ";
   }
-  LogicalResult unsupported(const Twine &why) {
-    return nodeError() << why;
+  LogicalResult unsupported(const Twine &why) { return nodeError() << why; }
+
+  /// Checks a shape computed from the model before a tensor type of it is
+  /// built (see checkShape); `what` names it in the diagnostic.
+  LogicalResult checkType(ArrayRef<int64_t> shape, Type elem,
+                          const Twine &what) {
+    std::string bad = checkShape(shape, dtypeSize(elem));
+    if (!bad.empty())
+      return unsupported(what + " " + bad);
+    return success();
+  }
+  /// Checks the shape of a tensor the importer is about to materialize on
+  /// the host: also at most kMaxLiteralElements elements.
+  LogicalResult checkLiteral(ArrayRef<int64_t> shape, rt::DType dtype,
+                             const Twine &what) {
+    std::string bad =
+        checkShape(shape, rt::dtypeSize(dtype), kMaxLiteralElements);
+    if (!bad.empty())
+      return unsupported(what + " " + bad);
+    return success();
+  }
+  static int64_t dtypeSize(Type elem) {
+    if (auto d = dtypeOfElem(elem))
+      return rt::dtypeSize(*d);
+    return 8;
   }
 
   // Attributes of the current node.
@@ -574,28 +761,26 @@ private:
   Value create(StringRef name, ValueRange operands, Type result,
                ArrayRef<NamedAttribute> attrs = {});
   Value constant(const rt::HostTensor &t);
+  /// A splat dlc.constant of any shape: nothing is materialized.
+  Value splatConstant(ArrayRef<int64_t> shape, Type elem, double v);
   Value splat(double v, Type elem, int64_t rank);
   Value reshape(Value v, ArrayRef<int64_t> shape);
   Value toRank(Value v, int64_t rank);
   FailureOr<Value> binary(StringRef name, Value a, Value b);
   FailureOr<Value> cmp(dlcir::CmpPredicate pred, Value a, Value b);
   FailureOr<Value> select(Value c, Value a, Value b);
-  Value unary(StringRef name, Value v) {
-    return create(name, v, v.getType());
-  }
+  Value unary(StringRef name, Value v) { return create(name, v, v.getType()); }
   Value castTo(Value v, Type elem);
   Value reduce(dlcir::ReduceKind kind, Value v, ArrayRef<int64_t> axes);
   Value scale(Value v, double s) {
     if (s == 1.0)
       return v;
     auto t = cast<RankedTensorType>(v.getType());
-    return create("dlc.mul", {v, splat(s, t.getElementType(), t.getRank())},
-                  t);
+    return create("dlc.mul", {v, splat(s, t.getElementType(), t.getRank())}, t);
   }
   Value addScalar(Value v, double s) {
     auto t = cast<RankedTensorType>(v.getType());
-    return create("dlc.add", {v, splat(s, t.getElementType(), t.getRank())},
-                  t);
+    return create("dlc.add", {v, splat(s, t.getElementType(), t.getRank())}, t);
   }
   Value clamp(Value v, double lo, double hi) {
     return create("dlc.clamp", v, v.getType(),
@@ -629,7 +814,7 @@ private:
 
   /// Normalizes a possibly negative axis against `rank`.
   FailureOr<int64_t> axis(int64_t a, int64_t rank) {
-    if (a < -rank || a >= std::max<int64_t>(rank, 1))
+    if (a < -rank || a >= rank)
       return unsupported("axis " + Twine(a) + " is out of range for rank " +
                          Twine(rank));
     return a < 0 ? a + rank : a;
@@ -664,6 +849,10 @@ private:
   int resourceCounter = 0;
   /// Name hint for the resource blob of the next constant.
   std::string currentConstName;
+  /// The first result type of the current node that create() found out of
+  /// dlc's limits (a shape computed from the model that no explicit check
+  /// caught): convertNode reports it.
+  std::string badType;
 
   // The node being converted.
   const onnx::NodeProto *node = nullptr;
@@ -677,7 +866,8 @@ FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,
   if (!has(i))
     return unsupported("the " + what + " input is missing");
   if (!ins[i]->lit)
-    return unsupported("the " + what + " input must be a constant (dlc "
+    return unsupported("the " + what +
+                       " input must be a constant (dlc "
                        "compiles static shapes)");
   if (isFloatDType(ins[i]->lit->dtype))
     return unsupported("the " + what + " input must be an integer tensor");
@@ -686,6 +876,13 @@ FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,
 
 Value Importer::create(StringRef name, ValueRange operands, Type result,
                        ArrayRef<NamedAttribute> attrs) {
+  // The last line of defense for shapes computed from the model: every op
+  // the importer builds passes here.
+  if (auto t = dyn_cast<RankedTensorType>(result); t && badType.empty()) {
+    std::string bad = checkShape(t.getShape(), dtypeSize(t.getElementType()));
+    if (!bad.empty())
+      badType = "the result of " + name.str() + " " + bad;
+  }
   OperationState state(loc, name);
   state.addOperands(operands);
   state.addTypes(result);
@@ -718,14 +915,14 @@ Value Importer::constant(const rt::HostTensor &t) {
   if (t.dtype == rt::DType::I1) {
     SmallVector<bool> bits(t.data.begin(), t.data.end());
     value = DenseElementsAttr::get(type, ArrayRef<bool>(bits));
-  } else if (isSplat || n <= 16 || (t.dtype == rt::DType::I64 && t.shape.size() <= 1)) {
+  } else if (isSplat || n <= 16 ||
+             (t.dtype == rt::DType::I64 && t.shape.size() <= 1)) {
     ArrayRef<char> raw(reinterpret_cast<const char *>(t.data.data()),
                        isSplat ? es : t.data.size());
     if (isSplat) {
-      Attribute scalar =
-          isFloatDType(t.dtype)
-              ? Attribute(FloatAttr::get(elem, t.getAsDouble(0)))
-              : Attribute(IntegerAttr::get(elem, litInt(t, 0)));
+      Attribute scalar = isFloatDType(t.dtype)
+                             ? Attribute(FloatAttr::get(elem, t.getAsDouble(0)))
+                             : Attribute(IntegerAttr::get(elem, litInt(t, 0)));
       value = DenseElementsAttr::get(type, scalar);
     } else {
       value = DenseElementsAttr::getFromRawBuffer(type, raw);
@@ -739,18 +936,28 @@ Value Importer::constant(const rt::HostTensor &t) {
                        t.data.size());
     value = DenseResourceElementsAttr::get(
         type, key,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, std::max<size_t>(es, 8)));
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(raw,
+                                                      std::max<size_t>(es, 8)));
   }
   return create("dlc.constant", {}, type, {b.getNamedAttr("value", value)});
 }
 
 Value Importer::splat(double v, Type elem, int64_t rank) {
-  auto type = tensorType(SmallVector<int64_t>(rank, 1), elem);
-  Attribute scalar = isa<FloatType>(elem)
-                         ? Attribute(FloatAttr::get(elem, v))
-                         : Attribute(IntegerAttr::get(elem, (int64_t)v));
-  return create("dlc.constant", {}, type,
-                {b.getNamedAttr("value", DenseElementsAttr::get(type, scalar))});
+  return splatConstant(SmallVector<int64_t>(rank, 1), elem, v);
+}
+
+Value Importer::splatConstant(ArrayRef<int64_t> shape, Type elem, double v) {
+  auto type = tensorType(shape, elem);
+  Attribute scalar;
+  if (isa<FloatType>(elem))
+    scalar = FloatAttr::get(elem, v);
+  else if (elem.isInteger(1))
+    scalar = IntegerAttr::get(elem, v != 0 ? 1 : 0);
+  else
+    scalar = IntegerAttr::get(elem, saturatingInt(v));
+  return create(
+      "dlc.constant", {}, type,
+      {b.getNamedAttr("value", DenseElementsAttr::get(type, scalar))});
 }
 
 Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
@@ -797,18 +1004,17 @@ FailureOr<Value> Importer::cmp(dlcir::CmpPredicate pred, Value x, Value y) {
                        dlcir::formatShape(ty.getShape()) +
                        " do not broadcast or differ in element type");
   int64_t r = shape->size();
-  return create("dlc.cmp", {toRank(x, r), toRank(y, r)},
-                tensorType(*shape, b.getI1Type()),
-                {b.getNamedAttr("predicate",
-                                dlcir::CmpPredicateAttr::get(ctx, pred))});
+  return create(
+      "dlc.cmp", {toRank(x, r), toRank(y, r)},
+      tensorType(*shape, b.getI1Type()),
+      {b.getNamedAttr("predicate", dlcir::CmpPredicateAttr::get(ctx, pred))});
 }
 
 FailureOr<Value> Importer::select(Value c, Value x, Value y) {
   auto tc = cast<RankedTensorType>(c.getType());
   auto tx = cast<RankedTensorType>(x.getType());
   auto ty = cast<RankedTensorType>(y.getType());
-  auto shape =
-      numpyBroadcast({tc.getShape(), tx.getShape(), ty.getShape()});
+  auto shape = numpyBroadcast({tc.getShape(), tx.getShape(), ty.getShape()});
   if (!shape || tx.getElementType() != ty.getElementType())
     return unsupported("select operands do not broadcast or differ in "
                        "element type");
@@ -837,10 +1043,11 @@ Value Importer::reduce(dlcir::ReduceKind kind, Value v,
                  b.getNamedAttr("axes", b.getDenseI64ArrayAttr(sorted))});
 }
 
-Value Importer::slice(Value v, ArrayRef<int64_t> start,
-                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+Value Importer::slice(Value v, ArrayRef<int64_t> start, ArrayRef<int64_t> sizes,
+                      ArrayRef<int64_t> strides) {
   auto t = cast<RankedTensorType>(v.getType());
-  if (t.getShape() == sizes && llvm::all_of(start, [](int64_t s) { return s == 0; }))
+  if (t.getShape() == sizes &&
+      llvm::all_of(start, [](int64_t s) { return s == 0; }))
     return v;
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr("start", b.getDenseI64ArrayAttr(start))};
@@ -890,16 +1097,16 @@ LogicalResult Importer::addInputs(SmallVectorImpl<Type> &types,
     if (initializers.contains(input.name()))
       continue;
     if (!input.type().has_tensor_type())
-      return emitError(loc) << "ONNX graph input '" << input.name()
-                            << "' is not a tensor";
+      return emitError(loc)
+             << "ONNX graph input '" << input.name() << "' is not a tensor";
     const auto &tt = input.type().tensor_type();
     auto dtype = dtypeOfOnnx(tt.elem_type());
     if (!dtype)
-      return emitError(loc) << "ONNX graph input '" << input.name()
-                            << "' has element type "
-                            << onnxTypeName(tt.elem_type())
-                            << ", which dlc does not support (f32, f16, bf16, "
-                               "int32, int64 and bool only)";
+      return emitError(loc)
+             << "ONNX graph input '" << input.name() << "' has element type "
+             << onnxTypeName(tt.elem_type())
+             << ", which dlc does not support (f32, f16, bf16, "
+                "int32, int64 and bool only)";
     SmallVector<int64_t> shape;
     auto given = options.inputShapes.find(input.name());
     if (given != options.inputShapes.end()) {
@@ -913,10 +1120,9 @@ LogicalResult Importer::addInputs(SmallVectorImpl<Type> &types,
         const auto &dim = tt.shape().dim(i);
         if (dim.has_dim_value() && dim.dim_value() != shape[i])
           return emitError(loc)
-                 << "--input-shape gives size " << shape[i]
-                 << " for dimension " << i << " of ONNX graph input '"
-                 << input.name() << "', which the model fixes at "
-                 << dim.dim_value();
+                 << "--input-shape gives size " << shape[i] << " for dimension "
+                 << i << " of ONNX graph input '" << input.name()
+                 << "', which the model fixes at " << dim.dim_value();
       }
     } else {
       if (!tt.has_shape())
@@ -927,19 +1133,22 @@ LogicalResult Importer::addInputs(SmallVectorImpl<Type> &types,
       for (int i = 0; i < tt.shape().dim_size(); ++i) {
         const auto &dim = tt.shape().dim(i);
         if (!dim.has_dim_value() || dim.dim_value() < 0) {
-          std::string what = dim.has_dim_param()
-                                 ? "'" + dim.dim_param() + "'"
-                                 : std::string("unknown");
+          std::string what = dim.has_dim_param() ? "'" + dim.dim_param() + "'"
+                                                 : std::string("unknown");
           return emitError(loc)
                  << "ONNX graph input '" << input.name()
-                 << "' has a dynamic dimension " << what << " at position "
-                 << i << "; dlc compiles static shapes: give them with "
+                 << "' has a dynamic dimension " << what << " at position " << i
+                 << "; dlc compiles static shapes: give them with "
                  << "--input-shape " << input.name() << "=1x3x224x224 (the "
                  << "input's full shape)";
         }
         shape.push_back(dim.dim_value());
       }
     }
+    std::string bad = checkShape(shape, rt::dtypeSize(*dtype));
+    if (!bad.empty())
+      return emitError(loc) << "ONNX graph input '" << input.name() << "' "
+                            << bad;
     types.push_back(tensorType(shape, elemTypeOf(ctx, *dtype)));
     names.push_back(input.name());
   }
@@ -1049,9 +1258,8 @@ OwningOpRef<ModuleOp> Importer::run() {
 LogicalResult Importer::convertNode(int index) {
   node = &model.graph().node(index);
   opType = node->op_type();
-  nodeName = node->name().empty()
-                 ? opType + "_" + std::to_string(index)
-                 : node->name();
+  nodeName = node->name().empty() ? opType + "_" + std::to_string(index)
+                                  : node->name();
   loc = NameLoc::get(StringAttr::get(ctx, nodeName + " (" + opType + ")"),
                      FileLineColLoc::get(ctx, fileName, 0, 0));
   currentConstName = nodeName;
@@ -1078,8 +1286,11 @@ LogicalResult Importer::convertNode(int index) {
     ins.push_back(&it->second);
   }
   outs.assign(node->output_size(), Entry{});
+  badType.clear();
   if (!tryFold(opType) && failed(dispatch(opType)))
     return failure();
+  if (!badType.empty())
+    return unsupported(badType);
   for (int i = 0; i < node->output_size(); ++i) {
     if (node->output(i).empty())
       continue;
@@ -1099,11 +1310,21 @@ LogicalResult Importer::convertNode(int index) {
 //===----------------------------------------------------------------------===//
 
 bool Importer::tryFold(StringRef op) {
-  static const llvm::StringSet<> foldable = {
-      "Identity", "Cast", "Neg", "Abs", "Not", "Add", "Sub", "Mul", "Div",
-      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
-      "Or", "Where", "Min", "Max", "Concat", "Gather", "Unsqueeze", "Squeeze",
-      "Reshape", "Flatten", "Slice", "Expand", "Sqrt", "Floor", "Ceil"};
+  static const llvm::StringSet<> foldable = {"Identity",    "Cast",
+                                             "Neg",         "Abs",
+                                             "Not",         "Add",
+                                             "Sub",         "Mul",
+                                             "Div",         "Equal",
+                                             "Less",        "Greater",
+                                             "LessOrEqual", "GreaterOrEqual",
+                                             "And",         "Or",
+                                             "Where",       "Min",
+                                             "Max",         "Concat",
+                                             "Gather",      "Slice",
+                                             "Expand",      "Sqrt",
+                                             "Floor",       "Ceil"};
+  // (Reshape, Flatten, Squeeze and Unsqueeze keep literals literal in their
+  // ordinary conversion.)
   if (!foldable.contains(op))
     return false;
   int64_t total = 0;
@@ -1114,9 +1335,9 @@ bool Importer::tryFold(StringRef op) {
       return false;
     total += e->lit->numElements();
   }
+  // Folding copies the data: leave big weights to the device.
   if (ins.empty() || !ins[0] || total > (1 << 20))
     return false;
-  // Large results (Expand of a small literal) would bloat the IR.
   SmallVector<const rt::HostTensor *> L;
   for (Entry *e : ins)
     L.push_back(e ? e->lit.get() : nullptr);
@@ -1135,52 +1356,77 @@ bool Importer::tryFold(StringRef op) {
     auto to = dtypeOfOnnx(attrInt("to", 0));
     if (!to)
       return false;
-    r = map({&x}, *to, [](AI v) { return v[0]; }, [](AD v) { return v[0]; });
+    r = map(
+        {&x}, *to, [](AI v) { return v[0]; }, [](AD v) { return v[0]; });
   } else if (op == "Neg") {
-    r = map({&x}, x.dtype, [](AI v) { return -v[0]; },
-            [](AD v) { return -v[0]; });
+    r = map(
+        {&x}, x.dtype, [](AI v) { return wrapSub(0, v[0]); },
+        [](AD v) { return -v[0]; });
   } else if (op == "Abs") {
-    r = map({&x}, x.dtype, [](AI v) { return v[0] < 0 ? -v[0] : v[0]; },
-            [](AD v) { return std::fabs(v[0]); });
+    r = map(
+        {&x}, x.dtype, [](AI v) { return v[0] < 0 ? wrapSub(0, v[0]) : v[0]; },
+        [](AD v) { return std::fabs(v[0]); });
   } else if (op == "Sqrt" || op == "Floor" || op == "Ceil") {
     if (!isFloatDType(x.dtype))
       return false;
     std::function<double(double)> f =
-        op == "Sqrt" ? [](double v) { return std::sqrt(v); }
+        op == "Sqrt"    ? [](double v) { return std::sqrt(v); }
         : op == "Floor" ? [](double v) { return std::floor(v); }
                         : [](double v) { return std::ceil(v); };
-    r = map({&x}, x.dtype, [](AI v) { return v[0]; },
-            [f](AD v) { return f(v[0]); });
+    r = map(
+        {&x}, x.dtype, [](AI v) { return v[0]; },
+        [f](AD v) { return f(v[0]); });
   } else if (op == "Not") {
-    r = map({&x}, rt::DType::I1, [](AI v) { return (int64_t)!v[0]; },
-            [](AD v) { return (double)(v[0] == 0); });
+    r = map(
+        {&x}, rt::DType::I1, [](AI v) { return (int64_t)!v[0]; },
+        [](AD v) { return (double)(v[0] == 0); });
   } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
              op == "Min" || op == "Max") {
     if (L.size() != 2 || !L[1] || L[1]->dtype != x.dtype)
       return false;
-    char k = op == "Add" ? '+' : op == "Sub" ? '-' : op == "Mul" ? '*'
-             : op == "Div" ? '/' : op == "Min" ? 'm' : 'M';
-    r = map({&x, L[1]}, x.dtype,
-            [k](AI v) -> int64_t {
-              switch (k) {
-              case '+': return v[0] + v[1];
-              case '-': return v[0] - v[1];
-              case '*': return v[0] * v[1];
-              case '/': return v[1] ? v[0] / v[1] : 0;
-              case 'm': return std::min(v[0], v[1]);
-              default: return std::max(v[0], v[1]);
-              }
-            },
-            [k](AD v) -> double {
-              switch (k) {
-              case '+': return v[0] + v[1];
-              case '-': return v[0] - v[1];
-              case '*': return v[0] * v[1];
-              case '/': return v[0] / v[1];
-              case 'm': return std::min(v[0], v[1]);
-              default: return std::max(v[0], v[1]);
-              }
-            });
+    char k = op == "Add"   ? '+'
+             : op == "Sub" ? '-'
+             : op == "Mul" ? '*'
+             : op == "Div" ? '/'
+             : op == "Min" ? 'm'
+                           : 'M';
+    r = map(
+        {&x, L[1]}, x.dtype,
+        [k](AI v) -> int64_t {
+          switch (k) {
+          case '+':
+            return wrapAdd(v[0], v[1]);
+          case '-':
+            return wrapSub(v[0], v[1]);
+          case '*':
+            return wrapMul(v[0], v[1]);
+          case '/':
+            // INT64_MIN / -1 wraps to INT64_MIN.
+            if (v[1] == -1)
+              return wrapSub(0, v[0]);
+            return v[1] ? v[0] / v[1] : 0;
+          case 'm':
+            return std::min(v[0], v[1]);
+          default:
+            return std::max(v[0], v[1]);
+          }
+        },
+        [k](AD v) -> double {
+          switch (k) {
+          case '+':
+            return v[0] + v[1];
+          case '-':
+            return v[0] - v[1];
+          case '*':
+            return v[0] * v[1];
+          case '/':
+            return v[0] / v[1];
+          case 'm':
+            return std::min(v[0], v[1]);
+          default:
+            return std::max(v[0], v[1]);
+          }
+        });
   } else if (op == "Equal" || op == "Less" || op == "Greater" ||
              op == "LessOrEqual" || op == "GreaterOrEqual" || op == "And" ||
              op == "Or") {
@@ -1188,38 +1434,53 @@ bool Importer::tryFold(StringRef op) {
       return false;
     std::string k = op.str();
     auto cmpI = [k](AI v) -> int64_t {
-      if (k == "Equal") return v[0] == v[1];
-      if (k == "Less") return v[0] < v[1];
-      if (k == "Greater") return v[0] > v[1];
-      if (k == "LessOrEqual") return v[0] <= v[1];
-      if (k == "GreaterOrEqual") return v[0] >= v[1];
-      if (k == "And") return v[0] && v[1];
+      if (k == "Equal")
+        return v[0] == v[1];
+      if (k == "Less")
+        return v[0] < v[1];
+      if (k == "Greater")
+        return v[0] > v[1];
+      if (k == "LessOrEqual")
+        return v[0] <= v[1];
+      if (k == "GreaterOrEqual")
+        return v[0] >= v[1];
+      if (k == "And")
+        return v[0] && v[1];
       return v[0] || v[1];
     };
     auto cmpD = [k](AD v) -> double {
-      if (k == "Equal") return v[0] == v[1];
-      if (k == "Less") return v[0] < v[1];
-      if (k == "Greater") return v[0] > v[1];
-      if (k == "LessOrEqual") return v[0] <= v[1];
-      if (k == "GreaterOrEqual") return v[0] >= v[1];
-      if (k == "And") return v[0] != 0 && v[1] != 0;
+      if (k == "Equal")
+        return v[0] == v[1];
+      if (k == "Less")
+        return v[0] < v[1];
+      if (k == "Greater")
+        return v[0] > v[1];
+      if (k == "LessOrEqual")
+        return v[0] <= v[1];
+      if (k == "GreaterOrEqual")
+        return v[0] >= v[1];
+      if (k == "And")
+        return v[0] != 0 && v[1] != 0;
       return v[0] != 0 || v[1] != 0;
     };
     r = map({&x, L[1]}, rt::DType::I1, cmpI, cmpD);
   } else if (op == "Where") {
     if (L.size() != 3 || !L[1] || !L[2] || L[1]->dtype != L[2]->dtype)
       return false;
-    r = map({&x, L[1], L[2]}, L[1]->dtype,
-            [](AI v) { return v[0] ? v[1] : v[2]; },
-            [](AD v) { return v[0] != 0 ? v[1] : v[2]; });
+    r = map(
+        {&x, L[1], L[2]}, L[1]->dtype, [](AI v) { return v[0] ? v[1] : v[2]; },
+        [](AD v) { return v[0] != 0 ? v[1] : v[2]; });
   } else if (op == "Expand") {
     if (L.size() != 2 || !L[1] || isFloatDType(L[1]->dtype))
       return false;
     std::vector<int64_t> shape = litInts(*L[1]);
-    if (product(shape) > (1 << 16))
+    // (foldMap checks the broadcast shape.)
+    auto n = checkedProduct(shape);
+    if (!n || *n > (1 << 16))
       return false;
-    r = foldMap({&x}, x.dtype, shape, [](AI v) { return v[0]; },
-                [](AD v) { return v[0]; });
+    r = foldMap(
+        {&x}, x.dtype, shape, [](AI v) { return v[0]; },
+        [](AD v) { return v[0]; });
   } else if (op == "Concat") {
     int64_t rank = x.shape.size();
     int64_t a = attrInt("axis", 0);
@@ -1232,8 +1493,16 @@ bool Importer::tryFold(StringRef op) {
     for (const rt::HostTensor *t : L) {
       if (!t || t->dtype != x.dtype || t->shape.size() != x.shape.size())
         return false;
-      shape[a] += t->shape[a];
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != a && t->shape[d] != x.shape[d])
+          return false;
+      auto sum = checkedAdd(shape[a], t->shape[a]);
+      if (!sum)
+        return false;
+      shape[a] = *sum;
     }
+    if (!checkShape(shape, rt::dtypeSize(x.dtype), kMaxFoldElements).empty())
+      return false;
     rt::HostTensor out(x.dtype, shape);
     int64_t outer = product(ArrayRef<int64_t>(shape).take_front(a));
     int64_t inner = product(ArrayRef<int64_t>(shape).drop_front(a + 1)) *
@@ -1242,7 +1511,8 @@ bool Importer::tryFold(StringRef op) {
     for (int64_t o = 0; o < outer; ++o)
       for (const rt::HostTensor *t : L) {
         size_t chunk = t->shape[a] * inner;
-        std::memcpy(out.data.data() + pos, t->data.data() + o * chunk, chunk);
+        if (chunk)
+          std::memcpy(out.data.data() + pos, t->data.data() + o * chunk, chunk);
         pos += chunk;
       }
     r = makeLit(std::move(out));
@@ -1259,6 +1529,8 @@ bool Importer::tryFold(StringRef op) {
     std::vector<int64_t> shape(x.shape.begin(), x.shape.begin() + a);
     shape.insert(shape.end(), L[1]->shape.begin(), L[1]->shape.end());
     shape.insert(shape.end(), x.shape.begin() + a + 1, x.shape.end());
+    if (!checkShape(shape, rt::dtypeSize(x.dtype), kMaxFoldElements).empty())
+      return false;
     rt::HostTensor out(x.dtype, shape);
     int64_t outer = product(ArrayRef<int64_t>(x.shape).take_front(a));
     int64_t inner = product(ArrayRef<int64_t>(x.shape).drop_front(a + 1)) *
@@ -1271,16 +1543,12 @@ bool Importer::tryFold(StringRef op) {
           i += d;
         if (i < 0 || i >= d)
           return false;
-        std::memcpy(out.data.data() + pos,
-                    x.data.data() + (o * d + i) * inner, inner);
+        if (inner)
+          std::memcpy(out.data.data() + pos,
+                      x.data.data() + (o * d + i) * inner, inner);
         pos += inner;
       }
     r = makeLit(std::move(out));
-  } else if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
-             op == "Flatten") {
-    // Shape changes of literals are evaluated by the ordinary conversion,
-    // which sets a literal output when the input is one.
-    return false;
   } else if (op == "Slice") {
     if (L.size() < 3 || !L[1] || !L[2])
       return false;
@@ -1290,8 +1558,8 @@ bool Importer::tryFold(StringRef op) {
     if (L.size() > 4 && L[4])
       steps = litInts(*L[4]);
     std::string err;
-    auto s = sliceDims(x.shape, litInts(*L[1]), litInts(*L[2]), axes, steps,
-                       err);
+    auto s =
+        sliceDims(x.shape, litInts(*L[1]), litInts(*L[2]), axes, steps, err);
     if (!s)
       return false;
     rt::HostTensor out(x.dtype, s->size);
@@ -1325,23 +1593,60 @@ bool Importer::tryFold(StringRef op) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult Importer::dispatch(StringRef op) {
-  static const llvm::StringSet<> elementwise = {
-      "Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Sum", "Mean",
-      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
-      "Or", "Xor", "Not", "Where", "Sqrt", "Exp", "Log", "Neg", "Abs",
-      "Reciprocal", "Erf", "Tanh", "Sigmoid"};
+  static const llvm::StringSet<> elementwise = {"Add",         "Sub",
+                                                "Mul",         "Div",
+                                                "Pow",         "Min",
+                                                "Max",         "Sum",
+                                                "Mean",        "Equal",
+                                                "Less",        "Greater",
+                                                "LessOrEqual", "GreaterOrEqual",
+                                                "And",         "Or",
+                                                "Xor",         "Not",
+                                                "Where",       "Sqrt",
+                                                "Exp",         "Log",
+                                                "Neg",         "Abs",
+                                                "Reciprocal",  "Erf",
+                                                "Tanh",        "Sigmoid"};
   static const llvm::StringSet<> activations = {
-      "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Celu", "Clip",
-      "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Gelu", "Mish",
-      "Sign", "ThresholdedRelu"};
+      "Relu",     "LeakyRelu", "PRelu",       "Elu",       "Selu",
+      "Celu",     "Clip",      "HardSigmoid", "HardSwish", "Softplus",
+      "Softsign", "Gelu",      "Mish",        "Sign",      "ThresholdedRelu"};
   static const llvm::StringSet<> shapeOps = {
-      "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-      "Transpose", "Concat", "Expand", "Tile", "Shape", "Size", "Constant",
-      "ConstantOfShape", "Range", "DepthToSpace", "SpaceToDepth"};
+      "Identity",     "Dropout",     "Reshape",  "Flatten",         "Squeeze",
+      "Unsqueeze",    "Transpose",   "Concat",   "Expand",          "Tile",
+      "Shape",        "Size",        "Constant", "ConstantOfShape", "Range",
+      "DepthToSpace", "SpaceToDepth"};
   static const llvm::StringSet<> reductions = {
-      "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
-      "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
-      "ReduceLogSumExp"};
+      "ReduceMean",   "ReduceSum",       "ReduceMax", "ReduceMin",
+      "ReduceProd",   "ReduceSumSquare", "ReduceL1",  "ReduceL2",
+      "ReduceLogSum", "ReduceLogSumExp"};
+  // Inputs every conversion reads without checking (optional inputs are
+  // checked where they are read).
+  static const llvm::StringMap<unsigned> requiredInputs = {
+      {"Add", 2},     {"Sub", 2},         {"Mul", 2},         {"Div", 2},
+      {"Pow", 2},     {"Equal", 2},       {"Less", 2},        {"Greater", 2},
+      {"And", 2},     {"Or", 2},          {"Xor", 2},         {"Where", 3},
+      {"MatMul", 2},  {"Gemm", 2},        {"Gather", 2},      {"PRelu", 2},
+      {"CastLike", 2}, {"LessOrEqual", 2}, {"GreaterOrEqual", 2},
+      {"Constant", 0}, {"Range", 3},      {"BatchNormalization", 5}};
+  static const llvm::StringSet<> others = {
+      "MatMul",  "Gemm",      "Conv",          "ConvTranspose",
+      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+      "BatchNormalization", "Slice", "Gather", "Split", "Softmax",
+      "LogSoftmax", "LayerNormalization", "Resize", "Pad", "Cast", "CastLike",
+      "Trilu", "Hardmax", "IsNaN", "MeanVarianceNormalization",
+      "InstanceNormalization", "ArgMax", "ArgMin"};
+  if (!elementwise.contains(op) && !activations.contains(op) &&
+      !shapeOps.contains(op) && !reductions.contains(op) &&
+      !others.contains(op))
+    return emitError(loc) << "ONNX node '" << nodeName << "' (" << opType
+                          << ", opset " << opset << ") is not supported by dlc";
+  auto required = requiredInputs.find(op);
+  unsigned need = required == requiredInputs.end() ? 1 : required->second;
+  for (unsigned i = 0; i < need; ++i)
+    if (!has(i))
+      return unsupported("input " + Twine(i) + " is missing (" + op +
+                         " needs " + Twine(need) + ")");
   if (elementwise.contains(op))
     return convertElementwise(op);
   if (activations.contains(op))
@@ -1401,10 +1706,11 @@ LogicalResult Importer::convertElementwise(StringRef op) {
   Type elem = inType(0).getElementType();
   bool isFloat = isa<FloatType>(elem);
   static const llvm::StringMap<StringRef> unaryNames = {
-      {"Sqrt", "dlc.sqrt"}, {"Exp", "dlc.exp"}, {"Log", "dlc.log"},
-      {"Neg", "dlc.neg"}, {"Abs", "dlc.abs"}, {"Reciprocal", "dlc.reciprocal"},
-      {"Erf", "dlc.erf"}, {"Tanh", "dlc.tanh"}, {"Sigmoid", "dlc.sigmoid"},
-      {"Not", "dlc.not"}};
+      {"Sqrt", "dlc.sqrt"},       {"Exp", "dlc.exp"},
+      {"Log", "dlc.log"},         {"Neg", "dlc.neg"},
+      {"Abs", "dlc.abs"},         {"Reciprocal", "dlc.reciprocal"},
+      {"Erf", "dlc.erf"},         {"Tanh", "dlc.tanh"},
+      {"Sigmoid", "dlc.sigmoid"}, {"Not", "dlc.not"}};
   if (auto it = unaryNames.find(op); it != unaryNames.end()) {
     bool needsFloat = op != "Neg" && op != "Abs" && op != "Not";
     if (needsFloat && !isFloat)
@@ -1418,9 +1724,17 @@ LogicalResult Importer::convertElementwise(StringRef op) {
       {"Max", "dlc.max"}, {"Sum", "dlc.add"}, {"Mean", "dlc.add"},
       {"And", "dlc.and"}, {"Or", "dlc.or"}};
   if (auto it = binaryNames.find(op); it != binaryNames.end()) {
+    if (op == "Pow" && !isFloat) {
+      // Integer powers in f32 (exact for the values an int32 result
+      // holds up to 2^24), rounded back.
+      Type f32 = b.getF32Type();
+      auto r = binary("dlc.pow", castTo(in(0), f32), castTo(in(1), f32));
+      if (failed(r))
+        return failure();
+      setOut(0, castTo(*r, elem));
+      return success();
+    }
     if (op == "Pow") {
-      if (!isFloat)
-        return unsupported("dlc computes Pow on float tensors only");
       // The exponent may have another type (an integer or wider float).
       Value e = in(1);
       if (auto l = lit(1); l && l->numElements() == 1) {
@@ -1488,7 +1802,9 @@ LogicalResult Importer::convertActivation(StringRef op) {
   if (!isa<FloatType>(elem) && op != "Relu" && op != "Clip" && op != "Sign")
     return unsupported("dlc computes " + op + " on float tensors only");
   auto zero = [&] { return splat(0.0, elem, r); };
-  auto lessThanZero = [&](Value v) { return cmp(dlcir::CmpPredicate::lt, v, zero()); };
+  auto lessThanZero = [&](Value v) {
+    return cmp(dlcir::CmpPredicate::lt, v, zero());
+  };
   auto softplus = [&](Value v) {
     // max(x, 0) + log(1 + exp(-|x|)): no overflow for large |x|.
     Value pos = create("dlc.max", {v, zero()}, t);
@@ -1499,11 +1815,10 @@ LogicalResult Importer::convertActivation(StringRef op) {
   Value y;
   if (op == "Relu") {
     y = create("dlc.max", {x, zero()}, t);
-  } else if (op == "LeakyRelu" || op == "Elu" || op == "Selu" ||
-             op == "Celu") {
+  } else if (op == "LeakyRelu" || op == "Elu" || op == "Selu" || op == "Celu") {
     double alpha = attrFloat("alpha", op == "LeakyRelu" ? 0.01
-                                       : op == "Selu"   ? 1.67326319217681884765625
-                                                        : 1.0);
+                                      : op == "Selu" ? 1.67326319217681884765625
+                                                     : 1.0);
     Value neg;
     if (op == "LeakyRelu") {
       neg = scale(x, alpha);
@@ -1559,9 +1874,9 @@ LogicalResult Importer::convertActivation(StringRef op) {
     if (!std::isinf(hi))
       y = create("dlc.min", {y, splat(hi, elem, r)}, t);
   } else if (op == "HardSigmoid") {
-    y = clamp(addScalar(scale(x, attrFloat("alpha", 0.2)),
-                        attrFloat("beta", 0.5)),
-              0.0, 1.0);
+    y = clamp(
+        addScalar(scale(x, attrFloat("alpha", 0.2)), attrFloat("beta", 0.5)),
+        0.0, 1.0);
   } else if (op == "HardSwish") {
     Value h = clamp(addScalar(scale(x, 1.0 / 6.0), 0.5), 0.0, 1.0);
     y = create("dlc.mul", {x, h}, t);
@@ -1678,7 +1993,10 @@ LogicalResult Importer::convertMisc(StringRef op) {
     SmallVector<int64_t> mshape(rank, 1);
     mshape[rank - 2] = m;
     mshape[rank - 1] = n;
-    rt::HostTensor mask(rt::DType::I1, std::vector<int64_t>(mshape.begin(), mshape.end()));
+    if (failed(checkLiteral(mshape, rt::DType::I1, "the triangle mask")))
+      return failure();
+    rt::HostTensor mask(rt::DType::I1,
+                        std::vector<int64_t>(mshape.begin(), mshape.end()));
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         mask.data[i * n + j] = upper ? (j - i >= k) : (j - i <= k);
@@ -1695,7 +2013,10 @@ LogicalResult Importer::convertMisc(StringRef op) {
       return failure();
     SmallVector<int64_t> ishape(rank, 1);
     ishape[*a] = xs[*a];
-    rt::HostTensor iota(rt::DType::I64, std::vector<int64_t>(ishape.begin(), ishape.end()));
+    if (failed(checkLiteral(ishape, rt::DType::I64, "the index table")))
+      return failure();
+    rt::HostTensor iota(rt::DType::I64,
+                        std::vector<int64_t>(ishape.begin(), ishape.end()));
     for (int64_t i = 0; i < xs[*a]; ++i)
       litSetInt(iota, i, i);
     SmallVector<int64_t> shape(xs);
@@ -1738,8 +2059,8 @@ LogicalResult Importer::convertMisc(StringRef op) {
   auto d = binary("dlc.sub", x, mean);
   if (failed(d))
     return failure();
-  Value var = scale(reduce(K::sum, create("dlc.mul", {*d, *d}, tx), axes),
-                    1.0 / count);
+  Value var =
+      scale(reduce(K::sum, create("dlc.mul", {*d, *d}, tx), axes), 1.0 / count);
   Value inv = unary("dlc.rsqrt", eps != 0 ? addScalar(var, eps) : var);
   if (op == "MeanVarianceNormalization")
     inv = unary("dlc.reciprocal", unary("dlc.sqrt", var));
@@ -1798,7 +2119,8 @@ LogicalResult Importer::convertMatMul() {
   int64_t m = sa[sa.size() - 2], n = sb[sb.size() - 1];
   shape.push_back(m);
   shape.push_back(n);
-  Value y = create("dlc.matmul", {a, bv}, tensorType(shape, ta.getElementType()));
+  Value y =
+      create("dlc.matmul", {a, bv}, tensorType(shape, ta.getElementType()));
   SmallVector<int64_t> outShape(batch->begin(), batch->end());
   if (!dropM)
     outShape.push_back(m);
@@ -1824,8 +2146,8 @@ LogicalResult Importer::convertGemm() {
   if (transB)
     attrs.push_back(b.getNamedAttr("transpose_b", b.getUnitAttr()));
   Type elem = ta.getElementType();
-  Value y = create("dlc.matmul", {in(0), in(1)}, tensorType({m, n}, elem),
-                   attrs);
+  Value y =
+      create("dlc.matmul", {in(0), in(1)}, tensorType({m, n}, elem), attrs);
   y = scale(y, attrFloat("alpha", 1.0));
   double beta = attrFloat("beta", 1.0);
   if (has(2) && beta != 0.0) {
@@ -1871,10 +2193,23 @@ LogicalResult Importer::windowAttrs(ArrayRef<int64_t> in,
     return failure();
   std::string autoPad = attrStr("auto_pad", "NOTSET");
   out.assign(nd, 0);
+  // Window sizes beyond a tensor's extent limit (2^40) are errors below; up
+  // to it, none of the arithmetic can overflow.
+  constexpr int64_t kMaxWindow = int64_t(1) << 40;
   for (size_t i = 0; i < nd; ++i) {
-    if (strides[i] <= 0 || dilations[i] <= 0)
-      return unsupported("strides and dilations must be positive");
-    int64_t eff = (kernel[i] - 1) * dilations[i] + 1;
+    if (strides[i] <= 0 || dilations[i] <= 0 || strides[i] > kMaxWindow ||
+        dilations[i] > kMaxWindow)
+      return unsupported("strides and dilations must be positive and at most "
+                         "2^40");
+    if (kernel[i] <= 0 || kernel[i] > kMaxWindow)
+      return unsupported("kernel sizes must be positive and at most 2^40");
+    if (pads[i] < 0 || pads[i + nd] < 0 || pads[i] > kMaxWindow ||
+        pads[i + nd] > kMaxWindow)
+      return unsupported("pads must be non-negative and at most 2^40");
+    auto effective = checkedMul(kernel[i] - 1, dilations[i]);
+    if (!effective || *effective >= kMaxWindow)
+      return unsupported("the dilated kernel is larger than 2^40");
+    int64_t eff = *effective + 1;
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       int64_t o = (in[i] + strides[i] - 1) / strides[i];
       int64_t total = std::max<int64_t>(0, (o - 1) * strides[i] + eff - in[i]);
@@ -1925,8 +2260,7 @@ Importer::foldableBatchNorm(const onnx::NodeProto &conv) {
       return nullptr;
   for (int i = 1; i < 5; ++i) {
     auto e = env.find(bn.input(i));
-    if (e == env.end() || !e->second.lit ||
-        !isFloatDType(e->second.lit->dtype))
+    if (e == env.end() || !e->second.lit || !isFloatDType(e->second.lit->dtype))
       return nullptr;
   }
   return &bn;
@@ -1948,7 +2282,9 @@ LogicalResult Importer::convertConv() {
   bool is1d = rank == 3;
   SmallVector<int64_t> xs(tx.getShape()), ws(tw.getShape());
   int64_t group = attrInt("group", 1);
-  if (group <= 0 || xs[1] != ws[1] * group || ws[0] % group != 0)
+  auto groupChannels = checkedMul(ws[1], group);
+  if (group <= 0 || !groupChannels || xs[1] != *groupChannels ||
+      ws[0] % group != 0)
     return unsupported("input channels " + Twine(xs[1]) + ", weight shape " +
                        dlcir::formatShape(ws) + " and group " + Twine(group) +
                        " do not match");
@@ -1975,7 +2311,7 @@ LogicalResult Importer::convertConv() {
   if (bn) {
     auto L = [&](int i) { return env.find(bn->input(i))->second.lit; };
     Lit gamma = L(1), beta = L(2), mean = L(3), var = L(4);
-    if (gamma->numElements() != oc || beta->numElements() != oc ||
+    if (oc == 0 || gamma->numElements() != oc || beta->numElements() != oc ||
         mean->numElements() != oc || var->numElements() != oc)
       bn = nullptr;
     else {
@@ -1992,8 +2328,8 @@ LogicalResult Importer::convertConv() {
         for (int64_t j = 0; j < per; ++j)
           nw.setFromDouble(o * per + j, nw.getAsDouble(o * per + j) * a);
         double b0 = has(2) ? litDouble(*lit(2), o) : 0.0;
-        nb.setFromDouble(o, (b0 - litDouble(*mean, o)) * a +
-                                litDouble(*beta, o));
+        nb.setFromDouble(o,
+                         (b0 - litDouble(*mean, o)) * a + litDouble(*beta, o));
       }
       currentConstName = node->input(1);
       w = constant(nw);
@@ -2015,12 +2351,12 @@ LogicalResult Importer::convertConv() {
     }
   }
   Value x = reshape(in(0), xs);
-  Value y = create(
-      "dlc.conv2d", {x, w}, tensorType({xs[0], oc, out[0], out[1]}, elem),
-      {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
-       b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)),
-       b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(dil)),
-       b.getNamedAttr("groups", b.getI64IntegerAttr(group))});
+  Value y = create("dlc.conv2d", {x, w},
+                   tensorType({xs[0], oc, out[0], out[1]}, elem),
+                   {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
+                    b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)),
+                    b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(dil)),
+                    b.getNamedAttr("groups", b.getI64IntegerAttr(group))});
   if (bias)
     y = create("dlc.add", {y, bias}, y.getType());
   if (is1d)
@@ -2046,14 +2382,24 @@ LogicalResult Importer::convertConvTranspose() {
   size_t nd = rank - 2;
   SmallVector<int64_t> xs(tx.getShape()), ws(tw.getShape());
   int64_t group = attrInt("group", 1);
-  if (group <= 0 || ws[0] != xs[1])
+  if (group <= 0 || ws[0] != xs[1] || xs[1] % group != 0)
     return unsupported("the weights' first dimension must equal the input "
-                       "channels");
-  int64_t oc = ws[1] * group;
+                       "channels, a multiple of group");
+  auto outChannels = checkedMul(ws[1], group);
+  if (!outChannels)
+    return unsupported("the output channels overflow int64");
+  int64_t oc = *outChannels;
   auto ints = [&](StringRef name, size_t n, int64_t def) {
     auto v = attrInts(name);
     return v && v->size() == n ? SmallVector<int64_t>(v->begin(), v->end())
                                : SmallVector<int64_t>(n, def);
+  };
+  // Every size is at most 2^40 (checked below or a tensor extent): the
+  // arithmetic after this cannot overflow.
+  constexpr int64_t kMaxWindow = int64_t(1) << 40;
+  auto inRange = [&](ArrayRef<int64_t> v, int64_t lo) {
+    return llvm::all_of(
+        v, [&](int64_t x) { return x >= lo && x <= kMaxWindow; });
   };
   SmallVector<int64_t> strides = ints("strides", nd, 1),
                        dil = ints("dilations", nd, 1),
@@ -2061,15 +2407,34 @@ LogicalResult Importer::convertConvTranspose() {
                        outPad = ints("output_padding", nd, 0);
   std::string autoPad = attrStr("auto_pad", "NOTSET");
   auto outputShape = attrInts("output_shape");
+  if (!inRange(strides, 1) || !inRange(dil, 1))
+    return unsupported("strides and dilations must be positive and at most "
+                       "2^40");
+  if (!inRange(pads, 0) || !inRange(outPad, 0))
+    return unsupported("pads and output_padding must be non-negative and at "
+                       "most 2^40");
+  if (outputShape && !outputShape->empty() &&
+      (outputShape->size() < nd || !inRange(*outputShape, 0)))
+    return unsupported("output_shape must give the " + Twine(nd) +
+                       " spatial sizes, each between 0 and 2^40");
+  if (!inRange(ArrayRef<int64_t>(ws).drop_front(2), 1))
+    return unsupported("kernel sizes must be positive");
   SmallVector<int64_t> out(nd);
   for (size_t i = 0; i < nd; ++i) {
     int64_t in = xs[2 + i], k = ws[2 + i];
-    int64_t full = strides[i] * (in - 1) + outPad[i] + (k - 1) * dil[i] + 1;
+    auto stretched = checkedMul(strides[i], in - 1);
+    auto dilated = checkedMul(k - 1, dil[i]);
+    // Both products below 2^61: the sum fits (the result type is checked).
+    constexpr int64_t kMaxTerm = int64_t(1) << 61;
+    if (in == 0 || !stretched || !dilated || *stretched > kMaxTerm ||
+        *dilated > kMaxTerm)
+      return unsupported("the output size overflows int64");
+    int64_t full = *stretched + outPad[i] + *dilated + 1;
     int64_t target = -1;
     if (outputShape && !outputShape->empty())
       target = (*outputShape)[outputShape->size() - nd + i];
     else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
-      target = in * strides[i];
+      target = *stretched + strides[i]; // in * stride, below 2^62
     if (target >= 0) {
       int64_t total = full - target;
       if (total < 0) {
@@ -2101,14 +2466,14 @@ LogicalResult Importer::convertConvTranspose() {
     xs.insert(xs.begin() + 2, 1);
     ws.insert(ws.begin() + 2, 1);
   }
-  Value y = create(
-      "dlc.conv_transpose2d", {reshape(in(0), xs), reshape(in(1), ws)},
-      tensorType({xs[0], oc, out[0], out[1]}, elem),
-      {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
-       b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)),
-       b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(dil)),
-       b.getNamedAttr("output_padding", b.getDenseI64ArrayAttr(outPad)),
-       b.getNamedAttr("groups", b.getI64IntegerAttr(group))});
+  Value y =
+      create("dlc.conv_transpose2d", {reshape(in(0), xs), reshape(in(1), ws)},
+             tensorType({xs[0], oc, out[0], out[1]}, elem),
+             {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
+              b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)),
+              b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(dil)),
+              b.getNamedAttr("output_padding", b.getDenseI64ArrayAttr(outPad)),
+              b.getNamedAttr("groups", b.getI64IntegerAttr(group))});
   if (has(2))
     y = create("dlc.add", {y, reshape(in(2), {1, oc, 1, 1})}, y.getType());
   if (nd == 1)
@@ -2165,9 +2530,9 @@ LogicalResult Importer::convertPool(StringRef op) {
   }
   bool isMax = op == "MaxPool";
   SmallVector<NamedAttribute> attrs = {
-      b.getNamedAttr("kind", dlcir::PoolKindAttr::get(
-                                 ctx, isMax ? dlcir::PoolKind::max
-                                            : dlcir::PoolKind::avg)),
+      b.getNamedAttr(
+          "kind", dlcir::PoolKindAttr::get(ctx, isMax ? dlcir::PoolKind::max
+                                                      : dlcir::PoolKind::avg)),
       b.getNamedAttr("kernel", b.getDenseI64ArrayAttr(kernel)),
       b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
       b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)),
@@ -2205,7 +2570,8 @@ LogicalResult Importer::convertBatchNorm() {
     rt::HostTensor a(*dtypeOfElem(elem), {pshape.begin(), pshape.end()});
     rt::HostTensor s = a;
     for (int64_t i = 0; i < c; ++i) {
-      double ai = litDouble(*lit(1), i) / std::sqrt(litDouble(*lit(4), i) + eps);
+      double ai =
+          litDouble(*lit(1), i) / std::sqrt(litDouble(*lit(4), i) + eps);
       a.setFromDouble(i, ai);
       s.setFromDouble(i, litDouble(*lit(2), i) - litDouble(*lit(3), i) * ai);
     }
@@ -2266,6 +2632,14 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
         return unsupported("the value must have one element");
       value = t.take();
     }
+    Type elem = elemTypeOf(ctx, value.dtype);
+    if (failed(checkType(*shape, elem, "the output")))
+      return failure();
+    if (*checkedProduct(*shape) > kMaxFoldElements) {
+      // Too big for a literal: a splat constant, never materialized.
+      setOut(0, splatConstant(*shape, elem, litDouble(value, 0)));
+      return success();
+    }
     rt::HostTensor out(value.dtype, *shape);
     size_t es = rt::dtypeSize(value.dtype);
     for (int64_t i = 0; i < out.numElements(); ++i)
@@ -2275,14 +2649,25 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
   }
   if (op == "Range") {
     const rt::HostTensor *s = lit(0), *l = lit(1), *d = lit(2);
-    if (!s || !l || !d)
-      return unsupported("start, limit and delta must be a constant");
+    if (!s || !l || !d || s->numElements() != 1 || l->numElements() != 1 ||
+        d->numElements() != 1)
+      return unsupported("start, limit and delta must be constant scalars");
     rt::DType dt = s->dtype;
     double start = litDouble(*s, 0), limit = litDouble(*l, 0),
            delta = litDouble(*d, 0);
+    if (!std::isfinite(start) || !std::isfinite(limit) ||
+        !std::isfinite(delta))
+      return unsupported("start, limit and delta must be finite");
     if (delta == 0)
       return unsupported("delta must not be 0");
-    int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((limit - start) / delta));
+    double count = std::ceil((limit - start) / delta);
+    if (!(count <= (double)kMaxLiteralElements))
+      return unsupported("the range from " + Twine(std::to_string(start)) +
+                         " to " + std::to_string(limit) + " by " +
+                         std::to_string(delta) + " has more than the " +
+                         Twine(kMaxLiteralElements) +
+                         " elements the importer computes at import time");
+    int64_t n = std::max<int64_t>(0, (int64_t)count);
     rt::HostTensor out(dt, {n});
     if (isFloatDType(dt)) {
       for (int64_t i = 0; i < n; ++i)
@@ -2290,7 +2675,7 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
     } else {
       int64_t s0 = litInt(*s, 0), d0 = litInt(*d, 0);
       for (int64_t i = 0; i < n; ++i)
-        litSetInt(out, i, s0 + i * d0);
+        litSetInt(out, i, wrapAdd(s0, wrapMul(i, d0)));
     }
     setOutLit(0, makeLit(std::move(out)));
     return success();
@@ -2321,22 +2706,27 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
       if (!lit(2))
         return unsupported("the training_mode input must be a constant "
                            "(false: inference)");
-      if (litInt(*lit(2), 0))
+      // Training with ratio 0 drops nothing.
+      bool zeroRatio = has(1) && lit(1) && lit(1)->numElements() == 1 &&
+                       litDouble(*lit(1), 0) == 0.0;
+      if (lit(2)->numElements() != 1)
+        return unsupported("training_mode must be a scalar");
+      if (litInt(*lit(2), 0) && !zeroRatio)
         return unsupported("training_mode=true is not supported (inference "
                            "only)");
     }
     outs[0] = *ins[0];
-    if (outs.size() > 1 && !node->output(1).empty()) {
-      rt::HostTensor mask(rt::DType::I1, std::vector<int64_t>(xs));
-      std::fill(mask.data.begin(), mask.data.end(), 1);
-      setOutLit(1, makeLit(std::move(mask)));
-    }
+    if (outs.size() > 1 && !node->output(1).empty() &&
+        useCount.lookup(node->output(1)))
+      setOut(1, splatConstant(xs, b.getI1Type(), 1.0));
     return success();
   }
 
   // Ops that only change the shape: a literal stays a literal.
   auto reshapeTo = [&](ArrayRef<int64_t> shape) {
-    if (product(shape) != tx.getNumElements())
+    if (failed(checkType(shape, tx.getElementType(), "the output")))
+      return failure();
+    if (*checkedProduct(shape) != tx.getNumElements())
       return unsupported("cannot reshape " + dlcir::formatShape(xs) + " to " +
                          dlcir::formatShape(shape));
     if (ins[0]->lit) {
@@ -2371,7 +2761,11 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
       }
       if (d < 0)
         return unsupported("shape has a negative size " + Twine(d));
-      known *= d;
+      auto k = checkedMul(known, d);
+      if (!k)
+        return unsupported("shape " + dlcir::formatShape(*target) +
+                           " has more elements than int64 can count");
+      known = *k;
       shape.push_back(d);
     }
     if (inferred >= 0) {
@@ -2444,11 +2838,13 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
     if ((int64_t)perm.size() != rank)
       return unsupported("perm has the wrong length");
     SmallVector<int64_t> shape;
+    SmallVector<bool> seen(rank, false);
     for (int64_t &p : perm) {
       if (p < 0)
         p += rank;
-      if (p < 0 || p >= rank)
-        return unsupported("perm is out of range");
+      if (p < 0 || p >= rank || seen[p])
+        return unsupported("perm is not a permutation of the dimensions");
+      seen[p] = true;
       shape.push_back(xs[p]);
     }
     if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
@@ -2483,8 +2879,9 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
       setOut(0, values[0]);
       return success();
     }
-    setOut(0, create("dlc.concat", values, tensorType(shape, tx.getElementType()),
-                     {b.getNamedAttr("axis", b.getI64IntegerAttr(*a))}));
+    setOut(0,
+           create("dlc.concat", values, tensorType(shape, tx.getElementType()),
+                  {b.getNamedAttr("axis", b.getI64IntegerAttr(*a))}));
     return success();
   }
   if (op == "Expand" || op == "Tile") {
@@ -2495,6 +2892,8 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
     Value x = in(0);
     SmallVector<int64_t> shape;
     if (op == "Expand") {
+      if (failed(checkType(*v, tx.getElementType(), "the shape input")))
+        return failure();
       auto out = numpyBroadcast({xs, *v});
       if (!out)
         return unsupported("cannot expand " + dlcir::formatShape(xs) + " to " +
@@ -2508,9 +2907,21 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
       if ((int64_t)v->size() != rank)
         return unsupported("repeats must have one entry per dimension");
       multiples.assign(v->begin(), v->end());
-      for (int64_t d = 0; d < rank; ++d)
-        shape.push_back(xs[d] * multiples[d]);
+      for (int64_t d = 0; d < rank; ++d) {
+        if (multiples[d] < 0)
+          return unsupported("repeats must not be negative");
+        auto m = checkedMul(xs[d], multiples[d]);
+        if (!m)
+          return unsupported("the tiled size of dimension " + Twine(d) +
+                             " overflows int64");
+        shape.push_back(*m);
+      }
     }
+    if (failed(checkType(shape, tx.getElementType(), "the output")))
+      return failure();
+    if (llvm::is_contained(multiples, 0))
+      return unsupported("the output would be empty (dlc tensors have no "
+                         "zero-size dimensions here)");
     if (llvm::all_of(multiples, [](int64_t m) { return m == 1; })) {
       setOut(0, x);
       return success();
@@ -2525,8 +2936,10 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
       return unsupported("the input must have rank 4");
     int64_t bs = attrInt("blocksize", 0);
     int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3];
-    if (bs <= 0)
-      return unsupported("blocksize must be positive");
+    if (bs <= 0 || bs > (int64_t(1) << 20))
+      return unsupported("blocksize must be positive and at most 2^20");
+    // Output sizes below are products of input sizes and bs (< 2^20 each):
+    // they are checked like every result type.
     Type elem = tx.getElementType();
     auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
       auto s = cast<RankedTensorType>(v.getType()).getShape();
@@ -2538,7 +2951,7 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
     };
     Value y;
     if (op == "DepthToSpace") {
-      if (c % (bs * bs))
+      if (c == 0 || c % (bs * bs))
         return unsupported("channels are not divisible by blocksize^2");
       int64_t oc = c / (bs * bs);
       bool crd = attrStr("mode", "DCR") == "CRD";
@@ -2548,7 +2961,7 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
               : transpose(t, {0, 3, 4, 1, 5, 2});
       y = reshape(t, {n, oc, h * bs, w * bs});
     } else {
-      if (h % bs || w % bs)
+      if (h == 0 || w == 0 || h % bs || w % bs)
         return unsupported("height and width are not divisible by blocksize");
       Value t = reshape(in(0), {n, c, h / bs, bs, w / bs, bs});
       t = transpose(t, {0, 3, 5, 1, 2, 4});
@@ -2583,12 +2996,38 @@ LogicalResult Importer::convertSlice() {
   auto s = sliceDims(tx.getShape(), *starts, *ends, axes, steps, err);
   if (!s)
     return unsupported(err);
-  if (llvm::any_of(s->step, [](int64_t st) { return st < 0; }))
-    return unsupported("negative slice steps are not supported");
   if (llvm::is_contained(s->size, 0))
     return unsupported("the slice is empty (dlc tensors have no zero-size "
                        "dimensions here)");
-  setOut(0, slice(in(0), s->start, s->size, s->step));
+  // Positive steps are one dlc.slice; a dimension read backwards is then a
+  // dlc.gather of constant indices.
+  SmallVector<int64_t> first(s->start.begin(), s->start.end());
+  SmallVector<int64_t> sizes(s->size.begin(), s->size.end());
+  SmallVector<int64_t> strides(s->step.begin(), s->step.end());
+  SmallVector<int64_t> reversed;
+  for (size_t d = 0; d < strides.size(); ++d) {
+    if (strides[d] > 0)
+      continue;
+    reversed.push_back(d);
+    first[d] = 0;
+    sizes[d] = tx.getDimSize(d);
+    strides[d] = 1;
+  }
+  Value y = slice(in(0), first, sizes, strides);
+  for (int64_t d : reversed) {
+    if (failed(checkLiteral({s->size[d]}, rt::DType::I64,
+                            "the index table of a reversed dimension")))
+      return failure();
+    rt::HostTensor idx(rt::DType::I64, {s->size[d]});
+    for (int64_t i = 0; i < s->size[d]; ++i)
+      litSetInt(idx, i, s->start[d] + i * s->step[d]);
+    SmallVector<int64_t> shape(cast<RankedTensorType>(y.getType()).getShape());
+    shape[d] = s->size[d];
+    y = create("dlc.gather", {y, constant(idx)},
+               tensorType(shape, tx.getElementType()),
+               {b.getNamedAttr("axis", b.getI64IntegerAttr(d))});
+  }
+  setOut(0, y);
   return success();
 }
 
@@ -2617,6 +3056,17 @@ LogicalResult Importer::convertGather() {
     setOut(0, reshape(slice(in(0), start, sizes), shape));
     return success();
   }
+  // Constant indices are checked here: on the device an index out of range
+  // would be clamped silently.
+  if (const rt::HostTensor *l = lit(1)) {
+    int64_t d = tx.getDimSize(*a);
+    for (int64_t k = 0, n = l->numElements(); k < n; ++k) {
+      int64_t i = litInt(*l, k);
+      if (i < -d || i >= d)
+        return unsupported("index " + Twine(i) + " is out of range for size " +
+                           Twine(d));
+    }
+  }
   setOut(0, create("dlc.gather", {in(0), in(1)},
                    tensorType(shape, tx.getElementType()),
                    {b.getNamedAttr("axis", b.getI64IntegerAttr(*a))}));
@@ -2639,8 +3089,9 @@ LogicalResult Importer::convertSplit() {
     sizes = *v;
   } else {
     int64_t n = attrInt("num_outputs", node->output_size());
-    if (n <= 0)
-      return unsupported("the number of outputs must be positive");
+    if (n <= 0 || n != node->output_size())
+      return unsupported("num_outputs must be the number of outputs (" +
+                         Twine(node->output_size()) + ")");
     int64_t chunk = (d + n - 1) / n;
     for (int64_t i = 0; i < n; ++i)
       sizes.push_back(std::max<int64_t>(0, std::min(chunk, d - i * chunk)));
@@ -2649,8 +3100,13 @@ LogicalResult Importer::convertSplit() {
     return unsupported("split gives " + Twine(sizes.size()) + " sizes for " +
                        Twine(node->output_size()) + " outputs");
   int64_t sum = 0;
-  for (int64_t s : sizes)
-    sum += s;
+  for (int64_t s : sizes) {
+    auto next = s < 0 ? std::nullopt : checkedAdd(sum, s);
+    if (!next)
+      return unsupported("split sizes must be non-negative and add up to " +
+                         Twine(d));
+    sum = *next;
+  }
   if (sum != d)
     return unsupported("split sizes add up to " + Twine(sum) + ", not " +
                        Twine(d));
@@ -2673,7 +3129,8 @@ LogicalResult Importer::convertSplit() {
 LogicalResult Importer::convertPad() {
   std::string mode = attrStr("mode", "constant");
   if (mode != "constant")
-    return unsupported("Pad mode '" + mode + "' is not supported (constant "
+    return unsupported("Pad mode '" + mode +
+                       "' is not supported (constant "
                        "only)");
   auto tx = inType(0);
   int64_t rank = tx.getRank();
@@ -2701,8 +3158,16 @@ LogicalResult Importer::convertPad() {
     high[*n] = (*pads)[i + axes.size()];
     if (low[*n] < 0 || high[*n] < 0)
       return unsupported("negative pads are not supported");
-    shape[*n] += low[*n] + high[*n];
+    auto padded = checkedAdd(shape[*n], low[*n]);
+    if (padded)
+      padded = checkedAdd(*padded, high[*n]);
+    if (!padded)
+      return unsupported("the padded size of dimension " + Twine(*n) +
+                         " overflows int64");
+    shape[*n] = *padded;
   }
+  if (failed(checkType(shape, tx.getElementType(), "the output")))
+    return failure();
   double value = 0;
   if (has(2)) {
     const rt::HostTensor *l = lit(2);
@@ -2731,20 +3196,13 @@ LogicalResult Importer::convertReduce(StringRef op) {
   int64_t rank = tx.getRank();
   Type elem = tx.getElementType();
   std::vector<int64_t> axes;
-  bool axesGiven = false;
   if (has(1)) {
     auto v = constInts(1, "axes");
     if (failed(v))
       return failure();
     axes = *v;
-    axesGiven = true;
   } else if (auto v = attrInts("axes")) {
     axes = *v;
-    axesGiven = true;
-  }
-  if (axes.empty() && axesGiven && attrInt("noop_with_empty_axes", 0)) {
-    outs[0] = *ins[0];
-    return success();
   }
   if (axes.empty() && attrInt("noop_with_empty_axes", 0)) {
     outs[0] = *ins[0];
@@ -2762,8 +3220,8 @@ LogicalResult Importer::convertReduce(StringRef op) {
       norm.push_back(*n);
   }
   bool isFloat = isa<FloatType>(elem);
-  if (!isFloat && op != "ReduceSum" && op != "ReduceMax" &&
-      op != "ReduceMin" && op != "ReduceProd")
+  if (!isFloat && op != "ReduceSum" && op != "ReduceMax" && op != "ReduceMin" &&
+      op != "ReduceProd")
     return unsupported("dlc computes " + op + " on float tensors only");
   int64_t count = 1;
   for (int64_t a : norm)
@@ -2813,9 +3271,19 @@ LogicalResult Importer::convertArgExtreme(bool isMax) {
   auto a = axis(attrInt("axis", 0), tx.getRank());
   if (failed(a))
     return failure();
-  if (attrInt("select_last_index", 0))
-    return unsupported("select_last_index=1 is not supported");
   Value x = in(0);
+  int64_t d = tx.getDimSize(*a);
+  bool last = attrInt("select_last_index", 0);
+  if (last) {
+    // The last extreme is the first one of the reversed axis.
+    if (failed(checkLiteral({d}, rt::DType::I64, "the index table")))
+      return failure();
+    rt::HostTensor idx(rt::DType::I64, {d});
+    for (int64_t i = 0; i < d; ++i)
+      litSetInt(idx, i, d - 1 - i);
+    x = create("dlc.gather", {x, constant(idx)}, tx,
+               {b.getNamedAttr("axis", b.getI64IntegerAttr(*a))});
+  }
   if (!isMax) {
     if (!isa<FloatType>(tx.getElementType()) &&
         !tx.getElementType().isInteger(32) &&
@@ -2827,6 +3295,10 @@ LogicalResult Importer::convertArgExtreme(bool isMax) {
   shape[*a] = 1;
   Value y = create("dlc.argmax", x, tensorType(shape, b.getI64Type()),
                    {b.getNamedAttr("axis", b.getI64IntegerAttr(*a))});
+  if (last) {
+    auto t = cast<RankedTensorType>(y.getType());
+    y = create("dlc.sub", {splat(d - 1, b.getI64Type(), t.getRank()), y}, t);
+  }
   if (!attrInt("keepdims", 1)) {
     shape.erase(shape.begin() + *a);
     y = reshape(y, shape);
@@ -2850,8 +3322,8 @@ LogicalResult Importer::convertSoftmax(bool log) {
     return failure();
   Value e = unary("dlc.exp", *d);
   Value s = reduce(K::sum, e, {*a});
-  FailureOr<Value> y =
-      log ? binary("dlc.sub", *d, unary("dlc.log", s)) : binary("dlc.div", e, s);
+  FailureOr<Value> y = log ? binary("dlc.sub", *d, unary("dlc.log", s))
+                           : binary("dlc.div", e, s);
   if (failed(y))
     return failure();
   setOut(0, *y);
@@ -2880,8 +3352,8 @@ LogicalResult Importer::convertLayerNorm() {
   auto d = binary("dlc.sub", x, mean);
   if (failed(d))
     return failure();
-  Value var = scale(reduce(K::sum, create("dlc.mul", {*d, *d}, tx), axes),
-                    1.0 / count);
+  Value var =
+      scale(reduce(K::sum, create("dlc.mul", {*d, *d}, tx), axes), 1.0 / count);
   Value inv = unary("dlc.rsqrt", addScalar(var, eps));
   auto y = binary("dlc.mul", *d, inv);
   if (failed(y))
@@ -2909,7 +3381,8 @@ LogicalResult Importer::convertResize() {
   std::string coord = attrStr("coordinate_transformation_mode", "half_pixel");
   std::string nearest = attrStr("nearest_mode", "round_prefer_floor");
   if (mode != "nearest" && mode != "linear")
-    return unsupported("Resize mode '" + mode + "' is not supported (nearest "
+    return unsupported("Resize mode '" + mode +
+                       "' is not supported (nearest "
                        "and linear only)");
   if (coord != "half_pixel" && coord != "asymmetric" &&
       coord != "align_corners" && coord != "pytorch_half_pixel")
@@ -2929,11 +3402,22 @@ LogicalResult Importer::convertResize() {
       return unsupported("the scales input must be a constant");
     for (int64_t d = 0; d < rank && d < l->numElements(); ++d) {
       double s = litDouble(*l, d);
-      int64_t o = (int64_t)std::floor(tx.getDimSize(d) * s);
+      if (!(s > 0) || !std::isfinite(s) || tx.getDimSize(d) == 0)
+        return unsupported("scale " + Twine(std::to_string(s)) +
+                           " of dimension " + Twine(d) +
+                           " must be positive and finite, of a non-empty "
+                           "dimension");
+      double scaled = std::floor(tx.getDimSize(d) * s);
+      if (scaled > (double)mlir::dlc::kMaxTensorBytes)
+        return unsupported("scale " + Twine(std::to_string(s)) +
+                           " of dimension " + Twine(d) +
+                           " gives a size larger than 2^40");
+      int64_t o = (int64_t)scaled;
       // dlc.resize scales by out/in: a scale that floors to another ratio
       // would sample elsewhere.
       if (std::fabs((double)o / tx.getDimSize(d) - s) > 1e-6 * s)
-        return unsupported("scale " + Twine(std::to_string(s)) + " of dimension " + Twine(d) +
+        return unsupported("scale " + Twine(std::to_string(s)) +
+                           " of dimension " + Twine(d) +
                            " is not output/input size (" + Twine(o) + "/" +
                            Twine(tx.getDimSize(d)) + "); give sizes instead");
       shape.push_back(o);
@@ -2943,6 +3427,8 @@ LogicalResult Importer::convertResize() {
   }
   if ((int64_t)shape.size() != rank)
     return unsupported("scales/sizes must have one entry per dimension");
+  if (failed(checkType(shape, tx.getElementType(), "the output")))
+    return failure();
   if (llvm::is_contained(shape, 0))
     return unsupported("the output would be empty");
   setOut(0, create("dlc.resize", in(0), tensorType(shape, tx.getElementType()),
@@ -2963,7 +3449,8 @@ bool parseOnnxInputShape(llvm::StringRef spec, OnnxImportOptions &options,
   auto [name, dims] = spec.rsplit('=');
   if (name.empty() || !spec.contains('=')) {
     error = "--input-shape expects NAME=DxDx... (e.g. input=1x3x224x224), "
-            "got '" + spec.str() + "'";
+            "got '" +
+            spec.str() + "'";
     return false;
   }
   std::vector<int64_t> shape;

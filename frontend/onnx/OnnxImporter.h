@@ -1,4 +1,5 @@
-//===- OnnxImporter.h - ONNX models to the dlc dialect ------------*- C++ -*-===//
+//===- OnnxImporter.h - ONNX models to the dlc dialect ------------*- C++
+//-*-===//
 //
 // Reads an ONNX ModelProto (with Debian's libonnx protobuf classes) and builds
 // a module with one `func.func @main` in the dlc dialect: graph inputs become

@@ -322,14 +322,16 @@ def shape_slice_split():
              node("Tile", ["b", "reps"], ["t"]),
              node("Pad", ["x", "pads", "pval"], ["pd"]),
              node("Gather", ["x", "gi"], ["g"], axis=2),
-             node("Gather", ["x", "gs"], ["gsc"], axis=1)]
+             node("Gather", ["x", "gs"], ["gsc"], axis=1),
+             node("Slice", ["x", "rst", "ren", "rax", "rsteps"], ["rev"])]
     b = rand(1, 5)
     return model(nodes, {"x": x, "b": b},
                  {"s1": x[1:4:2, :, -3:], "s2": x[-100:2, 1:100],
                   "p0": x[:, :2], "p1": x[:, 2:], "q0": x[:2], "q1": x[2:],
                   "e": np.broadcast_to(b, (3, 4, 5)).copy(), "t": np.tile(b, (2, 3)),
                   "pd": np.pad(x, ((0, 0), (1, 2), (0, 1)), constant_values=0.5),
-                  "g": x[:, :, [4, 0, 1]], "gsc": x[:, -1]},
+                  "g": x[:, :, [4, 0, 1]], "gsc": x[:, -1],
+                  "rev": x[::-1, 4:0:-2]},
                  [init("st", np.array([1, -3], np.int64)),
                   init("en", np.array([100, 9223372036854775807], np.int64)),
                   init("axes", np.array([0, 2], np.int64)),
@@ -342,7 +344,11 @@ def shape_slice_split():
                   init("pads", np.array([0, 1, 0, 0, 2, 1], np.int64)),
                   init("pval", np.array(0.5, np.float32)),
                   init("gi", np.array([4, 0, -4], np.int64)),
-                  init("gs", np.array(-1, np.int64))])
+                  init("gs", np.array(-1, np.int64)),
+                  init("rst", np.array([-1, 4], np.int64)),
+                  init("ren", np.array([-100, 0], np.int64)),
+                  init("rax", np.array([0, 1], np.int64)),
+                  init("rsteps", np.array([-1, -2], np.int64))])
 
 
 @case("gather")
@@ -510,6 +516,44 @@ def resize_ops():
                   init("sizes", np.array([1, 2, 5, 7], np.int64))])
 
 
+@case("types")
+def types_f16():
+    # f16 end to end: weights, MatMul, Conv, Softmax and a Cast to f32.
+    x = rand(2, 8).astype(np.float16)
+    w = rand(8, 20).astype(np.float16)
+    img = rand(1, 2, 5, 5).astype(np.float16)
+    k = rand(3, 2, 3, 3).astype(np.float16)
+    nodes = [node("MatMul", ["x", "w"], ["h"]), node("Relu", ["h"], ["r"]),
+             node("Softmax", ["r"], ["sm"]),
+             node("Cast", ["sm"], ["out_via_f16"], to=TensorProto.FLOAT),
+             node("Conv", ["img", "k"], ["c"], pads=[1, 1, 1, 1])]
+    h = np.maximum(x.astype(np.float32) @ w.astype(np.float32), 0)
+    c = np_conv(img.astype(np.float32), k.astype(np.float32), pads=(1, 1, 1, 1))
+    return model(nodes, {"x": x, "img": img},
+                 {"out_via_f16": np_softmax(h, -1).astype(np.float32),
+                  "c": c.astype(np.float16)},
+                 [init("w", w), init("k", k)])
+
+
+@case("types")
+def types_int():
+    # int64/int32/bool arithmetic, comparisons and casts (float -> int
+    # truncates toward zero, as ONNX specifies).
+    a = np.array([[3, -7, 12], [0, 5, -2]], np.int64)
+    b = np.array([2, 3, -4], np.int64)
+    f = np.array([[1.7, -1.7, 2.5], [-2.5, 0.4, -0.6]], np.float32)
+    nodes = [node("Add", ["a", "b"], ["s"]), node("Mul", ["a", "b"], ["m"]),
+             node("Greater", ["a", "b"], ["gt"]),
+             node("Cast", ["f"], ["fi"], to=TensorProto.INT32),
+             node("Cast", ["a"], ["af"], to=TensorProto.FLOAT),
+             node("ReduceMax", ["a"], ["mx"], axes=[1], keepdims=0),
+             node("Where", ["gt", "a", "b"], ["w"])]
+    return model(nodes, {"a": a, "b": b, "f": f},
+                 {"s": a + b, "m": a * b, "gt": a > b,
+                  "fi": np.trunc(f).astype(np.int32), "af": a.astype(np.float32),
+                  "mx": a.max(1), "w": np.where(a > b, a, b)})
+
+
 @case("weights")
 def weights_mlp():
     # An MLP with initializers large enough to go to the resource section.
@@ -538,18 +582,132 @@ def bad_models():
     yield "double", model([node("Relu", ["x"], ["y"])],
                           {"x": x.astype(np.float64)},
                           {"y": x.astype(np.float64)})[0]
-    yield "negative_step", model(
-        [node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="rev")],
-        {"x": x}, {"y": x},
-        [init("s", np.array([-1], np.int64)), init("e", np.array([-100], np.int64)),
-         init("a", np.array([0], np.int64)), init("st", np.array([-1], np.int64))])[0]
+    yield "reflect_pad", model(
+        [node("Pad", ["x", "p"], ["y"], name="pad", mode="reflect")],
+        {"x": x}, {"y": np.zeros((2, 4), np.float32)},
+        [init("p", np.array([0, 1, 0, 1], np.int64))])[0]
+    yield from fuzz_models()
+
+
+def raw_model(nodes, inputs, outputs, inits=()):
+    """A model without onnx.checker: inputs and outputs are value infos."""
+    graph = helper.make_graph(nodes, "test", inputs, outputs,
+                              initializer=list(inits))
+    m = helper.make_model(graph,
+                          opset_imports=[helper.make_opsetid("", OPSET)])
+    m.ir_version = 8
+    return m
+
+
+def fuzz_models():
+    """Malformed models of the kinds fuzz-onnx found (test/onnx/fuzz.test):
+    sizes, counts and indices that overflow, are negative, NaN or out of
+    range. The importer must answer each with a located error."""
+    i64 = lambda *v: np.array(v, np.int64)
+    big = 2 ** 62
+    f = TensorProto.FLOAT
+    x22 = [vi("x", [2, 2])]
+    yf = [helper.make_tensor_value_info("y", f, None)]
+    # ConstantOfShape: a shape over dlc's tensor limit, a negative one, and
+    # (imports) one too big to fold, which becomes a splat constant.
+    yield "fuzz_const_of_shape_huge", raw_model(
+        [node("ConstantOfShape", ["s"], ["y"], name="cos")], [], yf,
+        [init("s", i64(2 ** 20, 2 ** 20, 2 ** 20))])
+    yield "fuzz_const_of_shape_negative", raw_model(
+        [node("ConstantOfShape", ["s"], ["y"], name="cos")], [], yf,
+        [init("s", i64(-2, 3))])
+    yield "fuzz_const_of_shape_splat", raw_model(
+        [node("ConstantOfShape", ["s"], ["y"], name="cos",
+              value=numpy_helper.from_array(np.array([2.5], np.float32)))],
+        [], yf, [init("s", i64(1024, 4096))])
+    # Range: NaN and a count too large to materialize.
+    yield "fuzz_range_nan", raw_model(
+        [node("Range", ["a", "b", "c"], ["y"], name="range")], [], yf,
+        [init("a", np.array(0, np.float32)), init("b", np.array(10, np.float32)),
+         init("c", np.array(np.nan, np.float32))])
+    yield "fuzz_range_huge", raw_model(
+        [node("Range", ["a", "b", "c"], ["y"], name="range")], [], yf,
+        [init("a", np.array(0, np.int64)), init("b", np.array(big, np.int64)),
+         init("c", np.array(1, np.int64))])
+    # Initializers: dims without the data, and data shorter than the dims.
+    huge = TensorProto(name="w", data_type=f, dims=[2 ** 40, 2 ** 40])
+    yield "fuzz_init_huge", raw_model(
+        [node("Add", ["x", "w"], ["y"], name="add")], x22, yf, [huge])
+    short = TensorProto(name="w", data_type=f, dims=[2, 2],
+                        raw_data=b"\0" * 12)
+    yield "fuzz_init_short", raw_model(
+        [node("Add", ["x", "w"], ["y"], name="add")], x22, yf, [short])
+    ext = TensorProto(name="w", data_type=f, dims=[2, 2])
+    ext.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", "../../etc/passwd"), ("length", "16")):
+        e = ext.external_data.add()
+        e.key, e.value = k, v
+    yield "fuzz_external_escape", raw_model(
+        [node("Add", ["x", "w"], ["y"], name="add")], x22, yf, [ext])
+    # A graph input over the limit (and with --input-shape, see fuzz.test).
+    yield "fuzz_input_huge", raw_model(
+        [node("Relu", ["x"], ["y"])], [vi("x", [2 ** 31, 2 ** 31])], yf)
+    # Shape arithmetic that overflows int64.
+    yield "fuzz_tile_overflow", raw_model(
+        [node("Tile", ["x", "r"], ["y"], name="tile")], x22, yf,
+        [init("r", i64(big, 4))])
+    yield "fuzz_reshape_overflow", raw_model(
+        [node("Reshape", ["x", "s"], ["y"], name="reshape")], x22, yf,
+        [init("s", i64(2 ** 40, 2 ** 40, -1))])
+    yield "fuzz_pad_overflow", raw_model(
+        [node("Pad", ["x", "p"], ["y"], name="pad")], x22, yf,
+        [init("p", i64(0, 2 ** 63 - 1, 0, 1))])
+    # Window attributes of 0, negative or huge.
+    w = init("w", rand(1, 1, 1, 1))
+    x4 = [vi("x", [1, 1, 4, 4])]
+    yield "fuzz_conv_stride0", raw_model(
+        [node("Conv", ["x", "w"], ["y"], name="conv", strides=[0, 1])],
+        x4, yf, [w])
+    yield "fuzz_convt_dilation_huge", raw_model(
+        [node("ConvTranspose", ["x", "w"], ["y"], name="convt",
+              dilations=[big, 1])], x4, yf, [w])
+    yield "fuzz_pool_kernel0", raw_model(
+        [node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[0, 2])],
+        x4, yf)
+    # Split sizes, Gather indices, axes, perms, scales out of range.
+    yield "fuzz_split_negative", raw_model(
+        [node("Split", ["x", "s"], ["a", "b"], name="split", axis=0)], x22,
+        [vi("a", [1, 2]), vi("b", [1, 2])], [init("s", i64(-1, 3))])
+    yield "fuzz_gather_oob", raw_model(
+        [node("Gather", ["x", "i"], ["y"], name="gather")], x22, yf,
+        [init("i", i64(0, 5))])
+    yield "fuzz_softmax_scalar", raw_model(
+        [node("Softmax", ["x"], ["y"], name="softmax")], [vi("x", [])], yf)
+    yield "fuzz_transpose_repeat", raw_model(
+        [node("Transpose", ["x"], ["y"], name="transpose", perm=[0, 0])],
+        x22, yf)
+    yield "fuzz_resize_nan", raw_model(
+        [node("Resize", ["x", "", "s"], ["y"], name="resize")], x22, yf,
+        [init("s", np.array([np.nan, 1], np.float32))])
+    # A missing input.
+    yield "fuzz_matmul_one_input", raw_model(
+        [node("MatMul", ["x"], ["y"], name="matmul")], x22, yf)
+    # Slices with INT64_MIN/INT64_MAX (imports), and folded integer
+    # arithmetic that wraps instead of overflowing (imports).
+    yield "fuzz_slice_extremes", raw_model(
+        [node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="slice")],
+        x22, yf,
+        [init("st", i64(2 ** 63 - 1)), init("en", i64(-2 ** 63)),
+         init("ax", i64(0)), init("sp", i64(-2 ** 63))])
+    yield "fuzz_fold_wrap", raw_model(
+        [node("Add", ["a", "b"], ["y"], name="add")], [],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, None)],
+        [init("a", i64(2 ** 63 - 1)), init("b", i64(1))])
 
 
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
 
-def tolerance(expected):
+def tolerance(name, expected):
+    # f16 results, and f32 results computed in f16 ("..._via_f16").
+    if expected.dtype == np.float16 or name.endswith("_via_f16"):
+        return 1e-2
     return 1e-4 if expected.dtype.kind == "f" else 0.0
 
 
@@ -583,7 +741,7 @@ def run_case(dlc, outdir, name):
         else:
             err = float(np.linalg.norm(got.astype(np.float64) - want) /
                         max(np.linalg.norm(want.astype(np.float64)), 1e-30))
-            good = err <= tolerance(want)
+            good = err <= tolerance(n, want)
         print("case %s output %s: %s (relative error %.3g vs numpy)" %
               (name, n, "ok" if good else "MISMATCH", err))
         ok &= good
