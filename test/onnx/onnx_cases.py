@@ -586,7 +586,34 @@ def bad_models():
         [node("Pad", ["x", "p"], ["y"], name="pad", mode="reflect")],
         {"x": x}, {"y": np.zeros((2, 4), np.float32)},
         [init("p", np.array([0, 1, 0, 1], np.int64))])[0]
+    yield from structure_models()
     yield from fuzz_models()
+
+
+def structure_models():
+    """Models whose graph or header is malformed (built without the checker)."""
+    x = vi("x", (2, 2))
+    relu = node("Relu", ["x"], ["y"])
+    m = raw_model([relu], [x], [vi("y", (2, 2))])
+    del m.opset_import[:]
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    yield "no_default_opset", m
+    m = raw_model([helper.make_node("Frob", ["x"], ["y"], name="frob",
+                                    domain="com.example")],
+                  [x], [vi("y", (2, 2))])
+    m.opset_import.append(helper.make_opsetid("com.example", 3))
+    yield "custom_domain", m
+    yield "no_input_shape", raw_model(
+        [relu], [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [vi("y", (2, 2))])
+    yield "output_not_produced", raw_model([relu], [x], [vi("z", (2, 2))])
+    yield "output_type_mismatch", raw_model(
+        [relu], [x], [vi("y", (2, 2), TensorProto.INT64)])
+    yield "output_size_mismatch", raw_model([relu], [x], [vi("y", (2, 3))])
+    m = onnx.ModelProto()
+    m.ir_version = 8
+    m.opset_import.append(helper.make_opsetid("", OPSET))
+    yield "no_graph", m
 
 
 def raw_model(nodes, inputs, outputs, inits=()):
