@@ -9,6 +9,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -766,20 +767,35 @@ static LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> strides,
   return success();
 }
 
+/// The diagnostic for window arithmetic (sizes, pads, dilations) that
+/// overflows 64-bit integers: such attributes describe no real model.
+static LogicalResult overflowError(Operation *op) {
+  return op->emitOpError() << "has sizes, pads, strides or dilations whose "
+                              "arithmetic overflows 64-bit integers";
+}
+
 /// The floor-mode output size of a window over `size` elements, or a
 /// diagnostic when the dilated window does not fit the padded input.
 static FailureOr<int64_t> windowOutputSize(Operation *op, StringRef dim,
                                            int64_t size, int64_t padLow,
                                            int64_t padHigh, int64_t window,
                                            int64_t stride, int64_t dilation) {
-  int64_t span = dilation * (window - 1) + 1;
-  int64_t padded = size + padLow + padHigh;
-  if (span > padded)
-    return op->emitOpError() << "has a window spanning " << span << " "
+  if (window < 1)
+    return op->emitOpError() << "expects a window of at least one element "
+                             << "along the " << dim << ", but got " << window;
+  std::optional<int64_t> span = llvm::checkedMulAdd(dilation, window - 1,
+                                                    int64_t(1));
+  std::optional<int64_t> padded = llvm::checkedAdd(size, padLow);
+  if (padded)
+    padded = llvm::checkedAdd(*padded, padHigh);
+  if (!span || !padded)
+    return overflowError(op);
+  if (*span > *padded)
+    return op->emitOpError() << "has a window spanning " << *span << " "
                              << dim << " (kernel " << window << ", dilation "
-                             << dilation << "), more than the " << padded
+                             << dilation << "), more than the " << *padded
                              << " of the padded input";
-  return (padded - span) / stride + 1;
+  return (*padded - *span) / stride + 1;
 }
 
 static LogicalResult verifyFloatWindowTypes(Operation *op, ValueRange operands,
@@ -880,13 +896,32 @@ LogicalResult ConvTranspose2DOp::verify() {
     return emitOpError() << "expects output_padding to be two non-negative "
                             "values below the stride or dilation, but got "
                          << formatShape(op);
-  int64_t oh = s[0] * (in[2] - 1) + op[0] + (w[2] - 1) * d[0] + 1 - p[0] - p[2];
-  int64_t ow = s[1] * (in[3] - 1) + op[1] + (w[3] - 1) * d[1] + 1 - p[1] - p[3];
+  // OH = s*(H-1) + output_padding + (KH-1)*d + 1 - top - bottom.
+  auto outputSize = [&](int dim) -> std::optional<int64_t> {
+    if (in[2 + dim] < 1 || w[2 + dim] < 1)
+      return 0;
+    std::optional<int64_t> a = llvm::checkedMul(s[dim], in[2 + dim] - 1);
+    std::optional<int64_t> b = llvm::checkedMul(d[dim], w[2 + dim] - 1);
+    std::optional<int64_t> pads = llvm::checkedAdd(p[dim], p[dim + 2]);
+    if (!a || !b || !pads)
+      return std::nullopt;
+    std::optional<int64_t> sum = llvm::checkedAdd(*a, *b);
+    if (sum)
+      sum = llvm::checkedAdd(*sum, op[dim] + 1);
+    if (!sum)
+      return std::nullopt;
+    return *sum - *pads;
+  };
+  std::optional<int64_t> ohOr = outputSize(0), owOr = outputSize(1);
+  std::optional<int64_t> oc = llvm::checkedMul(w[1], g);
+  if (!ohOr || !owOr || !oc)
+    return overflowError(*this);
+  int64_t oh = *ohOr, ow = *owOr;
   if (oh < 1 || ow < 1)
     return emitOpError() << "pads " << formatShape(p)
                          << " leave no output (computed size "
                          << formatShape({oh, ow}) << ")";
-  if (failed(checkResultShape(*this, {in[0], w[1] * g, oh, ow})))
+  if (failed(checkResultShape(*this, {in[0], *oc, oh, ow})))
     return failure();
   if (auto acc = getAccType(); acc && !isa<FloatType>(*acc))
     return emitOpError() << "acc_type must be a float type, but got " << *acc;
@@ -913,8 +948,11 @@ LogicalResult Pool2DOp::verify() {
   auto fits = [&](int64_t o, int64_t floorSize, int64_t d) {
     if (o == floorSize)
       return true;
-    return o == floorSize + 1 &&
-           (o - 1) * s[d] < in[2 + d] + p[d] + p[d + 2];
+    // (o - 1) * s < H + top + bottom, which convOutputSize computed without
+    // overflow; the product is checked here.
+    std::optional<int64_t> start = llvm::checkedMul(o - 1, s[d]);
+    return o == floorSize + 1 && start &&
+           *start < in[2 + d] + p[d] + p[d + 2];
   };
   if (out[0] != in[0] || out[1] != in[1] ||
       !fits(out[2], size->first, 0) || !fits(out[3], size->second, 1))
@@ -997,8 +1035,13 @@ LogicalResult Im2ColOp::verify() {
                              getDilations());
   if (failed(size))
     return failure();
-  return checkResultShape(*this, {in[0], g, in[1] / g * k[0] * k[1],
-                                  size->first * size->second});
+  std::optional<int64_t> rows = llvm::checkedMul(in[1] / g, k[0]);
+  if (rows)
+    rows = llvm::checkedMul(*rows, k[1]);
+  std::optional<int64_t> cols = llvm::checkedMul(size->first, size->second);
+  if (!rows || !cols)
+    return overflowError(*this);
+  return checkResultShape(*this, {in[0], g, *rows, *cols});
 }
 
 //===----------------------------------------------------------------------===//
