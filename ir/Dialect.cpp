@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -172,6 +173,36 @@ LogicalResult mlir::dlc::checkTensorSizes(Operation *root) {
   return success(ok);
 }
 
+/// Verifiers compute with shapes; they first require every operand and
+/// result to be within kMaxTensorBytes (the limit the passes check too), so
+/// that no product or sum of extents overflows 64-bit integers.
+static LogicalResult verifyTensorSizes(Operation *op) {
+  auto check = [&](Type type, const Twine &what) -> LogicalResult {
+    if (isWithinTensorSizeLimit(type))
+      return success();
+    return op->emitOpError() << what << " has type " << type
+                             << ", which is larger than the 2^40 bytes (1 TiB) "
+                                "dlc supports for one tensor";
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (failed(check(operand.get().getType(),
+                     "operand #" + Twine(operand.getOperandNumber()))))
+      return failure();
+  for (OpResult result : op->getResults())
+    if (failed(check(result.getType(),
+                     "result #" + Twine(result.getResultNumber()))))
+      return failure();
+  return success();
+}
+
+/// The diagnostic for attribute values (multiples, pads, strides) whose
+/// arithmetic with the shape overflows 64-bit integers.
+static LogicalResult attributeOverflowError(Operation *op) {
+  return op->emitOpError()
+         << "has attribute values whose arithmetic with the input shape "
+            "overflows 64-bit integers";
+}
+
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
                                 StringRef what) {
   if (axis < 0 || axis >= rank)
@@ -312,6 +343,8 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto in = tensorType(getInput());
   if (getAxes().empty())
     return emitOpError() << "expects at least one axis";
@@ -338,6 +371,8 @@ LogicalResult ReduceOp::verify() {
 }
 
 LogicalResult ArgMaxOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto in = tensorType(getInput());
   if (failed(verifyAxis(*this, getAxis(), in.getRank(), "axis")))
     return failure();
@@ -354,6 +389,8 @@ LogicalResult ArgMaxOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto a = tensorType(getLhs()), b = tensorType(getRhs());
   if (a.getRank() < 2 || a.getRank() != b.getRank())
     return emitOpError() << "expects operands of one rank, at least 2, but got "
@@ -512,6 +549,8 @@ void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 LogicalResult TransposeOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto in = tensorType(getInput());
   ArrayRef<int64_t> perm = getPerm();
   if ((int64_t)perm.size() != in.getRank())
@@ -594,6 +633,8 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 LogicalResult ReshapeOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto in = tensorType(getInput());
   if (in.getNumElements() != getType().getNumElements())
     return emitOpError() << "cannot reshape " << in.getNumElements()
@@ -618,6 +659,8 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 }
 
 LogicalResult SliceOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto in = tensorType(getInput());
   ArrayRef<int64_t> start = getStart();
   if ((int64_t)start.size() != in.getRank() ||
@@ -639,7 +682,14 @@ LogicalResult SliceOp::verify() {
   for (int64_t d = 0; d < in.getRank(); ++d) {
     int64_t size = getType().getDimSize(d);
     // The last element read is start + (size - 1) * stride.
-    int64_t end = size == 0 ? start[d] : start[d] + (size - 1) * strides[d] + 1;
+    int64_t end = start[d];
+    if (size != 0) {
+      std::optional<int64_t> last =
+          llvm::checkedMulAdd(size - 1, strides[d], start[d]);
+      if (!last || *last == std::numeric_limits<int64_t>::max())
+        return attributeOverflowError(*this);
+      end = *last + 1;
+    }
     if (start[d] < 0 || end > in.getDimSize(d)) {
       if (strides[d] == 1)
         return emitOpError() << "slice [" << start[d] << ", " << end
@@ -669,6 +719,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 }
 
 LogicalResult ConcatOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   if (getInputs().empty())
     return emitOpError() << "expects at least one input";
   auto first = tensorType(getInputs()[0]);
@@ -697,6 +749,8 @@ LogicalResult ConcatOp::verify() {
 }
 
 LogicalResult PadOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto in = tensorType(getInput());
   if ((int64_t)getLow().size() != in.getRank() ||
       (int64_t)getHigh().size() != in.getRank())
@@ -708,7 +762,12 @@ LogicalResult PadOp::verify() {
       return emitOpError() << "expects non-negative padding, but dimension "
                            << d << " has low " << getLow()[d] << " and high "
                            << getHigh()[d];
-    expected.push_back(in.getDimSize(d) + getLow()[d] + getHigh()[d]);
+    std::optional<int64_t> size = llvm::checkedAdd(in.getDimSize(d), getLow()[d]);
+    if (size)
+      size = llvm::checkedAdd(*size, getHigh()[d]);
+    if (!size)
+      return attributeOverflowError(*this);
+    expected.push_back(*size);
   }
   if (ArrayRef<int64_t>(expected) != getType().getShape() ||
       getType().getElementType() != in.getElementType())
@@ -718,6 +777,8 @@ LogicalResult PadOp::verify() {
 }
 
 LogicalResult TileOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto in = tensorType(getInput());
   if ((int64_t)getMultiples().size() != in.getRank())
     return emitOpError() << "expects " << in.getRank() << " multiples, but got "
@@ -727,7 +788,11 @@ LogicalResult TileOp::verify() {
     if (getMultiples()[d] < 1)
       return emitOpError() << "expects positive multiples, but dimension " << d
                            << " has " << getMultiples()[d];
-    expected.push_back(in.getDimSize(d) * getMultiples()[d]);
+    std::optional<int64_t> size =
+        llvm::checkedMul(in.getDimSize(d), getMultiples()[d]);
+    if (!size)
+      return attributeOverflowError(*this);
+    expected.push_back(*size);
   }
   if (ArrayRef<int64_t>(expected) != getType().getShape() ||
       getType().getElementType() != in.getElementType())
@@ -846,6 +911,8 @@ convOutputSize(Operation *op, ArrayRef<int64_t> in, int64_t kh, int64_t kw,
 }
 
 LogicalResult Conv2DOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   if (failed(verifyFloatWindowTypes(*this, getOperands(), getType())) ||
       failed(verifyWindow(*this, getStrides(), getPads(), getDilations(),
                           std::nullopt)))
@@ -874,6 +941,8 @@ LogicalResult Conv2DOp::verify() {
 }
 
 LogicalResult ConvTranspose2DOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   if (failed(verifyFloatWindowTypes(*this, getOperands(), getType())) ||
       failed(verifyWindow(*this, getStrides(), getPads(), getDilations(),
                           std::nullopt)))
@@ -929,6 +998,8 @@ LogicalResult ConvTranspose2DOp::verify() {
 }
 
 LogicalResult Pool2DOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   if (failed(verifyFloatWindowTypes(*this, getOperation()->getOperands(),
                                     getType())))
     return failure();
@@ -967,6 +1038,8 @@ LogicalResult Pool2DOp::verify() {
 }
 
 LogicalResult GatherOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto data = tensorType(getData());
   auto indices = tensorType(getIndices());
   if (failed(verifyAxis(*this, getAxis(), data.getRank(), "axis")))
@@ -985,6 +1058,8 @@ LogicalResult GatherOp::verify() {
 }
 
 LogicalResult ResizeOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto in = tensorType(getInput());
   if (getMode() != "nearest" && getMode() != "linear")
     return emitOpError() << "expects mode \"nearest\" or \"linear\", but got \""
@@ -1017,6 +1092,8 @@ LogicalResult ResizeOp::verify() {
 }
 
 LogicalResult Im2ColOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
   auto inType = tensorType(getInput());
   if (inType.getRank() != 4 ||
       inType.getElementType() != getType().getElementType())

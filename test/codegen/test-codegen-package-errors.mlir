@@ -192,18 +192,6 @@ func.func @sparse_in_kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.
 
 // -----
 
-func.func @too_many_rows(%x: tensor<4294967296x2048xf32>) -> tensor<4294967296x1xf32> attributes {dlc.arena_bytes = 0 : i64} {
-  // expected-error @+1 {{'dlc.kernel' op has more rows than a CUDA grid can hold}}
-  %k = dlc.kernel(%x) {dlc.offsets = array<i64: -1>} : (tensor<4294967296x2048xf32>) -> tensor<4294967296x1xf32> {
-  ^bb0(%a: tensor<4294967296x2048xf32>):
-    %0 = dlc.reduce sum %a {axes = array<i64: 1>} : (tensor<4294967296x2048xf32>) -> tensor<4294967296x1xf32>
-    dlc.yield %0 : tensor<4294967296x1xf32>
-  }
-  return %k : tensor<4294967296x1xf32>
-}
-
-// -----
-
 // expected-error @+1 {{'func.func' op does not end in func.return}}
 func.func @unregistered_terminator(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.arena_bytes = 0 : i64} {
   "test.return"(%x) : (tensor<4xf32>) -> ()
