@@ -94,6 +94,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   pipelineOptions.fuse = options.fuse;
   pipelineOptions.planMemory = options.planMemory;
   pipelineOptions.inPlace = options.inPlace;
+  // Only the printed fused stage shows why neighbours were not fused.
+  pipelineOptions.fusionNotes = stop == Stage::Fused;
   mlir::dlc::buildOptimizationPipeline(optimize, pipelineOptions);
   if (configure && failed(configure(optimize)))
     return failure();

@@ -7,6 +7,8 @@
 // is materialized, unless its producer can join one consumer group as an
 // extra output (multi-output fusion). Groups are then outlined into
 // dlc.kernel regions in an order that keeps every use after its definition.
+// With fusion-notes, each kernel records why neighbours stayed out
+// (dlc.fusion_notes), for the report of `dlc compile --emit=fused`.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/KernelAnalysis.h"
@@ -88,15 +90,31 @@ bool isSplatConstant(Operation *op) {
   return dense && dense.isSplat();
 }
 
+/// Why a neighbour of a group stayed out of it: `op` is a producer that did
+/// not join (recorded on the consumer's group) or a producer whose consumer
+/// group rejected it (recorded on the producer's group).
+struct FusionNote {
+  bool isProducer = true;
+  Operation *op = nullptr;
+  std::string reason;
+};
+
 struct Group {
   /// Members in block order (which is a topological order).
   SmallVector<Operation *> ops;
   KernelPlan plan;
+  /// Why neighbours were not fused, for `dlc compile --emit=fused`.
+  SmallVector<FusionNote> notes;
 };
+
+/// Why a matmul's consumers do not contain it.
+constexpr const char *kMatmulNote =
+    "it is a matmul (a cuBLAS call; an epilogue runs as its own kernel)";
 
 class Fuser {
 public:
-  Fuser(Block &block, unsigned maxOps) : block(block), maxOps(maxOps) {}
+  Fuser(Block &block, unsigned maxOps, bool recordNotes)
+      : block(block), maxOps(maxOps), recordNotes(recordNotes) {}
 
   LogicalResult run();
 
@@ -107,8 +125,10 @@ private:
   /// Values defined by `ops` and used outside them, in op order.
   SmallVector<Value> outputsOf(ArrayRef<Operation *> ops,
                                const llvm::SmallPtrSetImpl<Operation *> &set);
-  /// Whether adding `p` to `group` still gives a plan at least as good.
-  bool tryJoin(Operation *p, unsigned group, bool asExtraOutput);
+  /// Whether adding `p` to `group` still gives a plan at least as good;
+  /// `whyNot` says why not.
+  bool tryJoin(Operation *p, unsigned group, bool asExtraOutput,
+               std::string &whyNot);
   /// Whether a path leads from `p` through operations outside `group` back
   /// into `group` (the group would then have to run both before and after
   /// that path).
@@ -116,9 +136,13 @@ private:
   void startGroup(Operation *p);
   LogicalResult outline();
   void outlineGroup(Group &group, OpBuilder &builder);
+  /// Stores the group's notes on its kernel as `dlc.fusion_notes`.
+  void attachNotes(Group &group, KernelOp kernel, ArrayRef<Value> inputs,
+                   ArrayRef<Value> outputs);
 
   Block &block;
   unsigned maxOps;
+  bool recordNotes;
   DenseMap<Operation *, unsigned> groupOf;
   std::vector<Group> groups;
 };
@@ -181,16 +205,20 @@ bool Fuser::reachesGroupFromOutside(Operation *p, unsigned group) {
   return false;
 }
 
-bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput) {
+bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
+                    std::string &whyNot) {
   Group &group = groups[groupId];
-  if (group.ops.size() + 1 > maxOps)
+  if (group.ops.size() + 1 > maxOps) {
+    whyNot = "max-ops-per-kernel (" + std::to_string(maxOps) + ") reached";
     return false;
+  }
   if (asExtraOutput) {
-    if (p->getNumResults() != 1)
+    auto shape = p->getNumResults() == 1 ? staticShape(p->getResult(0))
+                                         : std::nullopt;
+    if (!shape) {
+      whyNot = "it cannot be an extra output (not one static tensor)";
       return false;
-    auto shape = staticShape(p->getResult(0));
-    if (!shape)
-      return false;
+    }
     ArrayRef<int64_t> space = group.plan.space;
     bool fits = *shape == space;
     if (!fits && group.plan.kind == KernelTemplate::Row) {
@@ -200,8 +228,16 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput) {
         reduced[d] = 1;
       fits = *shape == ArrayRef<int64_t>(reduced);
     }
-    if (!fits || reachesGroupFromOutside(p, groupId))
+    if (!fits) {
+      whyNot = "its value is used by several kernels, and its shape is not "
+               "the iteration space of one that could also write it out";
       return false;
+    }
+    if (reachesGroupFromOutside(p, groupId)) {
+      whyNot = "its value is used by several kernels, and writing it out of "
+               "one would make a cycle through another";
+      return false;
+    }
   }
 
   // Every member comes after `p` in the block (they were visited first), so
@@ -211,18 +247,29 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput) {
   candidate.push_back(p);
   candidate.append(group.ops.begin(), group.ops.end());
   llvm::SmallPtrSet<Operation *, 32> set(candidate.begin(), candidate.end());
-  if (!isDataMovement(p) && feedsWindowOp(p, set))
+  if (!isDataMovement(p) && feedsWindowOp(p, set)) {
+    whyNot = "as a window op's producer it would be recomputed for every "
+             "read of the window (which reads each element several times)";
     return false;
+  }
   SmallVector<Value> outputs = outputsOf(candidate, set);
-  FailureOr<KernelPlan> plan = analyzeKernel(candidate, outputs);
-  if (failed(plan))
+  std::string analysis;
+  FailureOr<KernelPlan> plan = analyzeKernel(candidate, outputs, &analysis);
+  if (failed(plan)) {
+    whyNot = "no kernel template covers the group: " + analysis;
     return false;
+  }
 
   // A Row group stays Row: losing it would turn per-row reductions into
   // per-element loops.
   if (group.plan.kind == KernelTemplate::Row &&
-      plan->kind != KernelTemplate::Row)
+      plan->kind != KernelTemplate::Row) {
+    whyNot = isReduction(p) ? "it reduces over other axes than the "
+                              "consumer row kernel's rows"
+                            : "the consumer row kernel would lose its row "
+                              "template";
     return false;
+  }
   // In a Pointwise kernel a reduction is a loop run by the thread of each
   // output element that reads it. A reduction smaller than the iteration
   // space would be recomputed for every element it is broadcast to; a larger
@@ -234,8 +281,14 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput) {
       if (!isReduction(op))
         continue;
       auto shape = staticShape(op->getResult(0));
-      if (!shape || numElements(*shape) != spaceElements)
+      if (!shape || numElements(*shape) != spaceElements) {
+        bool smaller = shape && numElements(*shape) < spaceElements;
+        whyNot = smaller ? "a reduction in a pointwise kernel would be "
+                           "recomputed for every element it is broadcast to"
+                         : "a reduction larger than a pointwise kernel's "
+                           "output would leave few threads doing its work";
         return false;
+      }
     }
   }
 
@@ -297,6 +350,8 @@ void Fuser::outlineGroup(Group &group, OpBuilder &builder) {
   Location loc = builder.getFusedLoc(locations);
   auto kernel =
       builder.create<KernelOp>(loc, resultTypes, inputs.getArrayRef());
+  if (recordNotes)
+    attachNotes(group, kernel, inputs.getArrayRef(), outputs);
   Block &body = kernel.getBodyBlock();
   OpBuilder bodyBuilder = OpBuilder::atBlockBegin(&body);
   auto insideKernel = [&](OpOperand &use) {
@@ -323,6 +378,54 @@ void Fuser::outlineGroup(Group &group, OpBuilder &builder) {
     Value(output).replaceUsesWithIf(kernel->getResult(i), [&](OpOperand &use) {
       return !kernel->isAncestor(use.getOwner());
     });
+}
+
+/// Whether `input` (a value outside a kernel) is `p`'s result, directly or
+/// as the result of the kernel `p` was outlined into.
+static bool isResultOf(Value input, Operation *p) {
+  if (input.getDefiningOp() == p)
+    return true;
+  auto kernel = input.getDefiningOp<KernelOp>();
+  if (!kernel)
+    return false;
+  auto yield = cast<YieldOp>(kernel.getBodyBlock().getTerminator());
+  Value inner = yield->getOperand(cast<OpResult>(input).getResultNumber());
+  return inner.getDefiningOp() == p;
+}
+
+void Fuser::attachNotes(Group &group, KernelOp kernel, ArrayRef<Value> inputs,
+                        ArrayRef<Value> outputs) {
+  MLIRContext *context = kernel->getContext();
+  SmallVector<Attribute> notes;
+  for (const FusionNote &note : group.notes) {
+    int64_t index = -1;
+    if (note.isProducer) {
+      for (auto [i, input] : llvm::enumerate(inputs))
+        if (isResultOf(input, note.op)) {
+          index = i;
+          break;
+        }
+    } else {
+      for (auto [i, output] : llvm::enumerate(outputs))
+        if (output.getDefiningOp() == note.op) {
+          index = i;
+          break;
+        }
+    }
+    if (index < 0)
+      continue;
+    NamedAttribute fields[] = {
+        NamedAttribute(StringAttr::get(context, note.isProducer ? "operand"
+                                                                : "result"),
+                       IntegerAttr::get(IntegerType::get(context, 64), index)),
+        NamedAttribute(StringAttr::get(context, "reason"),
+                       StringAttr::get(context, note.reason))};
+    Attribute dict = DictionaryAttr::get(context, fields);
+    if (!llvm::is_contained(notes, dict))
+      notes.push_back(dict);
+  }
+  if (!notes.empty())
+    kernel->setAttr("dlc.fusion_notes", ArrayAttr::get(context, notes));
 }
 
 LogicalResult Fuser::outline() {
@@ -427,32 +530,85 @@ LogicalResult Fuser::run() {
 
   for (Operation *p : llvm::reverse(ops)) {
     bool reshape = isa<ReshapeOp>(p);
-    if (!reshape && !isFusable(p))
-      continue;
     bool allInGroups = true;
+    Operation *outsideUser = nullptr;
     SmallVector<unsigned> userGroups;
     for (Operation *user : p->getUsers()) {
       Operation *top = topLevel(user);
       auto it = top ? groupOf.find(top) : groupOf.end();
       if (it == groupOf.end()) {
         allInGroups = false;
+        if (!outsideUser)
+          outsideUser = top ? top : user;
         continue;
       }
       if (!llvm::is_contained(userGroups, it->second))
         userGroups.push_back(it->second);
     }
-    if (allInGroups && userGroups.size() == 1 &&
-        tryJoin(p, userGroups.front(), /*asExtraOutput=*/false))
+    auto noteOnUsers = [&](const std::string &reason, unsigned except) {
+      for (unsigned g : userGroups)
+        if (g != except)
+          groups[g].notes.push_back({/*isProducer=*/true, p, reason});
+    };
+    if (!reshape && !isFusable(p)) {
+      // Constants are kernel operands (or literals when splat) by design:
+      // only a matmul is a neighbour worth explaining.
+      if (isa<MatmulOp>(p))
+        noteOnUsers(kMatmulNote, ~0u);
       continue;
+    }
+    std::string why;
+    if (allInGroups && userGroups.size() == 1) {
+      if (tryJoin(p, userGroups.front(), /*asExtraOutput=*/false, why))
+        continue;
+    } else if (!allInGroups) {
+      // Reshapes between kernels are views: name what reads through them.
+      Operation *reader = outsideUser;
+      while (isa<ReshapeOp>(reader) && reader->hasOneUse()) {
+        Operation *next = topLevel(*reader->getUsers().begin());
+        if (!next)
+          break;
+        reader = next;
+      }
+      if (isa<func::ReturnOp>(reader))
+        why = "its value is also returned by the function";
+      else if (isa<MatmulOp>(reader))
+        why = "its value is also read by a matmul (a cuBLAS call), so it is "
+              "written to memory";
+      else
+        why = "its value is also used outside kernels (by '" +
+              reader->getName().getStringRef().str() + "')";
+      outsideUser = reader;
+    } else {
+      why = "its value is used by " + std::to_string(userGroups.size()) +
+            " kernels";
+    }
     // A reshape that cannot be folded into its one consumer stays a view.
-    if (reshape)
+    if (reshape) {
+      noteOnUsers("it is a reshape kept as a free view: " + why, ~0u);
       continue;
-    bool joined = false;
-    for (unsigned g : userGroups)
-      if ((joined = tryJoin(p, g, /*asExtraOutput=*/true)))
+    }
+    unsigned joined = ~0u;
+    for (unsigned g : userGroups) {
+      std::string extraWhy;
+      if (tryJoin(p, g, /*asExtraOutput=*/true, extraWhy)) {
+        joined = g;
         break;
-    if (!joined)
-      startGroup(p);
+      }
+    }
+    if (joined != ~0u) {
+      noteOnUsers(why + "; another of them computes it and writes it out",
+                  joined);
+      continue;
+    }
+    if (userGroups.size() > 1)
+      why += ", none of which can also write it out";
+    startGroup(p);
+    noteOnUsers(why, ~0u);
+    // The consumers that rejected it, and a matmul reading it, explain why
+    // the new kernel ends at `p`; a return does not.
+    if (!userGroups.empty() || isa_and_nonnull<MatmulOp>(outsideUser))
+      groups[groupOf[p]].notes.push_back({/*isProducer=*/false, p, why});
   }
 
   if (failed(outline()))
@@ -475,7 +631,7 @@ struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
     if (failed(checkTensorSizes(func)))
       return signalPassFailure();
     for (Block &block : func.getBody()) {
-      Fuser fuser(block, maxOpsPerKernel);
+      Fuser fuser(block, maxOpsPerKernel, fusionNotes);
       if (failed(fuser.run())) {
         func.emitError() << "dlc-fuse found a cyclic dependence between "
                             "kernels (internal error)";

@@ -8,6 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/KernelAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -257,4 +262,221 @@ FailureOr<KernelPlan> mlir::dlc::analyzeKernel(KernelOp kernel,
   if (auto yield = dyn_cast<YieldOp>(body.getTerminator()))
     outputs.assign(yield.getValues().begin(), yield.getValues().end());
   return analyzeKernel(ops, outputs, whyNot);
+}
+
+//===----------------------------------------------------------------------===//
+// The fusion report of `dlc compile --emit=fused`
+//===----------------------------------------------------------------------===//
+
+/// Bytes of a tensor value in device memory (i1 is one byte per element).
+static int64_t tensorBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  Type element = tensor.getElementType();
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  return tensor.getNumElements() * ((bits + 7) / 8);
+}
+
+static std::string opKind(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  name.consume_front("dlc.");
+  return name.str();
+}
+
+namespace {
+/// The report lines of the top-level ops of one function.
+class FusionReporter {
+public:
+  FusionReporter(Block &block, AsmState &state) : block(block), state(state) {
+    unsigned n = 0;
+    for (Operation &op : block)
+      if (isa<KernelOp>(op))
+        kernelNames[&op] = "k" + std::to_string(n++);
+  }
+
+  std::vector<std::string> report(Operation *op) {
+    std::vector<std::string> lines;
+    if (auto kernel = dyn_cast<KernelOp>(op))
+      reportKernel(kernel, lines);
+    else if (auto matmul = dyn_cast<MatmulOp>(op))
+      reportMatmul(matmul, lines);
+    return lines;
+  }
+
+private:
+  std::string name(Value v) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    v.printAsOperand(os, state);
+    return s;
+  }
+
+  /// "kernel k2", "dlc.matmul", "an argument", for the op defining `v`
+  /// (looking through reshapes, which are views).
+  std::string producerKind(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return "a function argument";
+    auto it = kernelNames.find(def);
+    if (it != kernelNames.end())
+      return "kernel " + it->second;
+    if (auto reshape = dyn_cast<ReshapeOp>(def))
+      return "a view of " + producerKind(reshape->getOperand(0));
+    return "'" + def->getName().getStringRef().str() + "'";
+  }
+
+  /// Whether `v` is a matmul result, possibly through reshapes.
+  static bool fromMatmul(Value v) {
+    Operation *def = v.getDefiningOp();
+    while (auto reshape = dyn_cast_or_null<ReshapeOp>(def))
+      def = reshape->getOperand(0).getDefiningOp();
+    return isa_and_nonnull<MatmulOp>(def);
+  }
+
+  static std::string bytesLine(int64_t read, size_t inputs, int64_t written,
+                               size_t outputs) {
+    return "reads " + std::to_string(read) + " B (" + std::to_string(inputs) +
+           (inputs == 1 ? " input" : " inputs") + "), writes " +
+           std::to_string(written) + " B (" + std::to_string(outputs) +
+           (outputs == 1 ? " output" : " outputs") + ")";
+  }
+
+  void reportKernel(KernelOp kernel, std::vector<std::string> &lines) {
+    Block &body = kernel.getBodyBlock();
+    SmallVector<std::string> kinds;
+    unsigned count = 0;
+    for (Operation &op : body.without_terminator()) {
+      // Splat constants are literals in the generated code, not ops.
+      if (isa<ConstantOp>(op))
+        continue;
+      ++count;
+      std::string kind = opKind(&op);
+      if (!llvm::is_contained(kinds, kind))
+        kinds.push_back(kind);
+    }
+    bool epilogue = llvm::any_of(kernel->getOperands(), fromMatmul);
+    FailureOr<KernelPlan> plan = analyzeKernel(kernel);
+    std::string templ = failed(plan) ? "no template"
+                        : plan->kind == KernelTemplate::Row
+                            ? "row template"
+                            : "pointwise template";
+    lines.push_back("kernel " + kernelNames[kernel] + ": " +
+                    std::to_string(count) + (count == 1 ? " op" : " ops") +
+                    " (" + (epilogue ? "matmul epilogue: " : "") +
+                    llvm::join(kinds, ", ") + "; " + templ + ")");
+    int64_t read = 0, written = 0;
+    for (Value v : kernel->getOperands())
+      read += tensorBytes(v.getType());
+    for (Value v : kernel->getResults())
+      written += tensorBytes(v.getType());
+    lines.push_back("  " + bytesLine(read, kernel->getNumOperands(), written,
+                                     kernel->getNumResults()));
+    auto notes = kernel->getAttrOfType<ArrayAttr>("dlc.fusion_notes");
+    if (!notes)
+      return;
+    // Producers first, then consumers.
+    SmallVector<Attribute> ordered;
+    for (bool producers : {true, false})
+      for (Attribute a : notes)
+        if (auto note = dyn_cast<DictionaryAttr>(a))
+          if (bool(note.get("operand")) == producers)
+            ordered.push_back(a);
+    for (Attribute a : ordered) {
+      auto note = dyn_cast<DictionaryAttr>(a);
+      auto reason = note ? note.getAs<StringAttr>("reason") : StringAttr();
+      if (!reason)
+        continue;
+      if (auto operand = note.getAs<IntegerAttr>("operand")) {
+        int64_t i = operand.getInt();
+        if (i < 0 || i >= int64_t(kernel->getNumOperands()))
+          continue;
+        Value v = kernel->getOperand(i);
+        lines.push_back("  not fused: producer " + name(v) + " (" +
+                        producerKind(v) + "): " + reason.str());
+      } else if (auto result = note.getAs<IntegerAttr>("result")) {
+        int64_t i = result.getInt();
+        if (i < 0 || i >= int64_t(kernel->getNumResults()))
+          continue;
+        Value v = kernel->getResult(i);
+        SmallVector<std::string> consumers;
+        SmallVector<Operation *> users(v.getUsers().begin(),
+                                       v.getUsers().end());
+        while (!users.empty()) {
+          Operation *top = block.findAncestorOpInBlock(*users.pop_back_val());
+          if (!top)
+            continue;
+          // Reshapes are views: report what reads through them.
+          if (isa<ReshapeOp>(top)) {
+            users.append(top->getUsers().begin(), top->getUsers().end());
+            continue;
+          }
+          auto it = kernelNames.find(top);
+          std::string c = it != kernelNames.end()
+                              ? "kernel " + it->second
+                              : "'" + top->getName().getStringRef().str() + "'";
+          if (!llvm::is_contained(consumers, c))
+            consumers.push_back(c);
+        }
+        lines.push_back("  not fused: consumer " + llvm::join(consumers, ", ") +
+                        " of " + name(v) + ": " + reason.str());
+      }
+    }
+  }
+
+  void reportMatmul(MatmulOp matmul, std::vector<std::string> &lines) {
+    int64_t read = 0;
+    for (Value v : matmul->getOperands())
+      read += tensorBytes(v.getType());
+    int64_t written = tensorBytes(matmul->getResult(0).getType());
+    lines.push_back("matmul: a cuBLAS call, never fused");
+    lines.push_back("  " + bytesLine(read, matmul->getNumOperands(), written,
+                                     1));
+  }
+
+  Block &block;
+  AsmState &state;
+  llvm::DenseMap<Operation *, std::string> kernelNames;
+};
+} // namespace
+
+void mlir::dlc::printFusionReport(ModuleOp module, llvm::raw_ostream &os) {
+  // The reports of every function's top-level ops, in printing order.
+  AsmState state(module);
+  std::vector<std::vector<std::vector<std::string>>> reports;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    reports.emplace_back();
+    if (func.isExternal())
+      continue;
+    Block &block = func.getBody().front();
+    FusionReporter reporter(block, state);
+    for (Operation &op : block)
+      reports.back().push_back(reporter.report(&op));
+  }
+  // The notes are in the report now; the printed IR does without them.
+  module.walk([](KernelOp kernel) { kernel->removeAttr("dlc.fusion_notes"); });
+
+  std::string text;
+  llvm::raw_string_ostream printed(text);
+  module->print(printed, state);
+  // A function's top-level ops are the lines indented by exactly four
+  // spaces that start an op (not a block label, not the closing brace of a
+  // kernel region).
+  size_t func = 0, op = 0;
+  bool inFunc = false;
+  for (StringRef line : llvm::split(StringRef(text), '\n')) {
+    if (line.starts_with("  func.func")) {
+      inFunc = func < reports.size();
+      op = 0;
+      ++func;
+    } else if (inFunc && line.starts_with("    ") && line.size() > 4 &&
+               line[4] != ' ' && line[4] != '}' && line[4] != '^') {
+      const auto &ops = reports[func - 1];
+      if (op < ops.size())
+        for (const std::string &r : ops[op])
+          os << "    // " << r << "\n";
+      ++op;
+    }
+    os << line << "\n";
+  }
 }

@@ -9,6 +9,8 @@
 #define DLC_PASSES_KERNELANALYSIS_H
 
 #include "ir/Dialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace mlir::dlc {
@@ -52,6 +54,13 @@ FailureOr<KernelPlan> analyzeKernel(ArrayRef<Operation *> ops,
 /// Plans the body of a formed kernel.
 FailureOr<KernelPlan> analyzeKernel(KernelOp kernel,
                                     std::string *whyNot = nullptr);
+
+/// Prints `module` (after dlc-fuse, with dlc.fusion_notes) as parseable IR
+/// with a `//` report above every top-level dlc.kernel and dlc.matmul: the
+/// ops fused and the kernel template, the bytes read and written, and why
+/// each neighbour not fused stayed out (the notes dlc-fuse recorded, which
+/// are then dropped from the printed IR).
+void printFusionReport(ModuleOp module, llvm::raw_ostream &os);
 
 } // namespace mlir::dlc
 

@@ -24,6 +24,8 @@ struct PipelineOptions {
   bool fuse = true;
   bool planMemory = true;
   bool inPlace = true;
+  /// dlc-fuse records dlc.fusion_notes on every kernel (--emit=fused).
+  bool fusionNotes = false;
   /// Canonicalization and CSE after lowering. Off, the later passes see the
   /// lowering's output as it is (dlc-fuzz compiles every program this way
   /// too: results must not depend on it).

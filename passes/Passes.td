@@ -85,6 +85,9 @@ def Fuse : Pass<"dlc-fuse", "func::FuncOp"> {
   let options = [
     Option<"maxOpsPerKernel", "max-ops-per-kernel", "unsigned", "256",
            "Largest number of operations fused into one kernel">,
+    Option<"fusionNotes", "fusion-notes", "bool", "false",
+           "Record on each dlc.kernel why neighbours were not fused "
+           "(dlc.fusion_notes, shown by dlc compile --emit=fused)">,
   ];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }

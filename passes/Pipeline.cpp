@@ -27,6 +27,7 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   FuseOptions fuseOptions;
   if (!options.fuse)
     fuseOptions.maxOpsPerKernel = 1;
+  fuseOptions.fusionNotes = options.fusionNotes;
   fpm.addPass(createFuse(fuseOptions));
   if (options.planMemory) {
     PlanMemoryOptions planOptions;

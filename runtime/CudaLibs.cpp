@@ -113,6 +113,7 @@ LiveCudaObjects liveCudaObjects() {
   o.allocations = get(Resource::Allocation);
   o.graphs = get(Resource::Graph);
   o.graphExecs = get(Resource::GraphExec);
+  o.events = get(Resource::Event);
   o.nvrtcPrograms = get(Resource::NvrtcProgram);
   o.cublasHandles = get(Resource::CublasHandle);
   return o;
@@ -122,7 +123,8 @@ bool LiveCudaObjects::operator==(const LiveCudaObjects &o) const {
   return contexts == o.contexts && pushedContexts == o.pushedContexts &&
          streams == o.streams && modules == o.modules &&
          allocations == o.allocations && graphs == o.graphs &&
-         graphExecs == o.graphExecs && nvrtcPrograms == o.nvrtcPrograms &&
+         graphExecs == o.graphExecs && events == o.events &&
+         nvrtcPrograms == o.nvrtcPrograms &&
          cublasHandles == o.cublasHandles;
 }
 
@@ -142,6 +144,7 @@ std::string LiveCudaObjects::describe() const {
   add(allocations, "allocations");
   add(graphs, "graphs");
   add(graphExecs, "graph execs");
+  add(events, "events");
   add(nvrtcPrograms, "NVRTC programs");
   add(cublasHandles, "cuBLAS handles");
   return out.empty() ? "none" : out;

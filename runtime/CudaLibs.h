@@ -68,7 +68,11 @@ namespace dlc::rt {
   X(cuGraphInstantiate, CUDA_ERROR_OUT_OF_MEMORY, Before, GraphExec, 1)        \
   X(cuGraphLaunch, CUDA_ERROR_INVALID_VALUE, Launch, None, 0)                  \
   X(cuGraphExecDestroy, CUDA_ERROR_INVALID_VALUE, After, GraphExec, -1)        \
-  X(cuGraphDestroy, CUDA_ERROR_INVALID_VALUE, After, Graph, -1)
+  X(cuGraphDestroy, CUDA_ERROR_INVALID_VALUE, After, Graph, -1)               \
+  X(cuEventCreate, CUDA_ERROR_OUT_OF_MEMORY, Before, Event, 1)                 \
+  X(cuEventDestroy, CUDA_ERROR_INVALID_HANDLE, After, Event, -1)               \
+  X(cuEventRecord, CUDA_ERROR_INVALID_HANDLE, Before, None, 0)                 \
+  X(cuEventElapsedTime, CUDA_ERROR_INVALID_HANDLE, Before, None, 0)
 
 // nvrtcGetErrorString returns a string: its fault returns null.
 #define DLC_NVRTC_FUNCTIONS(X)                                                 \
@@ -112,6 +116,7 @@ struct LiveCudaObjects {
   int64_t allocations = 0;
   int64_t graphs = 0;
   int64_t graphExecs = 0;
+  int64_t events = 0; ///< cuEventCreate without a destroy (profiling)
   int64_t nvrtcPrograms = 0;
   int64_t cublasHandles = 0;
   bool operator==(const LiveCudaObjects &o) const;
@@ -132,6 +137,7 @@ enum class Resource : uint8_t {
   Allocation,
   Graph,
   GraphExec,
+  Event,
   NvrtcProgram,
   CublasHandle,
 };

@@ -81,6 +81,8 @@ public:
   run(const std::vector<HostTensor> &inputs) override;
   Status runOnDevice(const std::vector<const void *> &inputs,
                      const std::vector<void *> &outputs) override;
+  Result<std::vector<StepProfile>> profile(const std::vector<HostTensor> &inputs,
+                                           unsigned iterations) override;
   const Package &package() const override { return pkg_; }
   std::string deviceDescription() const override { return description_; }
 
@@ -137,8 +139,13 @@ private:
   Status loadModule();
   Status allocate(CUdeviceptr &ptr, size_t bytes, const std::string &what);
   Status ensureStaging();
+  /// Enqueues every step. With `events` (one more than there are steps),
+  /// records events[i] before step i and the last one after all steps.
   Status enqueueSteps(const std::vector<CUdeviceptr> &in,
-                      const std::vector<CUdeviceptr> &out);
+                      const std::vector<CUdeviceptr> &out,
+                      const std::vector<CUevent> *events = nullptr);
+  /// Copies host inputs into the staging buffers (asynchronously).
+  Status uploadInputs(const std::vector<HostTensor> &inputs);
   /// Runs all steps on the stream (directly or through the graph) without
   /// waiting for them.
   Status execute(const std::vector<CUdeviceptr> &in,
@@ -363,7 +370,8 @@ Status CudaSession::ensureStaging() {
 }
 
 Status CudaSession::enqueueSteps(const std::vector<CUdeviceptr> &in,
-                                 const std::vector<CUdeviceptr> &out) {
+                                 const std::vector<CUdeviceptr> &out,
+                                 const std::vector<CUevent> *events) {
   auto resolve = [&](const BufferRef &ref) -> CUdeviceptr {
     switch (ref.kind) {
     case BufferRef::Kind::Input:
@@ -382,6 +390,9 @@ Status CudaSession::enqueueSteps(const std::vector<CUdeviceptr> &in,
   std::vector<void *> argPointers;
   for (size_t i = 0; i < pkg_.steps.size(); ++i) {
     const Step &step = pkg_.steps[i];
+    if (events)
+      DLC_RT_RETURN_IF_ERROR(check(cu_->cuEventRecord((*events)[i], stream_),
+                                   "cuEventRecord", describeStep(pkg_, i)));
     switch (step.kind) {
     case Step::Kind::Kernel: {
       const KernelStep &k = step.kernel;
@@ -441,6 +452,10 @@ Status CudaSession::enqueueSteps(const std::vector<CUdeviceptr> &in,
           check(cu_->cuStreamSynchronize(stream_), "cuStreamSynchronize",
                 describeStep(pkg_, i)));
   }
+  if (events)
+    DLC_RT_RETURN_IF_ERROR(
+        check(cu_->cuEventRecord(events->back(), stream_), "cuEventRecord",
+              "the end of the last step"));
   return Status::ok();
 }
 
@@ -505,12 +520,7 @@ CudaSession::run(const std::vector<HostTensor> &inputs) {
   ContextScope scope(cu_, ctx_);
   DLC_RT_RETURN_IF_ERROR(scope.status());
   DLC_RT_RETURN_IF_ERROR(ensureStaging());
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].data.empty())
-      DLC_RT_RETURN_IF_ERROR(
-          check(cu_->cuMemcpyHtoDAsync(inputBuffers_[i], inputs[i].data.data(),
-                                       inputs[i].data.size(), stream_),
-                "cuMemcpyHtoDAsync", "input #" + std::to_string(i)));
+  DLC_RT_RETURN_IF_ERROR(uploadInputs(inputs));
   DLC_RT_RETURN_IF_ERROR(execute(inputBuffers_, outputBuffers_));
   std::vector<HostTensor> outputs;
   outputs.reserve(pkg_.outputs.size());
@@ -525,6 +535,62 @@ CudaSession::run(const std::vector<HostTensor> &inputs) {
   }
   DLC_RT_RETURN_IF_ERROR(synchronize("running the package"));
   return outputs;
+}
+
+Status CudaSession::uploadInputs(const std::vector<HostTensor> &inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].data.empty())
+      DLC_RT_RETURN_IF_ERROR(
+          check(cu_->cuMemcpyHtoDAsync(inputBuffers_[i], inputs[i].data.data(),
+                                       inputs[i].data.size(), stream_),
+                "cuMemcpyHtoDAsync", "input #" + std::to_string(i)));
+  return Status::ok();
+}
+
+Result<std::vector<StepProfile>>
+CudaSession::profile(const std::vector<HostTensor> &inputs,
+                     unsigned iterations) {
+  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+  DLC_RT_RETURN_IF_ERROR(usable());
+  ContextScope scope(cu_, ctx_);
+  DLC_RT_RETURN_IF_ERROR(scope.status());
+  DLC_RT_RETURN_IF_ERROR(ensureStaging());
+  DLC_RT_RETURN_IF_ERROR(uploadInputs(inputs));
+  // A warm-up run of direct launches: cuBLAS finishes its lazy setup and
+  // the first launch of each kernel loads it, outside the measurements.
+  DLC_RT_RETURN_IF_ERROR(enqueueSteps(inputBuffers_, outputBuffers_));
+  DLC_RT_RETURN_IF_ERROR(synchronize("the profiling warm-up run"));
+
+  // Events around every step of direct launches (a graph would time the
+  // whole replay only), destroyed however the profile ends.
+  struct Events {
+    const CudaDriver *cu;
+    std::vector<CUevent> list;
+    ~Events() {
+      for (CUevent e : list)
+        cu->cuEventDestroy(e);
+    }
+  } events{cu_, {}};
+  for (size_t i = 0; i <= pkg_.steps.size(); ++i) {
+    CUevent e = nullptr;
+    DLC_RT_RETURN_IF_ERROR(check(cu_->cuEventCreate(&e, CU_EVENT_DEFAULT),
+                                 "cuEventCreate", "profiling"));
+    events.list.push_back(e);
+  }
+  std::vector<std::vector<double>> times(pkg_.steps.size());
+  for (unsigned r = 0; r < std::max(1u, iterations); ++r) {
+    DLC_RT_RETURN_IF_ERROR(
+        enqueueSteps(inputBuffers_, outputBuffers_, &events.list));
+    DLC_RT_RETURN_IF_ERROR(synchronize("a profiled run"));
+    for (size_t i = 0; i < pkg_.steps.size(); ++i) {
+      float ms = 0;
+      DLC_RT_RETURN_IF_ERROR(check(
+          cu_->cuEventElapsedTime(&ms, events.list[i], events.list[i + 1]),
+          "cuEventElapsedTime", describeStep(pkg_, i)));
+      times[i].push_back(ms);
+    }
+  }
+  return summarizeProfile(pkg_, std::move(times));
 }
 
 Status CudaSession::runOnDevice(const std::vector<const void *> &inputs,

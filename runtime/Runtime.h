@@ -63,6 +63,34 @@ struct SessionOptions {
   bool useCudaGraph = true;
 };
 
+/// The measured cost of one step of a package (Session::profile).
+struct StepProfile {
+  /// Index into Package::steps, its kind and label ("k3: add+exp").
+  size_t step = 0;
+  Step::Kind kind = Step::Kind::Kernel;
+  std::string label;
+  /// Median time of the step over the profiled runs, in milliseconds.
+  double milliseconds = 0;
+  /// Bytes the step reads and writes: each buffer it references (kernel
+  /// arguments, GEMM operands and result, copy source and destination)
+  /// once, at its full size; an in-place kernel's operand and result both
+  /// count.
+  uint64_t bytes = 0;
+  /// Floating-point operations: 2*m*n*k*batch for a GEMM, 0 otherwise.
+  double flops = 0;
+  /// This step's fraction of the sum of all steps' medians (0..1).
+  double share = 0;
+
+  /// Achieved bandwidth (bytes / time), 0 for a step that took no time.
+  double gigabytesPerSecond() const {
+    return milliseconds > 0 ? double(bytes) / (milliseconds * 1e6) : 0;
+  }
+  /// Achieved GFLOP/s, 0 for steps without FLOPs.
+  double gigaflopsPerSecond() const {
+    return milliseconds > 0 ? flops / (milliseconds * 1e6) : 0;
+  }
+};
+
 /// A package loaded on a device, ready to run any number of times. A session
 /// owns its arena and may be used from one thread at a time; open one
 /// session per thread to run concurrently.
@@ -82,6 +110,14 @@ public:
   /// inputs and outputs.
   virtual Status runOnDevice(const std::vector<const void *> &inputs,
                              const std::vector<void *> &outputs) = 0;
+
+  /// Runs the package `iterations` times (after one warm-up run) on `inputs`
+  /// and times every step: with CUDA events around each step on a GPU
+  /// (direct launches, never the CUDA Graph, so each step is timed alone)
+  /// and with the host's steady clock on sim. Returns one entry per step,
+  /// in order, each with the median of its times.
+  virtual Result<std::vector<StepProfile>>
+  profile(const std::vector<HostTensor> &inputs, unsigned iterations) = 0;
 
   virtual const Package &package() const = 0;
   /// "NVIDIA H100 80GB HBM3 (sm_90)" or "sim (CPU emulation)".

@@ -4,6 +4,7 @@
 
 #include "runtime/Runtime.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace dlc::rt {
@@ -27,6 +28,59 @@ Status checkRunInputs(const Package &package,
 
 /// "step 3 (k3: add+exp)", for errors.
 std::string describeStep(const Package &package, size_t index);
+
+/// Bytes a step moves: each buffer it references, once per reference (an
+/// in-place kernel reads and writes the same bytes: both count).
+inline uint64_t stepBytes(const Step &step) {
+  uint64_t total = 0;
+  auto add = [&](const BufferRef &ref) { total += ref.bytes; };
+  switch (step.kind) {
+  case Step::Kind::Kernel:
+    for (const BufferRef &ref : step.kernel.args)
+      add(ref);
+    break;
+  case Step::Kind::Gemm:
+    add(step.gemm.a);
+    add(step.gemm.b);
+    add(step.gemm.c);
+    break;
+  case Step::Kind::Copy:
+    add(step.copy.src);
+    add(step.copy.dst);
+    break;
+  }
+  return total;
+}
+
+/// The profile of `package` from `times[i][r]`, the time of step i in run r
+/// (milliseconds): medians, bytes, FLOPs and shares.
+inline std::vector<StepProfile>
+summarizeProfile(const Package &package,
+                 std::vector<std::vector<double>> times) {
+  std::vector<StepProfile> out(package.steps.size());
+  double total = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Step &step = package.steps[i];
+    StepProfile &p = out[i];
+    p.step = i;
+    p.kind = step.kind;
+    p.label = step.label;
+    p.bytes = stepBytes(step);
+    if (step.kind == Step::Kind::Gemm)
+      p.flops = 2.0 * double(step.gemm.m) * double(step.gemm.n) *
+                double(step.gemm.k) * double(step.gemm.batch);
+    std::vector<double> &t = times[i];
+    if (!t.empty()) {
+      std::sort(t.begin(), t.end());
+      size_t n = t.size();
+      p.milliseconds = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    }
+    total += p.milliseconds;
+  }
+  for (StepProfile &p : out)
+    p.share = total > 0 ? p.milliseconds / total : 0;
+  return out;
+}
 
 /// The process-wide counters behind kernelCacheStats().
 struct KernelCacheCounters {

@@ -16,6 +16,7 @@
 #include "runtime/SimExecutor.h"
 #include "runtime/Support.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -297,6 +298,8 @@ public:
   run(const std::vector<HostTensor> &inputs) override;
   Status runOnDevice(const std::vector<const void *> &inputs,
                      const std::vector<void *> &outputs) override;
+  Result<std::vector<StepProfile>> profile(const std::vector<HostTensor> &inputs,
+                                           unsigned iterations) override;
   const Package &package() const override { return pkg_; }
   std::string deviceDescription() const override {
     return "sim (CPU emulation)";
@@ -304,8 +307,18 @@ public:
 
 private:
   Status openLibrary(const std::string &path);
+  /// Runs every step; with `times`, appends each step's wall-clock time
+  /// (milliseconds) to times[step].
   Status runSteps(const std::vector<uint8_t *> &in,
-                  const std::vector<uint8_t *> &out);
+                  const std::vector<uint8_t *> &out,
+                  std::vector<std::vector<double>> *times = nullptr);
+  /// Host tensors as the input pointers of runSteps (realigned copies
+  /// where needed), and freshly allocated outputs.
+  void prepareBuffers(const std::vector<HostTensor> &inputs,
+                      std::vector<std::vector<uint8_t>> &realigned,
+                      std::vector<uint8_t *> &in,
+                      std::vector<HostTensor> &outputs,
+                      std::vector<uint8_t *> &out);
 
   Package pkg_;
   void *library_ = nullptr;
@@ -401,7 +414,8 @@ Status SimSession::init() {
 }
 
 Status SimSession::runSteps(const std::vector<uint8_t *> &in,
-                            const std::vector<uint8_t *> &out) {
+                            const std::vector<uint8_t *> &out,
+                            std::vector<std::vector<double>> *times) {
   auto resolve = [&](const BufferRef &ref) -> uint8_t * {
     switch (ref.kind) {
     case BufferRef::Kind::Input:
@@ -418,6 +432,7 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
   std::vector<void *> args;
   for (size_t i = 0; i < pkg_.steps.size(); ++i) {
     const Step &step = pkg_.steps[i];
+    auto start = std::chrono::steady_clock::now();
     switch (step.kind) {
     case Step::Kind::Kernel: {
       const KernelStep &k = step.kernel;
@@ -454,18 +469,22 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
                      step.copy.src.bytes);
       break;
     }
+    if (times)
+      (*times)[i].push_back(std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start)
+                                .count());
   }
   return Status::ok();
 }
 
-Result<std::vector<HostTensor>>
-SimSession::run(const std::vector<HostTensor> &inputs) {
-  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+void SimSession::prepareBuffers(const std::vector<HostTensor> &inputs,
+                                std::vector<std::vector<uint8_t>> &realigned,
+                                std::vector<uint8_t *> &in,
+                                std::vector<HostTensor> &outputs,
+                                std::vector<uint8_t *> &out) {
   // Kernels may load inputs as float4; vectors are 16-byte aligned in
   // practice, but copy any that is not.
-  std::vector<std::vector<uint8_t>> realigned;
   realigned.reserve(inputs.size());
-  std::vector<uint8_t *> in;
   for (const HostTensor &t : inputs) {
     const uint8_t *p = t.data.data();
     if (uintptr_t(p) % 16 != 0) {
@@ -474,13 +493,36 @@ SimSession::run(const std::vector<HostTensor> &inputs) {
     }
     in.push_back(const_cast<uint8_t *>(p));
   }
-  std::vector<HostTensor> outputs;
-  std::vector<uint8_t *> out;
   outputs.reserve(pkg_.outputs.size());
   for (const TensorDesc &d : pkg_.outputs) {
     outputs.emplace_back(d.dtype, d.shape);
     out.push_back(outputs.back().data.data());
   }
+}
+
+Result<std::vector<StepProfile>>
+SimSession::profile(const std::vector<HostTensor> &inputs,
+                    unsigned iterations) {
+  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+  std::vector<std::vector<uint8_t>> realigned;
+  std::vector<uint8_t *> in, out;
+  std::vector<HostTensor> outputs;
+  prepareBuffers(inputs, realigned, in, outputs, out);
+  // The warm-up run faults in the arena's pages and the kernels' code.
+  DLC_RT_RETURN_IF_ERROR(runSteps(in, out));
+  std::vector<std::vector<double>> times(pkg_.steps.size());
+  for (unsigned r = 0; r < std::max(1u, iterations); ++r)
+    DLC_RT_RETURN_IF_ERROR(runSteps(in, out, &times));
+  return summarizeProfile(pkg_, std::move(times));
+}
+
+Result<std::vector<HostTensor>>
+SimSession::run(const std::vector<HostTensor> &inputs) {
+  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+  std::vector<std::vector<uint8_t>> realigned;
+  std::vector<uint8_t *> in, out;
+  std::vector<HostTensor> outputs;
+  prepareBuffers(inputs, realigned, in, outputs, out);
   DLC_RT_RETURN_IF_ERROR(runSteps(in, out));
   return outputs;
 }

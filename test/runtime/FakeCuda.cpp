@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,14 @@ struct CUgraphExec_st {
   std::vector<Op> ops;
 };
 
+/// An event records the host clock when the stream reaches it; the fake
+/// runs stream work when it is enqueued, so the difference of two records is
+/// the time the work between them took.
+struct CUevent_st {
+  std::chrono::steady_clock::time_point when;
+  bool recorded = false;
+};
+
 struct CUstream_st {
   std::unique_ptr<CUgraph_st> capture;
   bool captureInvalidated = false;
@@ -105,6 +114,7 @@ struct State {
   std::set<CUstream_st *> streams;
   std::set<CUgraph_st *> graphs;
   std::set<CUgraphExec_st *> graphExecs;
+  std::set<CUevent_st *> events;
   std::set<cublasContext *> blasHandles;
   /// The sticky asynchronous error, cleared when the context is destroyed.
   CUresult sticky = CUDA_SUCCESS;
@@ -188,7 +198,7 @@ void destroyContextObjects() {
   State &S = state();
   int64_t left =
       int64_t(S.allocations.size() + S.modules.size() + S.streams.size() +
-              S.graphs.size() + S.graphExecs.size());
+              S.graphs.size() + S.graphExecs.size() + S.events.size());
   S.stats.leakedAtContextDestruction += left;
   for (auto &a : S.allocations)
     std::free(reinterpret_cast<void *>(a.first));
@@ -209,6 +219,9 @@ void destroyContextObjects() {
   for (CUgraphExec_st *e : S.graphExecs)
     delete e;
   S.graphExecs.clear();
+  for (CUevent_st *e : S.events)
+    delete e;
+  S.events.clear();
   S.sticky = CUDA_SUCCESS;
 }
 
@@ -526,6 +539,7 @@ extern "C" void dlcFakeCudaStats(FakeCudaStats *out) {
   s.streams = int64_t(S.streams.size());
   s.graphs = int64_t(S.graphs.size());
   s.graphExecs = int64_t(S.graphExecs.size());
+  s.events = int64_t(S.events.size());
   s.cublasHandles = int64_t(S.blasHandles.size());
   *out = s;
 }
@@ -966,6 +980,59 @@ CUresult cuStreamSynchronize(CUstream stream) {
                 "cuStreamSynchronize: the stream is capturing");
   }
   return S.sticky;
+}
+
+CUresult cuEventCreate(CUevent *event, unsigned int flags) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!event || (flags & CU_EVENT_DISABLE_TIMING))
+    return fail(CUDA_ERROR_INVALID_VALUE,
+                "cuEventCreate: no pointer, or an event without timing");
+  CUevent_st *e = new CUevent_st;
+  S.events.insert(e);
+  *event = e;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy(CUevent event) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!event || !S.events.erase(event))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventDestroy: bad event");
+  delete event;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!event || !S.events.count(event))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventRecord: bad event");
+  if (!validStream(stream))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventRecord: bad stream");
+  return enqueue(stream, [event] {
+    event->when = std::chrono::steady_clock::now();
+    event->recorded = true;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_CONTEXT;
+  FAKE_CHECK_STICKY;
+  if (!ms)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!start || !end || !S.events.count(start) || !S.events.count(end))
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventElapsedTime: bad event");
+  if (!start->recorded || !end->recorded)
+    return fail(CUDA_ERROR_INVALID_HANDLE,
+                "cuEventElapsedTime: an event was never recorded");
+  *ms = std::chrono::duration<float, std::milli>(end->when - start->when)
+            .count();
+  return CUDA_SUCCESS;
 }
 
 CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode) {

@@ -43,6 +43,7 @@ struct FakeCudaStats {
   int64_t streams = 0;
   int64_t graphs = 0;
   int64_t graphExecs = 0;
+  int64_t events = 0;
   int64_t cublasHandles = 0;
   /// Objects still alive when the primary context was destroyed (its last
   /// release): leaks the driver cleans up, which a session must not rely on.

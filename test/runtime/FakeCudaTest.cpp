@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeCudaTestUtil.h"
+#include "ProfileCheck.h"
 #include "runtime/CudaLibs.h"
 
 #include <gmock/gmock.h>
@@ -50,6 +51,7 @@ protected:
     EXPECT_EQ(s.streams, 0);
     EXPECT_EQ(s.graphs, 0);
     EXPECT_EQ(s.graphExecs, 0);
+    EXPECT_EQ(s.events, 0);
     EXPECT_EQ(s.cublasHandles, 0);
     EXPECT_EQ(s.leakedAtContextDestruction, start_.leakedAtContextDestruction);
   }
@@ -141,6 +143,36 @@ TEST_F(FakeCuda, WithoutGraphsAndWithSynchronizedSteps) {
   FakeCudaStats before = fake_->snapshot();
   compareWithSim(p, scenarioInputs());
   EXPECT_EQ(fake_->snapshot().graphLaunches, before.graphLaunches);
+}
+
+TEST_F(FakeCuda, ProfileTimesEveryStepWithEvents) {
+  Package p = withFakeCubin(scenarioPackage());
+  std::vector<HostTensor> in = scenarioInputs();
+  std::vector<HostTensor> want = simOutputs(scenarioPackage(), in);
+  Result<std::unique_ptr<Session>> s = createCuda(p);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  FakeCudaStats before = fake_->snapshot();
+  Result<std::vector<StepProfile>> prof = (*s)->profile(in, 3);
+  ASSERT_TRUE(prof.isOk()) << prof.message() << " (fake: "
+                           << fake_->lastError() << ")";
+  expectProfile(p, *prof,
+                {240 + 120 + 288, 288 + 288, 80 + 48 + 60, 3 * kEwSize * 4,
+                 64 + 64},
+                {2.0 * 4 * 6 * 5 * 3, 0, 2.0 * 5 * 3 * 4, 0, 0});
+  // The kernel really ran through the sim between its two events.
+  EXPECT_GT((*prof)[3].milliseconds, 0.0);
+  // Direct launches, never the graph: a warm-up run and three timed ones.
+  FakeCudaStats after = fake_->snapshot();
+  EXPECT_EQ(after.graphLaunches, before.graphLaunches);
+  EXPECT_EQ(after.gemms - before.gemms, 4u * 2u);
+  EXPECT_EQ(after.kernelsRun - before.kernelsRun, 4u);
+  EXPECT_EQ(after.events, 0);
+  // The session still runs (and captures its graph) as before.
+  for (int rep = 0; rep < 3; ++rep) {
+    Result<std::vector<HostTensor>> got = (*s)->run(in);
+    ASSERT_TRUE(got.isOk()) << got.message();
+    EXPECT_TRUE(sameOutputs(*got, want)) << rep;
+  }
 }
 
 TEST_F(FakeCuda, RunOnDeviceRecapturesWhenPointersChange) {

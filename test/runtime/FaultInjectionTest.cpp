@@ -119,8 +119,8 @@ TEST_F(FaultInjection, EveryEntryPointIsASiteAndEverySiteIsDocumented) {
     EXPECT_TRUE(names.insert(s.name).second) << "duplicate " << s.name;
     EXPECT_FALSE(s.effect.empty()) << s.name;
   }
-  // 32 driver, 9 NVRTC and 7 cuBLAS entry points, and 10 other sites.
-  EXPECT_EQ(names.size(), 32u + 9u + 7u + 10u);
+  // 36 driver, 9 NVRTC and 7 cuBLAS entry points, and 10 other sites.
+  EXPECT_EQ(names.size(), 36u + 9u + 7u + 10u);
   for (const char *n :
        {"cuMemAlloc", "cuGraphInstantiate", "cuStreamEndCapture",
         "nvrtcCompileProgram", "cublasGemmStridedBatchedEx", "libcuda-missing",
@@ -514,6 +514,7 @@ protected:
     EXPECT_EQ(s.streams, 0);
     EXPECT_EQ(s.graphs, 0);
     EXPECT_EQ(s.graphExecs, 0);
+    EXPECT_EQ(s.events, 0);
     EXPECT_EQ(s.cublasHandles, 0);
     EXPECT_EQ(s.leakedAtContextDestruction, start.leakedAtContextDestruction);
   }
@@ -633,7 +634,8 @@ private:
 
 /// What happened in one life of a session: created, run three times
 /// (direct launches, graph capture, graph replay; for RunOnDevice a fourth
-/// time on other buffers), then destroyed.
+/// time on other buffers), in Graph mode profiled (events around direct
+/// launches), then destroyed.
 struct Lifecycle {
   std::vector<std::string> errors;
   /// Whether the armed fault fired before the session's destruction.
@@ -684,6 +686,13 @@ Lifecycle runLifecycle(Sweep &w, const std::string &site) {
         if (!e.empty())
           life.errors.push_back(e);
       }
+      if (w.mode == Mode::Graph && life.errors.empty()) {
+        Result<std::vector<StepProfile>> p = (*s)->profile(w.inputs, 2);
+        if (!p.isOk())
+          life.errors.push_back(p.message());
+        else
+          EXPECT_EQ(p->size(), w.package.steps.size());
+      }
       if (!life.errors.empty()) {
         // The fault fires once: this run sees it cleared.
         life.recovery = runOnce(**s, 1);
@@ -726,6 +735,7 @@ TEST_F(CudaFault, EveryCudaAndCublasCallFailsCleanly) {
                                           "cuStreamDestroy",
                                           "cuGraphExecDestroy",
                                           "cuGraphDestroy",
+                                          "cuEventDestroy",
                                           "cublasDestroy"};
   // Reached only on other errors, at process start, or not at all; tested
   // elsewhere in this file.
@@ -819,9 +829,9 @@ TEST_F(CudaFault, EveryCudaAndCublasCallFailsCleanly) {
       }
     }
   }
-  // All 32 driver and 7 cuBLAS entry points but the five above, and the
+  // All 36 driver and 7 cuBLAS entry points but the five above, and the
   // kernel fault.
-  EXPECT_EQ(tested.size(), 32u + 7u - 5u + 1u);
+  EXPECT_EQ(tested.size(), 36u + 7u - 5u + 1u);
   std::printf("%zu sites, %zu session lifecycles with one failure each\n",
               tested.size(), lifecycles);
 }

@@ -10,6 +10,7 @@
 #include "codegen/Codegen.h"
 #include "dlc/dlc.h"
 #include "frontend/onnx/OnnxImporter.h"
+#include "passes/KernelAnalysis.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,6 +21,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -105,6 +108,12 @@ static cl::opt<unsigned> iterations("iterations",
                                     cl::init(1), cl::cat(dlcCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("Print errors only"),
                            cl::cat(dlcCategory));
+static cl::opt<bool>
+    profile("profile",
+            cl::desc("Time every step (kernel, GEMM, copy): the median of "
+                     "--iterations runs, bytes moved, GB/s, GEMM GFLOP/s and "
+                     "the share of the total"),
+            cl::cat(dlcCategory));
 
 static const char *kUsage =
     "dlc - compile a deep-learning model to fused CUDA kernels and run it\n\n"
@@ -118,7 +127,7 @@ static const char *kUsage =
     "  dlc run <model.dlcpkg|model.mlir|model.onnx> [--device=cuda|sim]\n"
     "          [--input [name=]a.npy|a.pb ...] [--output-dir DIR] [--check] "
     "[--seed N]\n"
-    "          [--iterations N]\n"
+    "          [--iterations N] [--profile]\n"
     "  dlc <command> --help   for every option\n";
 
 static int fail(const llvm::Twine &message) {
@@ -221,7 +230,13 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
                          : stop;
   if (failed(::dlc::compileModule(*module, options, runTo, result, configure)))
     return 1;
-  if (emitKind == "dlc" || emitKind == "fused") {
+  if (emitKind == "fused") {
+    // The fused IR with a report above every kernel and GEMM: what was
+    // fused, the bytes moved, and why neighbours were not.
+    mlir::dlc::printFusionReport(*module, llvm::outs());
+    return 0;
+  }
+  if (emitKind == "dlc") {
     module->print(llvm::outs());
     llvm::outs() << "\n";
     return 0;
@@ -271,6 +286,50 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
       os << " " << c.arch;
   }
   os << "\n";
+}
+
+static const char *stepKindName(rt::Step::Kind kind) {
+  switch (kind) {
+  case rt::Step::Kind::Kernel:
+    return "kernel";
+  case rt::Step::Kind::Gemm:
+    return "gemm";
+  case rt::Step::Kind::Copy:
+    return "copy";
+  }
+  return "?";
+}
+
+/// The table of `dlc run --profile`: one line per step, then the total.
+static void printProfile(const std::vector<rt::StepProfile> &steps,
+                         const std::string &device, unsigned iterations,
+                         llvm::raw_ostream &os) {
+  os << "profile on " << device << ", median of " << iterations
+     << (iterations == 1 ? " run" : " runs") << ":\n";
+  os << "step  kind     time(ms)   share       bytes      GB/s   GFLOP/s  "
+        "label\n";
+  double totalMs = 0;
+  uint64_t totalBytes = 0;
+  double totalFlops = 0;
+  for (const rt::StepProfile &s : steps) {
+    std::string flops =
+        s.flops > 0 ? llvm::formatv("{0:F2}", s.gigaflopsPerSecond()).str()
+                    : "-";
+    os << llvm::format("%4zu  %-6s %10.4f %6.1f%% %11s %9.3f %9s  %s\n",
+                       s.step, stepKindName(s.kind), s.milliseconds,
+                       100.0 * s.share, humanBytes(s.bytes).c_str(),
+                       s.gigabytesPerSecond(), flops.c_str(),
+                       s.label.c_str());
+    totalMs += s.milliseconds;
+    totalBytes += s.bytes;
+    totalFlops += s.flops;
+  }
+  double gbps = totalMs > 0 ? double(totalBytes) / (totalMs * 1e6) : 0;
+  os << llvm::format("total: %.4f ms, %s moved, %.3f GB/s", totalMs,
+                     humanBytes(totalBytes).c_str(), gbps);
+  if (totalFlops > 0)
+    os << llvm::format(", %.0f GEMM FLOPs", totalFlops);
+  os << ", " << steps.size() << " steps\n";
 }
 
 /// `dlc import`: ONNX to dlc MLIR text, weights in the resource section.
@@ -429,7 +488,9 @@ static int runRun() {
 
   std::vector<rt::HostTensor> outputs;
   double totalMs = 0;
-  for (unsigned i = 0; i < std::max(1u, iterations.getValue()); ++i) {
+  // With --profile the iterations are the profile's runs.
+  unsigned runs = profile ? 1u : std::max(1u, iterations.getValue());
+  for (unsigned i = 0; i < runs; ++i) {
     auto start = std::chrono::steady_clock::now();
     auto result = (*session)->run(args);
     auto end = std::chrono::steady_clock::now();
@@ -439,10 +500,18 @@ static int runRun() {
       totalMs += std::chrono::duration<double, std::milli>(end - start).count();
     outputs = result.take();
   }
-  if (iterations > 1 && !quiet)
+  if (runs > 1 && !quiet)
     llvm::errs() << llvm::format("%.3f ms per run (host wall clock, mean of %u "
                                  "runs after the first)\n",
                                  totalMs / (iterations - 1), iterations - 1);
+
+  if (profile) {
+    auto steps = (*session)->profile(args, std::max(1u, iterations.getValue()));
+    if (!steps)
+      return fail(steps.message());
+    printProfile(*steps, (*session)->deviceDescription(),
+                 std::max(1u, iterations.getValue()), llvm::outs());
+  }
 
   if (!outputDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
