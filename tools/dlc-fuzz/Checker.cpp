@@ -365,7 +365,8 @@ perturbedReference(const std::string &referenceIR,
   for (mlir::Operation *op : ops) {
     mlir::Location loc = op->getLoc();
     // Accumulations: perturb what they add up.
-    bool accumulates = mlir::isa<mlir::dlc::MatmulOp>(op);
+    bool accumulates = mlir::isa<mlir::dlc::MatmulOp, mlir::dlc::Conv2DOp,
+                                 mlir::dlc::ConvTranspose2DOp>(op);
     if (auto reduce = mlir::dyn_cast<mlir::dlc::ReduceOp>(op))
       accumulates = reduce.getKind() == mlir::dlc::ReduceKind::sum ||
                     reduce.getKind() == mlir::dlc::ReduceKind::prod;
@@ -384,6 +385,21 @@ perturbedReference(const std::string &referenceIR,
     if (auto mul = mlir::dyn_cast<mlir::dlc::MulOp>(op))
       rounds = !isPowerOfTwoSplat(mul.getLhs()) &&
                !isPowerOfTwoSplat(mul.getRhs());
+    // Averages divide a sum; linear resampling interpolates; a cast to a
+    // narrower float rounds (perturbed with the result type's epsilon).
+    if (auto pool = mlir::dyn_cast<mlir::dlc::Pool2DOp>(op))
+      rounds = pool.getKind() == mlir::dlc::PoolKind::avg;
+    if (auto resize = mlir::dyn_cast<mlir::dlc::ResizeOp>(op))
+      rounds = resize.getMode() == "linear";
+    if (auto cast = mlir::dyn_cast<mlir::dlc::CastOp>(op)) {
+      auto from = mlir::cast<mlir::RankedTensorType>(cast.getInput().getType())
+                      .getElementType();
+      auto to = mlir::cast<mlir::RankedTensorType>(cast.getType())
+                    .getElementType();
+      // f32 -> f16/bf16 and f16 <-> bf16 round; widening is exact.
+      rounds = mlir::isa<mlir::FloatType>(from) &&
+               mlir::isa<mlir::FloatType>(to) && from != to && !to.isF32();
+    }
     if (!rounds || op->getNumResults() != 1 || !isFloatTensor(op->getResult(0)))
       continue;
     builder.setInsertionPointAfter(op);
