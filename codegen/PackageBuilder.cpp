@@ -122,7 +122,9 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
     } else {
       ArrayRef<char> raw = dense.getRawData();
       assert(raw.size() == bytes && "dense data of another type");
-      std::memcpy(dst, raw.data(), bytes);
+      // An empty tensor's data pointer may be null: memcpy needs a valid one.
+      if (bytes != 0)
+        std::memcpy(dst, raw.data(), bytes);
     }
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *data = resource.getRawHandle().getBlob();
@@ -135,7 +137,8 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
       return op.emitOpError() << "resource holds " << raw.size()
                               << " bytes, but " << bytes
                               << " are needed for " << n << " elements";
-    std::memcpy(dst, raw.data(), bytes);
+    if (bytes != 0)
+      std::memcpy(dst, raw.data(), bytes);
   } else {
     return op.emitOpError() << "has a value the package cannot store "
                                "(expected dense or dense_resource elements)";
