@@ -1,4 +1,5 @@
-//===- Compiler.h - MLIR-level compile driver used by tools -------*- C++ -*-===//
+//===- Compiler.h - MLIR-level compile driver used by tools -------*- C++
+//-*-===//
 //
 // The staged compile used by the `dlc` tool and by the public API. Unlike
 // dlc/dlc.h, this header exposes MLIR: tools that print intermediate IR or
@@ -47,11 +48,11 @@ struct CompileResult {
 /// Runs the pipeline on `module` in place up to `stop`. `configure` is
 /// called on each pass manager before it runs (the `dlc` tool applies MLIR's
 /// command-line switches there: --mlir-print-ir-after-all and friends).
-mlir::LogicalResult
-compileModule(mlir::ModuleOp module, const CompileOptions &options, Stage stop,
-              CompileResult &result,
-              const std::function<mlir::LogicalResult(mlir::PassManager &)>
-                  &configure = nullptr);
+mlir::LogicalResult compileModule(
+    mlir::ModuleOp module, const CompileOptions &options, Stage stop,
+    CompileResult &result,
+    const std::function<mlir::LogicalResult(mlir::PassManager &)> &configure =
+        nullptr);
 
 /// The function compileModule compiles, or an error at the module.
 mlir::FailureOr<mlir::func::FuncOp> findEntry(mlir::ModuleOp module,

@@ -38,12 +38,12 @@ OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
 FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef name) {
   if (auto func = module.lookupSymbol<func::FuncOp>(name)) {
     if (func.isExternal())
-      return func.emitError() << "'@" << name
-                              << "' is a declaration without a body";
+      return func.emitError()
+             << "'@" << name << "' is a declaration without a body";
     return func;
   }
-  return module.emitError() << "the model has no 'func.func @" << name
-                            << "' to compile";
+  return module.emitError()
+         << "the model has no 'func.func @" << name << "' to compile";
 }
 
 /// Number of compute operations in the lowered model (constants and the
@@ -74,9 +74,9 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return failure();
 
   func::FuncOp func = *findEntry(module, options.entry);
-  func->setAttr("dlc.source_ops",
-                IntegerAttr::get(IntegerType::get(context, 64),
-                                 countComputeOps(func)));
+  func->setAttr(
+      "dlc.source_ops",
+      IntegerAttr::get(IntegerType::get(context, 64), countComputeOps(func)));
   {
     // MLIR bytecode: it keeps locations (what the reference interpreter
     // reports, dlc run --check, then points into the user's model) and
@@ -109,7 +109,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   if (codegenOptions.archs.empty())
     codegenOptions.archs = {rt::defaultCudaArch("sm_90")};
   codegenOptions.compileCubins = options.compileCubins;
-  FailureOr<rt::Package> package = mlir::dlc::generatePackage(func, codegenOptions);
+  FailureOr<rt::Package> package =
+      mlir::dlc::generatePackage(func, codegenOptions);
   if (failed(package))
     return failure();
   result.package = std::move(*package);
@@ -147,8 +148,9 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-static rt::Result<rt::Package> compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
-                                             const CompileOptions &options) {
+static rt::Result<rt::Package>
+compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+              const CompileOptions &options) {
   DialectRegistry registry;
   registerDlcDialects(registry);
   MLIRContext context(registry);
@@ -171,8 +173,8 @@ static rt::Result<rt::Package> compileBuffer(std::unique_ptr<llvm::MemoryBuffer>
 rt::Result<rt::Package> compile(const std::string &mlirText,
                                 const CompileOptions &options,
                                 const std::string &bufferName) {
-  return compileBuffer(llvm::MemoryBuffer::getMemBufferCopy(mlirText, bufferName),
-                       options);
+  return compileBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(mlirText, bufferName), options);
 }
 
 rt::Result<rt::Package> compileFile(const std::string &path,
@@ -243,7 +245,8 @@ std::vector<rt::HostTensor> randomInputs(const rt::Package &package,
       case rt::DType::F32:
       case rt::DType::F16:
       case rt::DType::BF16:
-        t.setFromDouble(i, std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
+        t.setFromDouble(i,
+                        std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
         break;
       case rt::DType::I32:
       case rt::DType::I64:

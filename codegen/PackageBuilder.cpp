@@ -12,8 +12,8 @@
 #include "runtime/Runtime.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <fmt/format.h>
@@ -134,9 +134,9 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
              << "', whose data is not loaded";
     ArrayRef<char> raw = data->getData();
     if (*dtype == rt::DType::I1 || raw.size() != bytes)
-      return op.emitOpError() << "resource holds " << raw.size()
-                              << " bytes, but " << bytes
-                              << " are needed for " << n << " elements";
+      return op.emitOpError()
+             << "resource holds " << raw.size() << " bytes, but " << bytes
+             << " are needed for " << n << " elements";
     if (bytes != 0)
       std::memcpy(dst, raw.data(), bytes);
   } else {
@@ -158,9 +158,9 @@ LogicalResult PackageBuilder::resultStorage(Operation *op) {
     return op->emitOpError() << "has no 'dlc.offsets' attribute; run "
                                 "dlc-plan-memory before code generation";
   if ((int64_t)offsets.size() != op->getNumResults())
-    return op->emitOpError() << "has " << offsets.size()
-                             << " planned offsets for " << op->getNumResults()
-                             << " results";
+    return op->emitOpError()
+           << "has " << offsets.size() << " planned offsets for "
+           << op->getNumResults() << " results";
   for (auto [result, offset] :
        llvm::zip(op->getResults(), offsets.asArrayRef())) {
     rt::BufferRef ref;
@@ -294,9 +294,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     return ((batch - 1) * stride + mat) * es;
   };
 
-  bool aFull = bA == bC, bAllOne = llvm::all_of(bB, [](int64_t d) {
-    return d == 1;
-  });
+  bool aFull = bA == bC,
+       bAllOne = llvm::all_of(bB, [](int64_t d) { return d == 1; });
   if (batches == 1 || (bAllOne && aFull && !ta)) {
     // One GEMM: a single matrix product, or B shared by every batch and A's
     // rows stacked into one tall matrix.
@@ -411,8 +410,8 @@ FailureOr<rt::Package> PackageBuilder::build() {
     ref.bytes = desc->byteSize();
     storage[arg] = ref;
     pkg.inputs.push_back(std::move(*desc));
-    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                  kTensorNameAttr);
+    auto name =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kTensorNameAttr);
     pkg.inputNames.push_back(name ? name.str() : std::string());
   }
   // Only an unregistered op (dlc-opt --allow-unregistered-dialect) can end
@@ -495,8 +494,8 @@ FailureOr<rt::Package> PackageBuilder::build() {
       auto cubin = rt::compileCudaToCubin(pkg.cudaSource, arch);
       if (!cubin)
         return func.emitOpError()
-               << "cannot compile the generated CUDA code for " << arch
-               << ": " << cubin.message();
+               << "cannot compile the generated CUDA code for " << arch << ": "
+               << cubin.message();
       pkg.cubins.push_back({arch, cubin.take()});
     }
   }

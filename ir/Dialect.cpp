@@ -56,8 +56,8 @@ static RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-FailureOr<SmallVector<int64_t>> mlir::dlc::broadcastShapes(ArrayRef<int64_t> a,
-                                                           ArrayRef<int64_t> b) {
+FailureOr<SmallVector<int64_t>>
+mlir::dlc::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   if (a.size() != b.size())
     return failure();
   SmallVector<int64_t> out;
@@ -69,26 +69,27 @@ FailureOr<SmallVector<int64_t>> mlir::dlc::broadcastShapes(ArrayRef<int64_t> a,
   return out;
 }
 
-LogicalResult mlir::dlc::verifyBroadcastElementwise(Operation *op,
-                                                    bool sameResultElementType) {
+LogicalResult
+mlir::dlc::verifyBroadcastElementwise(Operation *op,
+                                      bool sameResultElementType) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> shape;
   Type elementType;
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     auto type = tensorType(operand);
     if (type.getRank() != resultType.getRank())
-      return op->emitOpError() << "expects operands of the result's rank "
-                               << resultType.getRank() << ", but operand #" << i
-                               << " has rank " << type.getRank()
-                               << " (insert a dlc.reshape to change rank)";
+      return op->emitOpError()
+             << "expects operands of the result's rank " << resultType.getRank()
+             << ", but operand #" << i << " has rank " << type.getRank()
+             << " (insert a dlc.reshape to change rank)";
     if (i == 0) {
       shape.assign(type.getShape().begin(), type.getShape().end());
     } else {
       auto merged = broadcastShapes(shape, type.getShape());
       if (failed(merged))
-        return op->emitOpError()
-               << "operand shapes " << formatShape(shape) << " and "
-               << formatShape(type.getShape()) << " are not broadcast-compatible";
+        return op->emitOpError() << "operand shapes " << formatShape(shape)
+                                 << " and " << formatShape(type.getShape())
+                                 << " are not broadcast-compatible";
       shape = *merged;
     }
   }
@@ -121,8 +122,8 @@ LogicalResult mlir::dlc::verifyFloatElements(Operation *op) {
 bool mlir::dlc::isElementwise(Operation *op) {
   return isa<ExpOp, LogOp, TanhOp, SigmoidOp, ErfOp, RsqrtOp, SqrtOp,
              ReciprocalOp, AbsOp, NegOp, NotOp, ClampOp, AddOp, SubOp, MulOp,
-             DivOp, MaxOp, MinOp, PowOp, AndOp, OrOp, CmpOp, SelectOp,
-             CastOp>(op);
+             DivOp, MaxOp, MinOp, PowOp, AndOp, OrOp, CmpOp, SelectOp, CastOp>(
+      op);
 }
 
 bool mlir::dlc::isDataMovement(Operation *op) {
@@ -168,7 +169,8 @@ LogicalResult mlir::dlc::checkTensorSizes(Operation *root) {
         for (BlockArgument arg : block.getArguments())
           report(op, arg.getType(), "argument #" + Twine(arg.getArgNumber()));
     for (OpResult result : op->getResults())
-      report(op, result.getType(), "result #" + Twine(result.getResultNumber()));
+      report(op, result.getType(),
+             "result #" + Twine(result.getResultNumber()));
   });
   return success(ok);
 }
@@ -206,9 +208,9 @@ static LogicalResult attributeOverflowError(Operation *op) {
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
                                 StringRef what) {
   if (axis < 0 || axis >= rank)
-    return op->emitOpError() << what << " " << axis
-                             << " is out of range for a tensor of rank "
-                             << rank;
+    return op->emitOpError()
+           << what << " " << axis << " is out of range for a tensor of rank "
+           << rank;
   return success();
 }
 
@@ -413,8 +415,8 @@ LogicalResult MatmulOp::verify() {
   if (ka != kb)
     return emitOpError() << "contraction sizes differ: " << ka << " (lhs) vs "
                          << kb << " (rhs)";
-  auto batch = broadcastShapes(a.getShape().drop_back(2),
-                               b.getShape().drop_back(2));
+  auto batch =
+      broadcastShapes(a.getShape().drop_back(2), b.getShape().drop_back(2));
   if (failed(batch))
     return emitOpError() << "batch dimensions "
                          << formatShape(a.getShape().drop_back(2)) << " and "
@@ -638,9 +640,9 @@ LogicalResult ReshapeOp::verify() {
   auto in = tensorType(getInput());
   if (in.getNumElements() != getType().getNumElements())
     return emitOpError() << "cannot reshape " << in.getNumElements()
-                         << " elements " << formatShape(in.getShape()) << " into "
-                         << getType().getNumElements() << " elements "
-                         << formatShape(getType().getShape());
+                         << " elements " << formatShape(in.getShape())
+                         << " into " << getType().getNumElements()
+                         << " elements " << formatShape(getType().getShape());
   if (in.getElementType() != getType().getElementType())
     return emitOpError() << "changes the element type";
   return success();
@@ -670,12 +672,12 @@ LogicalResult SliceOp::verify() {
   SmallVector<int64_t> strides(in.getRank(), 1);
   if (auto given = getStrides()) {
     if ((int64_t)given->size() != in.getRank())
-      return emitOpError() << "expects " << in.getRank()
-                           << " strides, but got " << given->size();
+      return emitOpError() << "expects " << in.getRank() << " strides, but got "
+                           << given->size();
     for (auto [d, s] : llvm::enumerate(*given)) {
       if (s < 1)
-        return emitOpError() << "expects positive strides, but got "
-                             << formatShape(*given);
+        return emitOpError()
+               << "expects positive strides, but got " << formatShape(*given);
       strides[d] = s;
     }
   }
@@ -692,10 +694,9 @@ LogicalResult SliceOp::verify() {
     }
     if (start[d] < 0 || end > in.getDimSize(d)) {
       if (strides[d] == 1)
-        return emitOpError() << "slice [" << start[d] << ", " << end
-                             << ") of dimension " << d
-                             << " is out of bounds for size "
-                             << in.getDimSize(d);
+        return emitOpError()
+               << "slice [" << start[d] << ", " << end << ") of dimension " << d
+               << " is out of bounds for size " << in.getDimSize(d);
       return emitOpError() << "slice of " << size << " elements from "
                            << start[d] << " with stride " << strides[d]
                            << " of dimension " << d
@@ -736,9 +737,9 @@ LogicalResult ConcatOp::verify() {
                            << " differs in rank or element type";
     for (int64_t d = 0; d < t.getRank(); ++d)
       if (d != (int64_t)getAxis() && t.getDimSize(d) != first.getDimSize(d))
-        return emitOpError() << "input #" << i << " has size "
-                             << t.getDimSize(d) << " in dimension " << d
-                             << ", expected " << first.getDimSize(d);
+        return emitOpError()
+               << "input #" << i << " has size " << t.getDimSize(d)
+               << " in dimension " << d << ", expected " << first.getDimSize(d);
     expected[getAxis()] += t.getDimSize(getAxis());
   }
   if (ArrayRef<int64_t>(expected) != getType().getShape() ||
@@ -762,7 +763,8 @@ LogicalResult PadOp::verify() {
       return emitOpError() << "expects non-negative padding, but dimension "
                            << d << " has low " << getLow()[d] << " and high "
                            << getHigh()[d];
-    std::optional<int64_t> size = llvm::checkedAdd(in.getDimSize(d), getLow()[d]);
+    std::optional<int64_t> size =
+        llvm::checkedAdd(in.getDimSize(d), getLow()[d]);
     if (size)
       size = llvm::checkedAdd(*size, getHigh()[d]);
     if (!size)
@@ -814,9 +816,9 @@ static LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> strides,
   auto positivePair = [&](ArrayRef<int64_t> a,
                           StringRef what) -> LogicalResult {
     if (a.size() != 2 || a[0] < 1 || a[1] < 1)
-      return op->emitOpError() << "expects " << what
-                               << " to be two positive values, but got "
-                               << formatShape(a);
+      return op->emitOpError()
+             << "expects " << what << " to be two positive values, but got "
+             << formatShape(a);
     return success();
   };
   if (kernel && failed(positivePair(*kernel, "kernel")))
@@ -848,18 +850,18 @@ static FailureOr<int64_t> windowOutputSize(Operation *op, StringRef dim,
   if (window < 1)
     return op->emitOpError() << "expects a window of at least one element "
                              << "along the " << dim << ", but got " << window;
-  std::optional<int64_t> span = llvm::checkedMulAdd(dilation, window - 1,
-                                                    int64_t(1));
+  std::optional<int64_t> span =
+      llvm::checkedMulAdd(dilation, window - 1, int64_t(1));
   std::optional<int64_t> padded = llvm::checkedAdd(size, padLow);
   if (padded)
     padded = llvm::checkedAdd(*padded, padHigh);
   if (!span || !padded)
     return overflowError(op);
   if (*span > *padded)
-    return op->emitOpError() << "has a window spanning " << *span << " "
-                             << dim << " (kernel " << window << ", dilation "
-                             << dilation << "), more than the " << *padded
-                             << " of the padded input";
+    return op->emitOpError()
+           << "has a window spanning " << *span << " " << dim << " (kernel "
+           << window << ", dilation " << dilation << "), more than the "
+           << *padded << " of the padded input";
   return (*padded - *span) / stride + 1;
 }
 
@@ -868,9 +870,9 @@ static LogicalResult verifyFloatWindowTypes(Operation *op, ValueRange operands,
   for (auto [i, v] : llvm::enumerate(operands)) {
     auto type = tensorType(v);
     if (type.getRank() != 4)
-      return op->emitOpError() << "expects rank-4 NCHW tensors, but operand #"
-                               << i << " has shape "
-                               << formatShape(type.getShape());
+      return op->emitOpError()
+             << "expects rank-4 NCHW tensors, but operand #" << i
+             << " has shape " << formatShape(type.getShape());
     if (type.getElementType() != result.getElementType())
       return op->emitOpError()
              << "expects operands and result of one element type, but got "
@@ -902,9 +904,8 @@ convOutputSize(Operation *op, ArrayRef<int64_t> in, int64_t kh, int64_t kw,
                                            kh, strides[0], dilations[0]);
   if (failed(oh))
     return failure();
-  FailureOr<int64_t> ow = windowOutputSize(op, "columns", in[3], pads[1],
-                                           pads[3], kw, strides[1],
-                                           dilations[1]);
+  FailureOr<int64_t> ow = windowOutputSize(
+      op, "columns", in[3], pads[1], pads[3], kw, strides[1], dilations[1]);
   if (failed(ow))
     return failure();
   return std::make_pair(*oh, *ow);
@@ -1004,8 +1005,8 @@ LogicalResult Pool2DOp::verify() {
                                     getType())))
     return failure();
   SmallVector<int64_t, 2> dilations = getDilationValues();
-  if (failed(verifyWindow(*this, getStrides(), getPads(), dilations,
-                          getKernel())))
+  if (failed(
+          verifyWindow(*this, getStrides(), getPads(), dilations, getKernel())))
     return failure();
   if (getCountIncludePad() && getKind() != PoolKind::avg)
     return emitOpError() << "count_include_pad applies to avg pooling only";
@@ -1022,14 +1023,13 @@ LogicalResult Pool2DOp::verify() {
     // (o - 1) * s < H + top + bottom, which convOutputSize computed without
     // overflow; the product is checked here.
     std::optional<int64_t> start = llvm::checkedMul(o - 1, s[d]);
-    return o == floorSize + 1 && start &&
-           *start < in[2 + d] + p[d] + p[d + 2];
+    return o == floorSize + 1 && start && *start < in[2 + d] + p[d] + p[d + 2];
   };
-  if (out[0] != in[0] || out[1] != in[1] ||
-      !fits(out[2], size->first, 0) || !fits(out[3], size->second, 1))
+  if (out[0] != in[0] || out[1] != in[1] || !fits(out[2], size->first, 0) ||
+      !fits(out[3], size->second, 1))
     return emitOpError() << "expects result shape "
-                         << formatShape({in[0], in[1], size->first,
-                                         size->second})
+                         << formatShape(
+                                {in[0], in[1], size->first, size->second})
                          << " (or one larger in H or W for ceil mode, where "
                             "that window starts inside the padded input), but "
                             "got "

@@ -1,4 +1,5 @@
-//===- Dialect.h - The dlc dialect and its operations -------------*- C++ -*-===//
+//===- Dialect.h - The dlc dialect and its operations -------------*- C++
+//-*-===//
 #ifndef DLC_IR_DIALECT_H
 #define DLC_IR_DIALECT_H
 
@@ -9,8 +10,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "ir/DlcDialect.h.inc"
 #include "ir/DlcEnums.h.inc"

@@ -14,9 +14,9 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -56,7 +56,9 @@ std::optional<Elem> elemOf(Type type) {
   return std::nullopt;
 }
 
-bool isFloat(Elem e) { return e == Elem::F32 || e == Elem::F16 || e == Elem::BF16; }
+bool isFloat(Elem e) {
+  return e == Elem::F32 || e == Elem::F16 || e == Elem::BF16;
+}
 
 rt::DType dtypeOf(Elem e) {
   switch (e) {
@@ -424,8 +426,8 @@ LogicalResult Interpreter::evalOp(Operation *op) {
   } else if (isa<ExpOp, LogOp, TanhOp, SigmoidOp, ErfOp, RsqrtOp, SqrtOp,
                  ReciprocalOp, AbsOp, NegOp, NotOp, ClampOp, CastOp>(op)) {
     out = evalUnary(op, e);
-  } else if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, AndOp,
-                 OrOp>(op)) {
+  } else if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, AndOp, OrOp>(
+                 op)) {
     out = evalBinary(op, e);
   } else if (auto cmp = dyn_cast<CmpOp>(op)) {
     out = evalCmp(cmp);
@@ -643,8 +645,8 @@ FailureOr<Tensor> Interpreter::evalBinary(Operation *op, Elem e) {
       r = wrapInt(e, ua * ub);
     } else if (isa<DivOp>(op)) {
       if (b == 0)
-        return op->emitOpError() << "divides by zero (element " << i
-                                 << " of the result)";
+        return op->emitOpError()
+               << "divides by zero (element " << i << " of the result)";
       // INT64_MIN / -1 overflows in C++; its wrapped quotient is INT64_MIN.
       if (b == -1)
         r = wrapInt(e, 0 - ua);
@@ -712,8 +714,8 @@ Tensor Interpreter::evalSelect(SelectOp op) {
   std::vector<int64_t> tmap = broadcastMap(onTrue.shape, out.shape);
   std::vector<int64_t> fmap = broadcastMap(onFalse.shape, out.shape);
   for (size_t i = 0; i < out.data.size(); ++i)
-    out.data[i] = cond.data[cmap[i]] != 0 ? onTrue.data[tmap[i]]
-                                          : onFalse.data[fmap[i]];
+    out.data[i] =
+        cond.data[cmap[i]] != 0 ? onTrue.data[tmap[i]] : onFalse.data[fmap[i]];
   return out;
 }
 
@@ -1019,7 +1021,8 @@ Tensor Interpreter::evalPool2D(Pool2DOp op) {
         bool inside = y >= 0 && y < h && z >= 0 && z < w;
         // Explicit padding counts with count_include_pad; the ceil-mode
         // overhang past the padded input never does.
-        bool inPadded = y >= -p[0] && y < h + p[2] && z >= -p[1] && z < w + p[3];
+        bool inPadded =
+            y >= -p[0] && y < h + p[2] && z >= -p[1] && z < w + p[3];
         if (inside || (includePad && inPadded))
           ++count;
         if (!inside)
@@ -1043,8 +1046,9 @@ Tensor Interpreter::evalIm2Col(Im2ColOp op) {
   forEachIndex(out.shape, [&](ArrayRef<int64_t> i, int64_t flat) {
     int64_t c = i[2] / (k[0] * k[1]), a = i[2] / k[1] % k[0], b = i[2] % k[1];
     int64_t y = i[3] / ow, z = i[3] % ow;
-    out.data[flat] = at4(x, i[0], i[1] * cPerGroup + c,
-                         y * s[0] - p[0] + a * d[0], z * s[1] - p[1] + b * d[1]);
+    out.data[flat] =
+        at4(x, i[0], i[1] * cPerGroup + c, y * s[0] - p[0] + a * d[0],
+            z * s[1] - p[1] + b * d[1]);
   });
   return out;
 }
@@ -1079,9 +1083,8 @@ FailureOr<Tensor> Interpreter::evalGather(GatherOp op) {
     out.data[flat] = data.data[pos];
   });
   if (bad)
-    return op.emitOpError() << "index " << *bad
-                            << " is out of range for axis " << axis
-                            << " of size " << size;
+    return op.emitOpError() << "index " << *bad << " is out of range for axis "
+                            << axis << " of size " << size;
   return out;
 }
 
@@ -1170,9 +1173,9 @@ mlir::dlc::evaluateReference(func::FuncOp func,
               "single-block functions";
   FunctionType type = func.getFunctionType();
   if (inputs.size() != type.getNumInputs())
-    return func.emitOpError() << "expects " << type.getNumInputs()
-                              << " inputs, but " << inputs.size()
-                              << " were given";
+    return func.emitOpError()
+           << "expects " << type.getNumInputs() << " inputs, but "
+           << inputs.size() << " were given";
 
   auto checkType = [&](Type t, StringRef what,
                        unsigned i) -> FailureOr<RankedTensorType> {
@@ -1188,17 +1191,18 @@ mlir::dlc::evaluateReference(func::FuncOp func,
   Interpreter interp;
   Block &body = func.getBody().front();
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    FailureOr<RankedTensorType> argType = checkType(arg.getType(), "argument", i);
+    FailureOr<RankedTensorType> argType =
+        checkType(arg.getType(), "argument", i);
     if (failed(argType))
       return failure();
     Elem e = *elemOf(argType->getElementType());
     const rt::HostTensor &host = inputs[i];
     ArrayRef<int64_t> shape = argType->getShape();
-    if (host.dtype != dtypeOf(e) ||
-        ArrayRef<int64_t>(host.shape) != shape) {
-      return func.emitOpError()
-             << "input #" << i << " is " << describeTensor(host.dtype, host.shape)
-             << ", but the function expects " << describeTensor(dtypeOf(e), shape);
+    if (host.dtype != dtypeOf(e) || ArrayRef<int64_t>(host.shape) != shape) {
+      return func.emitOpError() << "input #" << i << " is "
+                                << describeTensor(host.dtype, host.shape)
+                                << ", but the function expects "
+                                << describeTensor(dtypeOf(e), shape);
     }
     int64_t n = numElements(shape);
     if (host.data.size() != (size_t)n * byteSize(e))

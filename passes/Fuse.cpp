@@ -120,7 +120,9 @@ public:
 
 private:
   /// The operation of `block` that is or contains `op`, or null.
-  Operation *topLevel(Operation *op) { return block.findAncestorOpInBlock(*op); }
+  Operation *topLevel(Operation *op) {
+    return block.findAncestorOpInBlock(*op);
+  }
 
   /// Values defined by `ops` and used outside them, in op order.
   SmallVector<Value> outputsOf(ArrayRef<Operation *> ops,
@@ -213,8 +215,8 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
     return false;
   }
   if (asExtraOutput) {
-    auto shape = p->getNumResults() == 1 ? staticShape(p->getResult(0))
-                                         : std::nullopt;
+    auto shape =
+        p->getNumResults() == 1 ? staticShape(p->getResult(0)) : std::nullopt;
     if (!shape) {
       whyNot = "it cannot be an extra output (not one static tensor)";
       return false;
@@ -365,8 +367,7 @@ void Fuser::outlineGroup(Group &group, OpBuilder &builder) {
   bodyBuilder.setInsertionPointToStart(&body);
   for (Operation *constant : clonedConstants) {
     Operation *clone = bodyBuilder.clone(*constant);
-    constant->getResult(0).replaceUsesWithIf(clone->getResult(0),
-                                             insideKernel);
+    constant->getResult(0).replaceUsesWithIf(clone->getResult(0), insideKernel);
   }
   for (auto [i, input] : llvm::enumerate(inputs)) {
     Value value = input;
@@ -415,9 +416,9 @@ void Fuser::attachNotes(Group &group, KernelOp kernel, ArrayRef<Value> inputs,
     if (index < 0)
       continue;
     NamedAttribute fields[] = {
-        NamedAttribute(StringAttr::get(context, note.isProducer ? "operand"
-                                                                : "result"),
-                       IntegerAttr::get(IntegerType::get(context, 64), index)),
+        NamedAttribute(
+            StringAttr::get(context, note.isProducer ? "operand" : "result"),
+            IntegerAttr::get(IntegerType::get(context, 64), index)),
         NamedAttribute(StringAttr::get(context, "reason"),
                        StringAttr::get(context, note.reason))};
     Attribute dict = DictionaryAttr::get(context, fields);

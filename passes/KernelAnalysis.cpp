@@ -80,8 +80,7 @@ struct RowReduction {
 
 /// Describes `op` as a reduction over trailing dimensions, or explains why it
 /// is not one.
-static FailureOr<RowReduction> asRowReduction(Operation *op,
-                                              std::string &why) {
+static FailureOr<RowReduction> asRowReduction(Operation *op, std::string &why) {
   RowReduction info;
   Value input = op->getOperand(0);
   auto shape = staticShape(input);
@@ -128,8 +127,9 @@ static LogicalResult planRow(const llvm::SmallPtrSetImpl<Operation *> &inGroup,
     if (failed(info))
       return failure();
     if (info->inputShape != rowShape || info->numInnerDims != k) {
-      why = "reductions differ in row shape (" + formatShape(rowShape) + " vs " +
-            formatShape(info->inputShape) + ") or in reduced dimensions";
+      why = "reductions differ in row shape (" + formatShape(rowShape) +
+            " vs " + formatShape(info->inputShape) +
+            ") or in reduced dimensions";
       return failure();
     }
   }
@@ -430,8 +430,8 @@ private:
       read += tensorBytes(v.getType());
     int64_t written = tensorBytes(matmul->getResult(0).getType());
     lines.push_back("matmul: a cuBLAS call, never fused");
-    lines.push_back("  " + bytesLine(read, matmul->getNumOperands(), written,
-                                     1));
+    lines.push_back("  " +
+                    bytesLine(read, matmul->getNumOperands(), written, 1));
   }
 
   Block &block;

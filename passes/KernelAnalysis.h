@@ -1,4 +1,5 @@
-//===- KernelAnalysis.h - How a group of ops becomes one kernel ---*- C++ -*-===//
+//===- KernelAnalysis.h - How a group of ops becomes one kernel ---*- C++
+//-*-===//
 //
 // Shared by fusion (to judge whether a candidate group makes a good kernel)
 // and code generation (to pick the kernel template), so the two never
@@ -10,8 +11,8 @@
 
 #include "ir/Dialect.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::dlc {
 

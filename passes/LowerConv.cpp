@@ -1,4 +1,5 @@
-//===- LowerConv.cpp - Convolutions as GEMMs -------------------------------===//
+//===- LowerConv.cpp - Convolutions as GEMMs
+//-------------------------------===//
 //
 // A dense dlc.conv2d is computed as a matrix product, which runs on cuBLAS
 // (or the sim's GEMM) at a large fraction of peak, instead of as a direct
@@ -78,9 +79,9 @@ void lowerToGemm(Conv2DOp conv) {
     columns = reshape(b, loc, conv.getInput(), {n, g, c / g, ohw});
   } else {
     auto type = RankedTensorType::get({n, g, k, ohw}, element);
-    columns = b.create<Im2ColOp>(
-        loc, type, conv.getInput(), ArrayRef<int64_t>{kh, kw},
-        conv.getStrides(), conv.getPads(), conv.getDilations(), g);
+    columns = b.create<Im2ColOp>(loc, type, conv.getInput(),
+                                 ArrayRef<int64_t>{kh, kw}, conv.getStrides(),
+                                 conv.getPads(), conv.getDilations(), g);
   }
   // Without groups the batch of the product is N alone: rank 3.
   SmallVector<int64_t> wShape{1, g, oc / g, k}, cShape{n, g, k, ohw},

@@ -904,8 +904,8 @@ LogicalResult TosaLowering::lowerConv(Operation *op, bool depthwise) {
     return failure();
   Value input = op->getOperand(0), weight = op->getOperand(1),
         bias = op->getOperand(2);
-  auto in = tensorType(input), w = tensorType(weight), out =
-      tensorType(op->getResult(0));
+  auto in = tensorType(input), w = tensorType(weight),
+       out = tensorType(op->getResult(0));
   Type element = out.getElementType();
   if (!isa<FloatType>(element) || !isa<FloatType>(in.getElementType()) ||
       !isa<FloatType>(w.getElementType()))
@@ -914,8 +914,7 @@ LogicalResult TosaLowering::lowerConv(Operation *op, bool depthwise) {
                              << in << " and " << w << " -> " << out;
   auto pad = op->getAttrOfType<DenseI64ArrayAttr>("pad").asArrayRef();
   auto stride = op->getAttrOfType<DenseI64ArrayAttr>("stride").asArrayRef();
-  auto dilation =
-      op->getAttrOfType<DenseI64ArrayAttr>("dilation").asArrayRef();
+  auto dilation = op->getAttrOfType<DenseI64ArrayAttr>("dilation").asArrayRef();
   int64_t c = in.getDimSize(3);
   int64_t groups = 1;
   Location loc = op->getLoc();
@@ -927,13 +926,14 @@ LogicalResult TosaLowering::lowerConv(Operation *op, bool depthwise) {
                                << ", M], but got " << w;
     // [KH, KW, C, M] -> [C, M, KH, KW] -> [C*M, 1, KH, KW].
     filter = permute(loc, filter, {2, 3, 0, 1});
-    filter = reshape(loc, filter,
-                     {c * w.getDimSize(3), 1, w.getDimSize(0), w.getDimSize(1)});
+    filter =
+        reshape(loc, filter,
+                {c * w.getDimSize(3), 1, w.getDimSize(0), w.getDimSize(1)});
     groups = c;
   } else {
     if (w.getDimSize(3) != c)
-      return op->emitOpError() << "expects a weight of shape [OC, KH, KW, "
-                               << c << "], but got " << w;
+      return op->emitOpError() << "expects a weight of shape [OC, KH, KW, " << c
+                               << "], but got " << w;
     filter = permute(loc, filter, {0, 3, 1, 2});
   }
   auto filterType = tensorType(filter);
@@ -994,16 +994,16 @@ LogicalResult TosaLowering::lowerTransposeConv(tosa::TransposeConv2DOp op) {
   }
   SmallVector<int64_t> expected{in.getDimSize(0), 0, 0, w.getDimSize(0)};
   for (int d = 0; d < 2; ++d)
-    expected[1 + d] = (in.getDimSize(1 + d) - 1) * stride[d] +
-                      outPad[2 * d] + outPad[2 * d + 1] + w.getDimSize(1 + d);
+    expected[1 + d] = (in.getDimSize(1 + d) - 1) * stride[d] + outPad[2 * d] +
+                      outPad[2 * d + 1] + w.getDimSize(1 + d);
   if (ArrayRef<int64_t>(expected) != out.getShape())
     return op.emitOpError() << "expects result shape " << formatShape(expected)
                             << ", but got " << formatShape(out.getShape());
   Location loc = op.getLoc();
   Value x = toNchw(loc, castTo(loc, op.getInput(), element));
   // [OC, KH, KW, IC] -> [IC, OC, KH, KW].
-  Value filter = permute(loc, castTo(loc, op.getFilter(), element),
-                         {3, 0, 1, 2});
+  Value filter =
+      permute(loc, castTo(loc, op.getFilter(), element), {3, 0, 1, 2});
   auto nchw = RankedTensorType::get(
       {expected[0], expected[3], expected[1], expected[2]}, element);
   SmallVector<int64_t> dilations{1, 1};
@@ -1058,15 +1058,15 @@ LogicalResult TosaLowering::lowerPool(Operation *op, PoolKind kind) {
 /// out[n, w] = values[n, indices[n, w]]. Batch n's rows start at n*K of the
 /// values viewed as [N*K, C].
 LogicalResult TosaLowering::lowerGather(tosa::GatherOp op) {
-  auto values = tensorType(op.getValues()), indices = tensorType(op.getIndices()),
-       out = tensorType(op.getOutput());
+  auto values = tensorType(op.getValues()),
+       indices = tensorType(op.getIndices()), out = tensorType(op.getOutput());
   int64_t n = values.getDimSize(0), k = values.getDimSize(1),
           c = values.getDimSize(2), w = indices.getDimSize(1);
   if (indices.getDimSize(0) != n ||
       out.getShape() != ArrayRef<int64_t>{n, w, c} ||
       out.getElementType() != values.getElementType())
-    return op.emitOpError() << "expects result type "
-                            << values.clone({n, w, c}) << ", but got " << out;
+    return op.emitOpError() << "expects result type " << values.clone({n, w, c})
+                            << ", but got " << out;
   Location loc = op.getLoc();
   Value flat = reshape(loc, op.getValues(), {n * k, c});
   Value index = op.getIndices();
@@ -1089,8 +1089,8 @@ LogicalResult TosaLowering::lowerGather(tosa::GatherOp op) {
 /// is half_pixel. NEAREST_NEIGHBOR rounds halves up; BILINEAR is linear.
 LogicalResult TosaLowering::lowerResize(tosa::ResizeOp op) {
   auto in = tensorType(op.getInput()), out = tensorType(op.getOutput());
-  if (!isa<FloatType>(in.getElementType()) || in.getElementType() !=
-      out.getElementType())
+  if (!isa<FloatType>(in.getElementType()) ||
+      in.getElementType() != out.getElementType())
     return op.emitOpError() << "dlc supports floating-point resize of one "
                                "element type only (integer resize is "
                                "quantized), but got "
@@ -1124,9 +1124,8 @@ LogicalResult TosaLowering::lowerResize(tosa::ResizeOp op) {
                                      out.getDimSize(1), out.getDimSize(2)},
                                     out.getElementType());
   Value y = rewriter.create<ResizeOp>(
-      loc, nchw, toNchw(loc, op.getInput()),
-      nearest ? "nearest" : "linear", *mode,
-      nearest ? "round_prefer_ceil" : "round_prefer_floor");
+      loc, nchw, toNchw(loc, op.getInput()), nearest ? "nearest" : "linear",
+      *mode, nearest ? "round_prefer_ceil" : "round_prefer_floor");
   replace(op, toNhwc(loc, y));
   return success();
 }

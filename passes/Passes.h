@@ -1,4 +1,5 @@
-//===- Passes.h - dlc compiler passes and pipeline ----------------*- C++ -*-===//
+//===- Passes.h - dlc compiler passes and pipeline ----------------*- C++
+//-*-===//
 #ifndef DLC_PASSES_PASSES_H
 #define DLC_PASSES_PASSES_H
 
@@ -35,7 +36,8 @@ struct PipelineOptions {
 /// TOSA to dlc, then (with `canonicalize`) canonicalization and CSE.
 void buildLoweringPipeline(OpPassManager &pm, bool canonicalize = true);
 /// Fusion and memory planning on lowered dlc IR.
-void buildOptimizationPipeline(OpPassManager &pm, const PipelineOptions &options);
+void buildOptimizationPipeline(OpPassManager &pm,
+                               const PipelineOptions &options);
 /// The whole pipeline from TOSA/dlc to planned kernels.
 void buildDlcPipeline(OpPassManager &pm, const PipelineOptions &options);
 /// Registers every pass (test passes included) and the `dlc-pipeline` /

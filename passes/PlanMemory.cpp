@@ -141,7 +141,8 @@ void PlanMemoryPass::runOnOperation() {
       for (Value operand : nested->getOperands()) {
         auto it = bufferOf.find(viewRoot(operand));
         if (it != bufferOf.end())
-          buffers[it->second].end = std::max<unsigned>(buffers[it->second].end, i);
+          buffers[it->second].end =
+              std::max<unsigned>(buffers[it->second].end, i);
       }
     });
   }

@@ -124,8 +124,7 @@ bool LiveCudaObjects::operator==(const LiveCudaObjects &o) const {
          streams == o.streams && modules == o.modules &&
          allocations == o.allocations && graphs == o.graphs &&
          graphExecs == o.graphExecs && events == o.events &&
-         nvrtcPrograms == o.nvrtcPrograms &&
-         cublasHandles == o.cublasHandles;
+         nvrtcPrograms == o.nvrtcPrograms && cublasHandles == o.cublasHandles;
 }
 
 std::string LiveCudaObjects::describe() const {
@@ -265,8 +264,8 @@ const CudaDriver *loadCudaDriver(std::string *why) {
   // is never remembered.
   if (fault::shouldFail("libcuda-missing")) {
     if (why)
-      *why = libraryOverride("DLC_CUDA_DRIVER_LIB", "libcuda.so.1") +
-             " not found";
+      *why =
+          libraryOverride("DLC_CUDA_DRIVER_LIB", "libcuda.so.1") + " not found";
     return nullptr;
   }
   std::call_once(once, [] {
@@ -294,11 +293,12 @@ const Nvrtc *loadNvrtc(std::string *why) {
     return nullptr;
   }
   std::call_once(once, [] {
-    std::vector<std::string> candidates = cudaLibraryCandidates("libnvrtc.so.13");
+    std::vector<std::string> candidates =
+        cudaLibraryCandidates("libnvrtc.so.13");
     for (const std::string &c : cudaLibraryCandidates("libnvrtc.so"))
       candidates.push_back(c);
-    void *h = openFirst(candidates, RTLD_NOW | RTLD_LOCAL, "libnvrtc.so.13",
-                        error);
+    void *h =
+        openFirst(candidates, RTLD_NOW | RTLD_LOCAL, "libnvrtc.so.13", error);
     if (!h)
       return;
 #define DLC_RESOLVE(fn, injected, mode, resource, delta)                       \
@@ -339,8 +339,8 @@ const Cublas *loadCublas(std::string *why) {
   static std::once_flag once;
   if (fault::shouldFail("libcublas-missing")) {
     if (why)
-      *why = libraryOverride("DLC_CUBLAS_LIB", "libcublas.so.13") +
-             " not found";
+      *why =
+          libraryOverride("DLC_CUBLAS_LIB", "libcublas.so.13") + " not found";
     return nullptr;
   }
   std::call_once(once, [] {

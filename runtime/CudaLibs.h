@@ -1,4 +1,5 @@
-//===- CudaLibs.h - The CUDA driver, NVRTC and cuBLAS via dlopen --*- C++ -*-===//
+//===- CudaLibs.h - The CUDA driver, NVRTC and cuBLAS via dlopen --*- C++
+//-*-===//
 //
 // dlc never links a CUDA library: like Triton's launcher and IREE's dynamic
 // symbol tables, it opens libcuda.so.1, libnvrtc.so.13 and libcublas.so.13
@@ -68,7 +69,7 @@ namespace dlc::rt {
   X(cuGraphInstantiate, CUDA_ERROR_OUT_OF_MEMORY, Before, GraphExec, 1)        \
   X(cuGraphLaunch, CUDA_ERROR_INVALID_VALUE, Launch, None, 0)                  \
   X(cuGraphExecDestroy, CUDA_ERROR_INVALID_VALUE, After, GraphExec, -1)        \
-  X(cuGraphDestroy, CUDA_ERROR_INVALID_VALUE, After, Graph, -1)               \
+  X(cuGraphDestroy, CUDA_ERROR_INVALID_VALUE, After, Graph, -1)                \
   X(cuEventCreate, CUDA_ERROR_OUT_OF_MEMORY, Before, Event, 1)                 \
   X(cuEventDestroy, CUDA_ERROR_INVALID_HANDLE, After, Event, -1)               \
   X(cuEventRecord, CUDA_ERROR_INVALID_HANDLE, Before, None, 0)                 \
@@ -295,12 +296,12 @@ struct Cublas {
   Entry<cublasStatus_t (*)(cublasHandle_t, void *, size_t)> setWorkspace;
   Entry<cublasStatus_t (*)(cublasHandle_t, cublasMath_t)> setMathMode;
   Entry<const char *(*)(cublasStatus_t)> getStatusName;
-  Entry<cublasStatus_t (*)(
-      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-      const void *, const void *, cudaDataType, int, long long int,
-      const void *, cudaDataType, int, long long int, const void *, void *,
-      cudaDataType, int, long long int, int, cublasComputeType_t,
-      cublasGemmAlgo_t)>
+  Entry<cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
+                           int, int, int, const void *, const void *,
+                           cudaDataType, int, long long int, const void *,
+                           cudaDataType, int, long long int, const void *,
+                           void *, cudaDataType, int, long long int, int,
+                           cublasComputeType_t, cublasGemmAlgo_t)>
       gemmStridedBatchedEx;
   /// "CUBLAS_STATUS_EXECUTION_FAILED".
   std::string statusName(cublasStatus_t status) const;

@@ -81,8 +81,8 @@ public:
   run(const std::vector<HostTensor> &inputs) override;
   Status runOnDevice(const std::vector<const void *> &inputs,
                      const std::vector<void *> &outputs) override;
-  Result<std::vector<StepProfile>> profile(const std::vector<HostTensor> &inputs,
-                                           unsigned iterations) override;
+  Result<std::vector<StepProfile>>
+  profile(const std::vector<HostTensor> &inputs, unsigned iterations) override;
   const Package &package() const override { return pkg_; }
   std::string deviceDescription() const override { return description_; }
 
@@ -133,8 +133,7 @@ private:
       return Status::ok();
     return Status::error("the CUDA context is unusable after an earlier "
                          "error (" +
-                         broken_ +
-                         "); CUDA requires restarting the process");
+                         broken_ + "); CUDA requires restarting the process");
   }
   Status loadModule();
   Status allocate(CUdeviceptr &ptr, size_t bytes, const std::string &what);
@@ -214,7 +213,8 @@ Status CudaSession::allocate(CUdeviceptr &ptr, size_t bytes,
 
 Status CudaSession::init() {
   int count = 0;
-  DLC_RT_RETURN_IF_ERROR(check(cu_->cuDeviceGetCount(&count), "cuDeviceGetCount"));
+  DLC_RT_RETURN_IF_ERROR(
+      check(cu_->cuDeviceGetCount(&count), "cuDeviceGetCount"));
   if (opts_.cudaDevice < 0 || opts_.cudaDevice >= count)
     return Status::error("CUDA device " + std::to_string(opts_.cudaDevice) +
                          " does not exist (" + std::to_string(count) +
@@ -234,14 +234,14 @@ Status CudaSession::init() {
       check(cu_->cuDeviceGetName(name, sizeof(name) - 1, device_),
             "cuDeviceGetName"));
   int major = 0, minor = 0;
-  DLC_RT_RETURN_IF_ERROR(check(
-      cu_->cuDeviceGetAttribute(
-          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_),
-      "cuDeviceGetAttribute"));
-  DLC_RT_RETURN_IF_ERROR(check(
-      cu_->cuDeviceGetAttribute(
-          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_),
-      "cuDeviceGetAttribute"));
+  DLC_RT_RETURN_IF_ERROR(
+      check(cu_->cuDeviceGetAttribute(
+                &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_),
+            "cuDeviceGetAttribute"));
+  DLC_RT_RETURN_IF_ERROR(
+      check(cu_->cuDeviceGetAttribute(
+                &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_),
+            "cuDeviceGetAttribute"));
   arch_ = "sm_" + std::to_string(major) + std::to_string(minor);
   description_ = std::string(name) + " (" + arch_ + ")";
 
@@ -281,8 +281,9 @@ Status CudaSession::init() {
     st = blas_->setStream(blasHandle_, stream_);
     if (st == CUBLAS_STATUS_SUCCESS) {
       call = "cublasSetWorkspace";
-      st = blas_->setWorkspace(blasHandle_, reinterpret_cast<void *>(workspace_),
-                               kCublasWorkspaceBytes);
+      st =
+          blas_->setWorkspace(blasHandle_, reinterpret_cast<void *>(workspace_),
+                              kCublasWorkspaceBytes);
     }
     // Default math with CUBLAS_COMPUTE_32F: full f32, no TF32.
     if (st == CUBLAS_STATUS_SUCCESS) {
@@ -311,9 +312,9 @@ Status CudaSession::loadModule() {
     r = cu_->cuModuleLoadData(&module_, match->image.data());
   if (r != CUDA_SUCCESS) {
     // No cubin for this GPU, or one it rejects: compile the source for it.
-    std::string reason =
-        match ? "its " + arch_ + " cubin does not load (" + cu_->errorName(r) + ")"
-              : "the package has no cubin for " + arch_;
+    std::string reason = match ? "its " + arch_ + " cubin does not load (" +
+                                     cu_->errorName(r) + ")"
+                               : "the package has no cubin for " + arch_;
     Result<std::vector<uint8_t>> cubin =
         compileCudaToCubin(pkg_.cudaSource, arch_);
     if (!cubin)
@@ -327,10 +328,10 @@ Status CudaSession::loadModule() {
 
   functions_.resize(pkg_.kernels.size(), nullptr);
   for (size_t i = 0; i < pkg_.kernels.size(); ++i)
-    DLC_RT_RETURN_IF_ERROR(check(
-        cu_->cuModuleGetFunction(&functions_[i], module_,
-                                 pkg_.kernels[i].name.c_str()),
-        "cuModuleGetFunction", pkg_.kernels[i].name));
+    DLC_RT_RETURN_IF_ERROR(
+        check(cu_->cuModuleGetFunction(&functions_[i], module_,
+                                       pkg_.kernels[i].name.c_str()),
+              "cuModuleGetFunction", pkg_.kernels[i].name));
 
   // Kernels using more than 48 KiB of dynamic shared memory must opt in.
   std::vector<uint32_t> maxShared(pkg_.kernels.size(), 0);
@@ -341,9 +342,9 @@ Status CudaSession::loadModule() {
   for (size_t i = 0; i < maxShared.size(); ++i)
     if (maxShared[i] > 48 * 1024)
       DLC_RT_RETURN_IF_ERROR(check(
-          cu_->cuFuncSetAttribute(functions_[i],
-                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  int(maxShared[i])),
+          cu_->cuFuncSetAttribute(
+              functions_[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              int(maxShared[i])),
           "cuFuncSetAttribute", pkg_.kernels[i].name));
   return Status::ok();
 }
@@ -405,11 +406,10 @@ Status CudaSession::enqueueSteps(const std::vector<CUdeviceptr> &in,
       // cuLaunchKernel copies the parameter values, so reusing the vectors
       // for the next launch is fine.
       DLC_RT_RETURN_IF_ERROR(check(
-          cu_->cuLaunchKernel(functions_[k.kernel], k.grid[0], k.grid[1],
-                              k.grid[2], k.block[0], k.block[1], k.block[2],
-                              k.sharedBytes, stream_,
-                              argPointers.empty() ? nullptr : argPointers.data(),
-                              nullptr),
+          cu_->cuLaunchKernel(
+              functions_[k.kernel], k.grid[0], k.grid[1], k.grid[2], k.block[0],
+              k.block[1], k.block[2], k.sharedBytes, stream_,
+              argPointers.empty() ? nullptr : argPointers.data(), nullptr),
           "cuLaunchKernel", describeStep(pkg_, i)));
       break;
     }
@@ -440,22 +440,21 @@ Status CudaSession::enqueueSteps(const std::vector<CUdeviceptr> &in,
       const CopyStep &c = step.copy;
       if (c.src.bytes == 0)
         break;
-      DLC_RT_RETURN_IF_ERROR(check(
-          cu_->cuMemcpyDtoDAsync(resolve(c.dst), resolve(c.src), c.src.bytes,
-                                 stream_),
-          "cuMemcpyDtoDAsync", describeStep(pkg_, i)));
+      DLC_RT_RETURN_IF_ERROR(
+          check(cu_->cuMemcpyDtoDAsync(resolve(c.dst), resolve(c.src),
+                                       c.src.bytes, stream_),
+                "cuMemcpyDtoDAsync", describeStep(pkg_, i)));
       break;
     }
     }
     if (syncSteps_)
-      DLC_RT_RETURN_IF_ERROR(
-          check(cu_->cuStreamSynchronize(stream_), "cuStreamSynchronize",
-                describeStep(pkg_, i)));
+      DLC_RT_RETURN_IF_ERROR(check(cu_->cuStreamSynchronize(stream_),
+                                   "cuStreamSynchronize",
+                                   describeStep(pkg_, i)));
   }
   if (events)
-    DLC_RT_RETURN_IF_ERROR(
-        check(cu_->cuEventRecord(events->back(), stream_), "cuEventRecord",
-              "the end of the last step"));
+    DLC_RT_RETURN_IF_ERROR(check(cu_->cuEventRecord(events->back(), stream_),
+                                 "cuEventRecord", "the end of the last step"));
   return Status::ok();
 }
 
@@ -494,8 +493,8 @@ Status CudaSession::execute(const std::vector<CUdeviceptr> &in,
     }
     graphPointers_ = pointers;
   }
-  DLC_RT_RETURN_IF_ERROR(check(cu_->cuGraphLaunch(graph_, stream_),
-                               "cuGraphLaunch"));
+  DLC_RT_RETURN_IF_ERROR(
+      check(cu_->cuGraphLaunch(graph_, stream_), "cuGraphLaunch"));
   ++runs_;
   return Status::ok();
 }
@@ -504,8 +503,8 @@ Status CudaSession::synchronize(const std::string &what) {
   CUresult r = cu_->cuStreamSynchronize(stream_);
   if (r == CUDA_SUCCESS)
     return Status::ok();
-  std::string msg = "cuStreamSynchronize failed after " + what + ": " +
-                    cu_->errorName(r);
+  std::string msg =
+      "cuStreamSynchronize failed after " + what + ": " + cu_->errorName(r);
   if (isStickyError(r) && broken_.empty())
     broken_ = msg;
   if (!syncSteps_)
@@ -629,8 +628,8 @@ createCudaSession(const Package &package, const SessionOptions &options) {
   std::string why;
   if (!cudaAvailable(&why))
     return Status::error("no CUDA GPU: " + why + " (use --device=sim)");
-  auto session = std::make_unique<CudaSession>(package, options,
-                                               loadCudaDriver(nullptr));
+  auto session =
+      std::make_unique<CudaSession>(package, options, loadCudaDriver(nullptr));
   DLC_RT_RETURN_IF_ERROR(session->init());
   return std::unique_ptr<Session>(std::move(session));
 }

@@ -337,8 +337,8 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       w.u8(uint8_t(g.accType));
       w.u8(g.transA ? 1 : 0);
       w.u8(g.transB ? 1 : 0);
-      for (int64_t v : {g.m, g.n, g.k, g.batch, g.lda, g.ldb, g.ldc,
-                        g.strideA, g.strideB, g.strideC})
+      for (int64_t v : {g.m, g.n, g.k, g.batch, g.lda, g.ldb, g.ldc, g.strideA,
+                        g.strideB, g.strideC})
         w.i64(v);
       w.f64(g.alpha);
       w.f64(g.beta);
@@ -415,9 +415,9 @@ Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
                          " of " + std::to_string(payloadBytes) +
                          " payload bytes present)");
   if (payloadBytes < present)
-    return Status::error("corrupt package: " +
-                         std::to_string(present - payloadBytes) +
-                         " unexpected bytes after the payload");
+    return Status::error(
+        "corrupt package: " + std::to_string(present - payloadBytes) +
+        " unexpected bytes after the payload");
   const uint8_t *payload = bytes.data() + kHeaderBytes;
   if (fnv1a64(payload, payloadBytes) != checksum)
     return Status::error("checksum mismatch: the file is corrupt");
@@ -545,11 +545,11 @@ Status checkDesc(const TensorDesc &d, const std::string &what) {
   uint64_t n = 1;
   for (int64_t dim : d.shape) {
     if (dim < 0)
-      return Status::error(what + " has a negative dimension: " +
-                           describe(d.dtype, d.shape));
+      return Status::error(
+          what + " has a negative dimension: " + describe(d.dtype, d.shape));
     if (dim != 0 && n > (uint64_t(1) << 56) / uint64_t(dim))
-      return Status::error(what + " is too large: " +
-                           describe(d.dtype, d.shape));
+      return Status::error(what +
+                           " is too large: " + describe(d.dtype, d.shape));
     n *= uint64_t(dim);
   }
   return Status::ok();
@@ -618,14 +618,12 @@ bool isIdentifier(const std::string &s) {
 /// Checks that one GEMM operand's elements lie inside its BufferRef: the last
 /// element touched is at (batch-1)*stride + (rows-1)*ld + cols-1.
 Status checkGemmOperand(const char *name, const BufferRef &ref, int64_t rows,
-                        int64_t cols, int64_t ld, int64_t stride,
-                        int64_t batch, size_t elemSize,
-                        const std::string &where) {
+                        int64_t cols, int64_t ld, int64_t stride, int64_t batch,
+                        size_t elemSize, const std::string &where) {
   std::string what = where + ": operand " + name;
   if (ld < std::max<int64_t>(1, cols))
-    return Status::error(what + " has leading dimension " +
-                         std::to_string(ld) + " but rows of " +
-                         std::to_string(cols) + " elements");
+    return Status::error(what + " has leading dimension " + std::to_string(ld) +
+                         " but rows of " + std::to_string(cols) + " elements");
   if (stride < 0)
     return Status::error(what + " has a negative batch stride");
   if (rows == 0 || cols == 0)
@@ -646,15 +644,13 @@ Status checkGemmOperand(const char *name, const BufferRef &ref, int64_t rows,
 
 Status validatePackage(const Package &pkg) {
   if (!pkg.inputNames.empty() && pkg.inputNames.size() != pkg.inputs.size())
-    return Status::error("the package names " +
-                         std::to_string(pkg.inputNames.size()) +
-                         " inputs but has " +
-                         std::to_string(pkg.inputs.size()));
+    return Status::error(
+        "the package names " + std::to_string(pkg.inputNames.size()) +
+        " inputs but has " + std::to_string(pkg.inputs.size()));
   if (!pkg.outputNames.empty() && pkg.outputNames.size() != pkg.outputs.size())
-    return Status::error("the package names " +
-                         std::to_string(pkg.outputNames.size()) +
-                         " outputs but has " +
-                         std::to_string(pkg.outputs.size()));
+    return Status::error(
+        "the package names " + std::to_string(pkg.outputNames.size()) +
+        " outputs but has " + std::to_string(pkg.outputs.size()));
   for (size_t i = 0; i < pkg.inputs.size(); ++i)
     DLC_RT_RETURN_IF_ERROR(
         checkDesc(pkg.inputs[i], "input #" + std::to_string(i)));
@@ -706,15 +702,13 @@ Status validatePackage(const Package &pkg) {
         if (k.grid[d] == 0 || k.grid[d] > maxGrid[d])
           return Status::error(where + " has grid dimension " +
                                std::to_string(d) + " = " +
-                               std::to_string(k.grid[d]) +
-                               ", outside [1, " + std::to_string(maxGrid[d]) +
-                               "]");
+                               std::to_string(k.grid[d]) + ", outside [1, " +
+                               std::to_string(maxGrid[d]) + "]");
         if (k.block[d] == 0 || k.block[d] > maxBlock[d])
           return Status::error(where + " has block dimension " +
                                std::to_string(d) + " = " +
-                               std::to_string(k.block[d]) +
-                               ", outside [1, " + std::to_string(maxBlock[d]) +
-                               "]");
+                               std::to_string(k.block[d]) + ", outside [1, " +
+                               std::to_string(maxBlock[d]) + "]");
         threads *= k.block[d];
       }
       if (threads > 1024)
@@ -744,12 +738,11 @@ Status validatePackage(const Package &pkg) {
       if (g.m < 0 || g.n < 0 || g.k < 0 || g.m >= limit || g.n >= limit ||
           g.k >= limit)
         return Status::error(where + ": GEMM sizes m=" + std::to_string(g.m) +
-                             " n=" + std::to_string(g.n) +
-                             " k=" + std::to_string(g.k) +
-                             " must lie in [0, 2^31)");
+                             " n=" + std::to_string(g.n) + " k=" +
+                             std::to_string(g.k) + " must lie in [0, 2^31)");
       if (g.batch < 1 || g.batch >= limit)
-        return Status::error(where + ": GEMM batch " +
-                             std::to_string(g.batch) + " must lie in [1, 2^31)");
+        return Status::error(where + ": GEMM batch " + std::to_string(g.batch) +
+                             " must lie in [1, 2^31)");
       const int64_t bigLimit = int64_t(1) << 40;
       for (int64_t v : {g.lda, g.ldb, g.ldc, g.strideA, g.strideB, g.strideC})
         if (v >= bigLimit)
@@ -765,12 +758,12 @@ Status validatePackage(const Package &pkg) {
       DLC_RT_RETURN_IF_ERROR(checkRef(pkg, g.c, where + ": operand C"));
       DLC_RT_RETURN_IF_ERROR(checkWritable(g.c, where + ": operand C"));
       size_t es = dtypeSize(g.dtype);
-      DLC_RT_RETURN_IF_ERROR(checkGemmOperand(
-          "A", g.a, g.transA ? g.k : g.m, g.transA ? g.m : g.k, g.lda,
-          g.strideA, g.batch, es, where));
-      DLC_RT_RETURN_IF_ERROR(checkGemmOperand(
-          "B", g.b, g.transB ? g.n : g.k, g.transB ? g.k : g.n, g.ldb,
-          g.strideB, g.batch, es, where));
+      DLC_RT_RETURN_IF_ERROR(checkGemmOperand("A", g.a, g.transA ? g.k : g.m,
+                                              g.transA ? g.m : g.k, g.lda,
+                                              g.strideA, g.batch, es, where));
+      DLC_RT_RETURN_IF_ERROR(checkGemmOperand("B", g.b, g.transB ? g.n : g.k,
+                                              g.transB ? g.k : g.n, g.ldb,
+                                              g.strideB, g.batch, es, where));
       DLC_RT_RETURN_IF_ERROR(checkGemmOperand("C", g.c, g.m, g.n, g.ldc,
                                               g.strideC, g.batch, es, where));
       break;
@@ -781,8 +774,7 @@ Status validatePackage(const Package &pkg) {
       DLC_RT_RETURN_IF_ERROR(checkRef(pkg, c.dst, where + ": destination"));
       DLC_RT_RETURN_IF_ERROR(checkWritable(c.dst, where + ": destination"));
       if (c.dst.bytes < c.src.bytes)
-        return Status::error(where + " copies " +
-                             std::to_string(c.src.bytes) +
+        return Status::error(where + " copies " + std::to_string(c.src.bytes) +
                              " bytes into a destination of " +
                              std::to_string(c.dst.bytes));
       break;

@@ -1,4 +1,5 @@
-//===- Package.h - The compiled model (.dlcpkg) -------------------*- C++ -*-===//
+//===- Package.h - The compiled model (.dlcpkg) -------------------*- C++
+//-*-===//
 //
 // A Package is everything the runtime needs to run a compiled model: the CUDA
 // source of all kernels and its cubins, the schedule of steps, the arena size

@@ -1,4 +1,5 @@
-//===- Runtime.h - Running compiled dlc packages ------------------*- C++ -*-===//
+//===- Runtime.h - Running compiled dlc packages ------------------*- C++
+//-*-===//
 //
 // The public API of the dlc runtime. It never links MLIR or LLVM: it loads a
 // Package, opens the CUDA driver, NVRTC and cuBLAS at run time (dlopen), and

@@ -1,4 +1,5 @@
-//===- RuntimeImpl.h - Internal interfaces of the dlc runtime -----*- C++ -*-===//
+//===- RuntimeImpl.h - Internal interfaces of the dlc runtime -----*- C++
+//-*-===//
 #ifndef DLC_RUNTIME_RUNTIMEIMPL_H
 #define DLC_RUNTIME_RUNTIMEIMPL_H
 

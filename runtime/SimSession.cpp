@@ -50,8 +50,8 @@ const std::vector<std::string> &simCompilerFlags() {
   // -ffp-contract=off: no FMA contraction, so results do not depend on the
   // host's instruction set. -fno-math-errno only lets sqrtf inline.
   static const std::vector<std::string> flags = {
-      "-std=c++17",      "-O1",       "-fPIC",
-      "-shared",         "-DDLC_SIM", "-ffp-contract=off",
+      "-std=c++17",     "-O1",       "-fPIC",
+      "-shared",        "-DDLC_SIM", "-ffp-contract=off",
       "-fno-math-errno"};
   return flags;
 }
@@ -163,10 +163,8 @@ Result<std::string> buildSimLibrary(const std::string &source,
   const uint64_t shimHash = fnv1a64(shim.data(), shim.size());
   const std::string shimPath = dir + "/SimShim-" + hex64(shimHash) + ".h";
   Result<std::vector<uint8_t>> existing = readFileBytes(shimPath);
-  if (!existing ||
-      std::string(existing->begin(), existing->end()) != shim)
-    DLC_RT_RETURN_IF_ERROR(
-        writeFileAtomic(shimPath, shim.data(), shim.size()));
+  if (!existing || std::string(existing->begin(), existing->end()) != shim)
+    DLC_RT_RETURN_IF_ERROR(writeFileAtomic(shimPath, shim.data(), shim.size()));
 
   const std::vector<std::string> compiler = simCompilerCommand();
   Fnv1a64 ha, hb(0x84222325cbf29ce4ull);
@@ -298,8 +296,8 @@ public:
   run(const std::vector<HostTensor> &inputs) override;
   Status runOnDevice(const std::vector<const void *> &inputs,
                      const std::vector<void *> &outputs) override;
-  Result<std::vector<StepProfile>> profile(const std::vector<HostTensor> &inputs,
-                                           unsigned iterations) override;
+  Result<std::vector<StepProfile>>
+  profile(const std::vector<HostTensor> &inputs, unsigned iterations) override;
   const Package &package() const override { return pkg_; }
   std::string deviceDescription() const override {
     return "sim (CPU emulation)";
@@ -342,8 +340,8 @@ Status SimSession::openLibrary(const std::string &path) {
   }
   auto abi = reinterpret_cast<unsigned (*)()>(
       ::dlsym(library_, "dlc_sim_abi_version"));
-  stateFn_ = reinterpret_cast<sim::StateFn>(
-      ::dlsym(library_, "dlc_sim_thread_state"));
+  stateFn_ =
+      reinterpret_cast<sim::StateFn>(::dlsym(library_, "dlc_sim_thread_state"));
   if (!abi || !stateFn_)
     return Status::error("sim: " + path +
                          " was not built against the sim shim (it lacks "
@@ -454,8 +452,7 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
                       : executor_->launch(launch);
       if (!st)
         return Status::error(describeStep(pkg_, i) + ": kernel " +
-                             pkg_.kernels[k.kernel].name + ": " +
-                             st.message());
+                             pkg_.kernels[k.kernel].name + ": " + st.message());
       break;
     }
     case Step::Kind::Gemm: {

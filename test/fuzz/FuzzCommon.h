@@ -1,4 +1,5 @@
-//===- FuzzCommon.h - Shared setup of the libFuzzer targets -------*- C++ -*-===//
+//===- FuzzCommon.h - Shared setup of the libFuzzer targets -------*- C++
+//-*-===//
 //
 // Each input gets a fresh MLIRContext with every dialect dlc reads, no
 // threads and no diagnostic output: the targets look for crashes and

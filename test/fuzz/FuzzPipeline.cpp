@@ -85,7 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (mlir::failed(package)) {
     // The builder may reject what the kernels do not show (GEMM limits), but
     // its final validatePackage self-check must never be what fails.
-    if (llvm::StringRef(fc.diagnostics).contains("generated an invalid package"))
+    if (llvm::StringRef(fc.diagnostics)
+            .contains("generated an invalid package"))
       fail("generatePackage built an invalid package", fc.diagnostics);
     return 0;
   }

@@ -1,4 +1,5 @@
-//===- TextMutator.h - Consistent token substitutions in MLIR text -*- C++ -*-===//
+//===- TextMutator.h - Consistent token substitutions in MLIR text -*- C++
+//-*-===//
 //
 // Byte-level mutations rarely turn a model into another model that still
 // verifies, so fuzz-pipeline would spend its time in the parser. Half of
@@ -124,9 +125,9 @@ inline bool substituteInteger(std::string &text, std::minstd_rand &rng) {
   auto [start, length] = numbers[rng() % numbers.size()];
   const std::string from = text.substr(start, length);
   static const char *const values[] = {
-      "0",   "1",    "2",    "3",     "4",       "5",         "7",
-      "8",   "16",   "31",   "32",    "33",      "63",        "64",
-      "65",  "127",  "128",  "255",   "256",     "257",       "1023",
+      "0",    "1",    "2",     "3",       "4",          "5",         "7",
+      "8",    "16",   "31",    "32",      "33",         "63",        "64",
+      "65",   "127",  "128",   "255",     "256",        "257",       "1023",
       "1024", "4097", "65536", "1048577", "2147483647", "4294967296"};
   std::string to = from;
   while (to == from)

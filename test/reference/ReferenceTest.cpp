@@ -406,7 +406,8 @@ TEST_F(ReferenceTest, I64Arithmetic) {
 }
 
 TEST_F(ReferenceTest, BooleansCompareSelect) {
-  auto out = eval(R"mlir(
+  auto out =
+      eval(R"mlir(
     func.func @main(%p: tensor<4xi1>, %q: tensor<4xi1>, %a: tensor<3xf32>,
                     %b: tensor<1xf32>, %c: tensor<2x1xi1>, %t: tensor<2x3xf32>,
                     %f: tensor<1x1xf32>, %i: tensor<3xi32>, %j: tensor<3xi32>)
@@ -430,10 +431,9 @@ TEST_F(ReferenceTest, BooleansCompareSelect) {
             tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>,
             tensor<3xi1>, tensor<2x3xf32>, tensor<3xi1>
     })mlir",
-                  {i1({4}, {1, 1, 0, 0}), i1({4}, {1, 0, 1, 0}),
-                   f32({3}, {1, 2, 3}), f32({1}, {2}), i1({2, 1}, {1, 0}),
-                   f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({1, 1}, {-1}),
-                   i32({3}, {-5, 4, 7}), i32({3}, {-4, 4, -7})});
+           {i1({4}, {1, 1, 0, 0}), i1({4}, {1, 0, 1, 0}), f32({3}, {1, 2, 3}),
+            f32({1}, {2}), i1({2, 1}, {1, 0}), f32({2, 3}, {1, 2, 3, 4, 5, 6}),
+            f32({1, 1}, {-1}), i32({3}, {-5, 4, 7}), i32({3}, {-4, 4, -7})});
   ASSERT_EQ(out.size(), 11u);
   rt::DType b = rt::DType::I1;
   expectTensor(out[0], b, {4}, {1, 0, 0, 0}, "and");
@@ -445,8 +445,7 @@ TEST_F(ReferenceTest, BooleansCompareSelect) {
   expectTensor(out[6], b, {3}, {1, 1, 0}, "le");
   expectTensor(out[7], b, {3}, {0, 0, 1}, "gt");
   expectTensor(out[8], b, {3}, {0, 1, 1}, "ge");
-  expectTensor(out[9], rt::DType::F32, {2, 3}, {1, 2, 3, -1, -1, -1},
-               "select");
+  expectTensor(out[9], rt::DType::F32, {2, 3}, {1, 2, 3, -1, -1, -1}, "select");
   expectTensor(out[10], b, {3}, {1, 0, 0}, "cmp i32");
 }
 
@@ -470,7 +469,8 @@ TEST_F(ReferenceTest, Clamp) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(ReferenceTest, Casts) {
-  auto out = eval(R"mlir(
+  auto out =
+      eval(R"mlir(
     func.func @main(%x: tensor<10xf32>, %z: tensor<4xf32>, %i: tensor<2xi32>,
                     %j: tensor<3xi32>, %b: tensor<2xi1>, %l: tensor<3xi64>)
         -> (tensor<10xi32>, tensor<4xi1>, tensor<2xf32>, tensor<3xi1>,
@@ -487,19 +487,16 @@ TEST_F(ReferenceTest, Casts) {
           : tensor<10xi32>, tensor<4xi1>, tensor<2xf32>, tensor<3xi1>,
             tensor<2xf32>, tensor<3xi32>, tensor<2xi32>, tensor<10xi64>
     })mlir",
-                  {f32({10}, {0.5, 1.5, 2.5, -0.5, -1.5, 3e9, -3e9, 2.7, -2.7,
-                              kNaN}),
-                   f32({4}, {0.0, -0.0, 0.1, kNaN}),
-                   i32({2}, {16777217, -3}), i32({3}, {0, 5, -1}),
-                   i1({2}, {1, 0}),
-                   i64({3}, {4294967297.0, 2147483648.0, -1})});
+           {f32({10}, {0.5, 1.5, 2.5, -0.5, -1.5, 3e9, -3e9, 2.7, -2.7, kNaN}),
+            f32({4}, {0.0, -0.0, 0.1, kNaN}), i32({2}, {16777217, -3}),
+            i32({3}, {0, 5, -1}), i1({2}, {1, 0}),
+            i64({3}, {4294967297.0, 2147483648.0, -1})});
   ASSERT_EQ(out.size(), 8u);
   expectTensor(out[0], rt::DType::I32, {10},
                {0, 2, 2, 0, -2, 2147483647, -2147483648.0, 3, -3, 0},
                "f32->i32 rounds half to even and saturates");
   expectTensor(out[1], rt::DType::I1, {4}, {0, 0, 1, 1}, "f32->i1 is x != 0");
-  expectTensor(out[2], rt::DType::F32, {2}, {16777216, -3},
-               "i32->f32 rounds");
+  expectTensor(out[2], rt::DType::F32, {2}, {16777216, -3}, "i32->f32 rounds");
   expectTensor(out[3], rt::DType::I1, {3}, {0, 1, 1}, "i32->i1");
   expectTensor(out[4], rt::DType::F32, {2}, {1, 0}, "i1->f32");
   expectTensor(out[5], rt::DType::I32, {3}, {1, -2147483648.0, -1},
@@ -519,8 +516,8 @@ TEST_F(ReferenceTest, CastsToHalfAndBFloat16Round) {
       %2 = dlc.cast %h : tensor<2xf16> -> tensor<2xf32>
       return %0, %1, %2 : tensor<7xf16>, tensor<3xbf16>, tensor<2xf32>
     })mlir",
-                  {f32({7}, {1.00048828125, 1.00146484375, 70000, 65519,
-                             65520, 1e-8, 3e-8}),
+                  {f32({7}, {1.00048828125, 1.00146484375, 70000, 65519, 65520,
+                             1e-8, 3e-8}),
                    f32({3}, {1.00390625, 1.01171875, 3}),
                    make(rt::DType::F16, {2}, {0.333251953125, -2})});
   ASSERT_EQ(out.size(), 3u);
@@ -636,7 +633,8 @@ TEST_F(ReferenceTest, ArgMaxTakesFirstMaximum) {
 
 TEST_F(ReferenceTest, MatmulTransposes) {
   // All four forms compute [[1,2,3],[4,5,6]] x [[7,8],[9,10],[11,12]].
-  auto out = eval(R"mlir(
+  auto out = eval(
+      R"mlir(
     func.func @main(%a: tensor<2x3xf32>, %at: tensor<3x2xf32>,
                     %b: tensor<3x2xf32>, %bt: tensor<2x3xf32>)
         -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
@@ -646,10 +644,8 @@ TEST_F(ReferenceTest, MatmulTransposes) {
       %3 = dlc.matmul %at, %bt {transpose_a, transpose_b} : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
       return %0, %1, %2, %3 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
     })mlir",
-                  {f32({2, 3}, {1, 2, 3, 4, 5, 6}),
-                   f32({3, 2}, {1, 4, 2, 5, 3, 6}),
-                   f32({3, 2}, {7, 8, 9, 10, 11, 12}),
-                   f32({2, 3}, {7, 9, 11, 8, 10, 12})});
+      {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3, 2}, {1, 4, 2, 5, 3, 6}),
+       f32({3, 2}, {7, 8, 9, 10, 11, 12}), f32({2, 3}, {7, 9, 11, 8, 10, 12})});
   ASSERT_EQ(out.size(), 4u);
   for (int i = 0; i < 4; ++i)
     expectTensor(out[i], rt::DType::F32, {2, 2}, {58, 64, 139, 154},
@@ -702,12 +698,12 @@ TEST_F(ReferenceTest, Transposes) {
   expectTensor(out[0], rt::DType::F32, {3, 2}, {1, 4, 2, 5, 3, 6}, "2-D");
   // out[a][b][c] = y[b][c][a] = 12b + 4c + a.
   expectTensor(out[1], rt::DType::F32, {4, 2, 3},
-               {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21,
+               {0, 4, 8,  12, 16, 20, 1, 5, 9,  13, 17, 21,
                 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23},
                "perm 2,0,1");
   // out[a][b][c] = y[c][a][b] = 12c + 4a + b.
   expectTensor(out[2], rt::DType::F32, {3, 4, 2},
-               {0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17,
+               {0, 12, 1, 13, 2, 14, 3, 15, 4,  16, 5,  17,
                 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23},
                "perm 1,2,0");
 }
@@ -993,9 +989,9 @@ protected:
       auto type = cast<RankedTensorType>(t);
       EXPECT_TRUE(type.getElementType().isF32());
       run.inputs.push_back(uniformInputs(type.getNumElements(), seed++));
-      inputs.push_back(f32(std::vector<int64_t>(type.getShape().begin(),
-                                                type.getShape().end()),
-                           run.inputs.back()));
+      inputs.push_back(f32(
+          std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+          run.inputs.back()));
     }
     auto out = evalModule(*module, inputs);
     if (!out) {
@@ -1214,25 +1210,26 @@ TEST_F(ExampleTest, EncoderLayerMatchesDirectComputation) {
   Vec a = attention(*run, x, 2, 16, 64, 4);
   for (size_t i = 0; i < a.size(); ++i)
     a[i] += x[i];
-  Vec h = layerNorm(a, 32, 64, run->weight("ln1.gamma"), run->weight("ln1.beta"));
-  Vec f = linear(gelu(linear(h, 32, 64, run->weight("ffn1.weight"),
-                             run->weight("ffn1.bias"), 128)),
-                 32, 128, run->weight("ffn2.weight"), run->weight("ffn2.bias"),
-                 64);
+  Vec h =
+      layerNorm(a, 32, 64, run->weight("ln1.gamma"), run->weight("ln1.beta"));
+  Vec f =
+      linear(gelu(linear(h, 32, 64, run->weight("ffn1.weight"),
+                         run->weight("ffn1.bias"), 128)),
+             32, 128, run->weight("ffn2.weight"), run->weight("ffn2.bias"), 64);
   for (size_t i = 0; i < f.size(); ++i)
     f[i] += h[i];
-  expectClose(run->outputs[0],
-              layerNorm(f, 32, 64, run->weight("ln2.gamma"),
-                        run->weight("ln2.beta")),
-              "encoder_layer");
+  expectClose(
+      run->outputs[0],
+      layerNorm(f, 32, 64, run->weight("ln2.gamma"), run->weight("ln2.beta")),
+      "encoder_layer");
 }
 
 TEST_F(ExampleTest, ReshapeTransposeMatchesDirectComputation) {
   auto run = runExample("reshape_transpose");
   ASSERT_TRUE(run.has_value());
   ASSERT_EQ(run->outputs.size(), 2u);
-  const Vec &x = run->inputs[0]; // [2, 3, 4, 5]
-  const Vec &y = run->inputs[1]; // [4, 6]
+  const Vec &x = run->inputs[0];           // [2, 3, 4, 5]
+  const Vec &y = run->inputs[1];           // [4, 6]
   const Vec &scale = run->weight("scale"); // [1, 10]
   const Vec &bias = run->weight("bias");   // [1, 9, 1]
   // b = reshape(transpose(x, [0, 2, 1, 3]), [8, 15]): a[i0][i1][i2][i3] =
@@ -1313,10 +1310,10 @@ TEST_F(ReferenceTest, Conv2DGroupsStridesDilationsPads) {
                   {f32({1, 4, 5, 5}, x), f32({4, 2, 3, 3}, w)});
   ASSERT_EQ(out.size(), 1u);
   expectTensor(out[0], rt::DType::F32, {1, 4, 2, 3},
-               {-1.9375, 1.28125,   1.375,   -3.1875,  0,        -0.09375,
-                2.3125,  4.1875,    4.1875,  1.25,     4.78125,  4.875,
-                -5.75,   -6.78125,  -6.875,  -3.78125, -10.5,    -10.65625,
-                8.09375, 2.8125,    2.84375, -2.78125, -0.71875, -0.6875},
+               {-1.9375, 1.28125,  1.375,   -3.1875,  0,        -0.09375,
+                2.3125,  4.1875,   4.1875,  1.25,     4.78125,  4.875,
+                -5.75,   -6.78125, -6.875,  -3.78125, -10.5,    -10.65625,
+                8.09375, 2.8125,   2.84375, -2.78125, -0.71875, -0.6875},
                "grouped, strided, dilated, asymmetric pads");
 }
 
@@ -1337,21 +1334,22 @@ TEST_F(ReferenceTest, DepthwiseConv2DWithMultiplier) {
     })mlir",
                   {f32({1, 2, 4, 4}, x), f32({4, 1, 3, 3}, w)});
   ASSERT_EQ(out.size(), 1u);
-  expectTensor(
-      out[0], rt::DType::F32, {1, 4, 4, 4},
-      {-10,  -6,  -6,  13,  -24,  -8,  -8,  28,  -40,  -8,  -8,  44,  -38,
-       -6,   -6,  41,  -5,  -3,   -3,  6.5, -12, -4,   -4,  14,  -20, -4,
-       -4,   22,  -19, -3,  -3,   20.5, 58,  6,    6,   -61, 88,   8,   8,
-       -92,  104, 8,   8,   -108, 86,  6,   6,    -89, -116, -12, -12, 122,
-       -176, -16, -16, 184, -208, -16, -16, 216,  -172, -12, -12, 178},
-      "depthwise, two outputs per channel");
+  expectTensor(out[0], rt::DType::F32, {1, 4, 4, 4},
+               {-10, -6,   -6,  13,  -24,  -8,   -8,  28,  -40,  -8,   -8,
+                44,  -38,  -6,  -6,  41,   -5,   -3,  -3,  6.5,  -12,  -4,
+                -4,  14,   -20, -4,  -4,   22,   -19, -3,  -3,   20.5, 58,
+                6,   6,    -61, 88,  8,    8,    -92, 104, 8,    8,    -108,
+                86,  6,    6,   -89, -116, -12,  -12, 122, -176, -16,  -16,
+                184, -208, -16, -16, 216,  -172, -12, -12, 178},
+               "depthwise, two outputs per channel");
 }
 
 TEST_F(ReferenceTest, ConvTranspose2DPadsAndOutputPadding) {
   std::vector<double> w;
   for (int i = 0; i < 36; ++i)
     w.push_back((i % 5 - 2) / 2.0);
-  auto out = eval(R"mlir(
+  auto out = eval(
+      R"mlir(
     func.func @main(%x: tensor<1x2x2x2xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x5x5xf32> {
       %0 = dlc.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>,
                                         dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>,
@@ -1359,15 +1357,14 @@ TEST_F(ReferenceTest, ConvTranspose2DPadsAndOutputPadding) {
           : (tensor<1x2x2x2xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x5x5xf32>
       return %0 : tensor<1x2x5x5xf32>
     })mlir",
-                  {f32({1, 2, 2, 2}, {1, 2, 3, 4, 0.5, -1, 2, 1}),
-                   f32({2, 2, 3, 3}, w)});
+      {f32({1, 2, 2, 2}, {1, 2, 3, 4, 0.5, -1, 2, 1}), f32({2, 2, 3, 3}, w)});
   ASSERT_EQ(out.size(), 1u);
   expectTensor(out[0], rt::DType::F32, {1, 2, 5, 5},
-               {0.25, 1,  0.75, 2,    -2.5, -2,   0,  -7.25, 0,    0.5,
-                0.5,  3,  -0.5, 4,    -3.5, 0.5,  -2, -0.5,  -1,   1.5,
-                0,    0,  0,    0,    0,    -0.5, 0.25, 2,   1.5,  2,
-                2.25, -2, 1.5,  -5.5, 0,    -2,   0.5,  2,   1.5,  4,
-                -2,   0.5, -5.5, -1,  -1,   0,    0,    0,   0,    0},
+               {0.25, 1,   0.75, 2,    -2.5, -2,   0,    -7.25, 0,   0.5,
+                0.5,  3,   -0.5, 4,    -3.5, 0.5,  -2,   -0.5,  -1,  1.5,
+                0,    0,   0,    0,    0,    -0.5, 0.25, 2,     1.5, 2,
+                2.25, -2,  1.5,  -5.5, 0,    -2,   0.5,  2,     1.5, 4,
+                -2,   0.5, -5.5, -1,   -1,   0,    0,    0,     0,   0},
                "stride 2, asymmetric pads, output_padding");
 }
 
@@ -1423,13 +1420,13 @@ TEST_F(ReferenceTest, GatherNegativeIndicesAndAxis) {
 }
 
 TEST_F(ReferenceTest, GatherOutOfRangeIsAnError) {
-  std::string d = evalError(R"mlir(
+  std::string d =
+      evalError(R"mlir(
     func.func @main(%t: tensor<4x2xf32>, %i: tensor<2xi32>) -> tensor<2x2xf32> {
       %0 = dlc.gather %t, %i {axis = 0 : i64} : (tensor<4x2xf32>, tensor<2xi32>) -> tensor<2x2xf32>
       return %0 : tensor<2x2xf32>
     })mlir",
-                            {f32({4, 2}, {0, 1, 2, 3, 4, 5, 6, 7}),
-                             i32({2}, {1, -5})});
+                {f32({4, 2}, {0, 1, 2, 3, 4, 5, 6, 7}), i32({2}, {1, -5})});
   EXPECT_NE(d.find("index -5 is out of range for axis 0 of size 4"),
             std::string::npos)
       << d;
@@ -1464,18 +1461,19 @@ TEST_F(ReferenceTest, ResizeModes) {
                {1, 1, 2, 4, 4, 8, 8, 16, 32, 32, 8, 8, 16, 32, 32},
                "nearest, half_pixel, round_prefer_ceil (PyTorch "
                "'nearest-exact')");
-  expectNear(out[2], {1, 1.4, 2, 3.2, 4, 4.5, 6.3, 9, 14.4, 18, 8, 11.2, 16,
-                      25.6, 32},
+  expectNear(out[2],
+             {1, 1.4, 2, 3.2, 4, 4.5, 6.3, 9, 14.4, 18, 8, 11.2, 16, 25.6, 32},
              "bilinear, half_pixel");
-  expectNear(out[3], {1, 1.5, 2, 3, 4, 4.5, 6.75, 9, 13.5, 18, 8, 12, 16, 24,
-                      32},
+  expectNear(out[3],
+             {1, 1.5, 2, 3, 4, 4.5, 6.75, 9, 13.5, 18, 8, 12, 16, 24, 32},
              "bilinear, align_corners");
   // One output row: pytorch_half_pixel reads row -0.5, i.e. row 0; half a
   // pixel differs from PyTorch's downscale only there.
   expectNear(out[4], {1.25, 3.5}, "bilinear, pytorch_half_pixel, 1 row");
   // asymmetric: rows 0, 2/3, 4/3 (clamped to 1); columns 0, 0.6, ..., 2.4.
-  expectNear(out[5], {1, 1.6, 2.4, 3.6, 4, 5.666666666666666, 9.066666666666666,
-                      13.6, 20.4, 22.666666666666664, 8, 12.8, 19.2, 28.8, 32},
+  expectNear(out[5],
+             {1, 1.6, 2.4, 3.6, 4, 5.666666666666666, 9.066666666666666, 13.6,
+              20.4, 22.666666666666664, 8, 12.8, 19.2, 28.8, 32},
              "bilinear, asymmetric");
 }
 

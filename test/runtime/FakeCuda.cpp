@@ -1030,8 +1030,8 @@ CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
   if (!start->recorded || !end->recorded)
     return fail(CUDA_ERROR_INVALID_HANDLE,
                 "cuEventElapsedTime: an event was never recorded");
-  *ms = std::chrono::duration<float, std::milli>(end->when - start->when)
-            .count();
+  *ms =
+      std::chrono::duration<float, std::milli>(end->when - start->when).count();
   return CUDA_SUCCESS;
 }
 

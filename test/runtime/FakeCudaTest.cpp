@@ -153,12 +153,12 @@ TEST_F(FakeCuda, ProfileTimesEveryStepWithEvents) {
   ASSERT_TRUE(s.isOk()) << s.message();
   FakeCudaStats before = fake_->snapshot();
   Result<std::vector<StepProfile>> prof = (*s)->profile(in, 3);
-  ASSERT_TRUE(prof.isOk()) << prof.message() << " (fake: "
-                           << fake_->lastError() << ")";
-  expectProfile(p, *prof,
-                {240 + 120 + 288, 288 + 288, 80 + 48 + 60, 3 * kEwSize * 4,
-                 64 + 64},
-                {2.0 * 4 * 6 * 5 * 3, 0, 2.0 * 5 * 3 * 4, 0, 0});
+  ASSERT_TRUE(prof.isOk()) << prof.message() << " (fake: " << fake_->lastError()
+                           << ")";
+  expectProfile(
+      p, *prof,
+      {240 + 120 + 288, 288 + 288, 80 + 48 + 60, 3 * kEwSize * 4, 64 + 64},
+      {2.0 * 4 * 6 * 5 * 3, 0, 2.0 * 5 * 3 * 4, 0, 0});
   // The kernel really ran through the sim between its two events.
   EXPECT_GT((*prof)[3].milliseconds, 0.0);
   // Direct launches, never the graph: a warm-up run and three timed ones.

@@ -242,8 +242,7 @@ TEST_F(NvrtcFault, EveryNvrtcCallFailsCleanlyAndIsNotCached) {
       EXPECT_THAT(r.message(), StartsWith(site + " failed"));
     // Nothing was cached, and the next compilation works.
     EXPECT_TRUE(TempDir::list(dir.path() + "/cubin").empty());
-    Result<std::vector<uint8_t>> again =
-        compileCudaToCubin(source, "sm_90");
+    Result<std::vector<uint8_t>> again = compileCudaToCubin(source, "sm_90");
     ASSERT_TRUE(again.isOk()) << again.message();
     EXPECT_EQ(TempDir::list(dir.path() + "/cubin").size(), 1u);
   }

@@ -1,4 +1,5 @@
-//===- ProfileCheck.h - Checks of Session::profile results -------*- C++ -*-===//
+//===- ProfileCheck.h - Checks of Session::profile results -------*- C++
+//-*-===//
 #ifndef DLC_TEST_RUNTIME_PROFILECHECK_H
 #define DLC_TEST_RUNTIME_PROFILECHECK_H
 

@@ -126,7 +126,8 @@ void checkShuffleResults(const HostTensor &in,
   for (int t = 0; t < 128; ++t) {
     const int warpBase = t / 32 * 32, lane = t % 32;
     auto v = [&](int srcLane) { return at<float>(in, warpBase + srcLane); };
-    const float *o = reinterpret_cast<const float *>(out[0].data.data()) + t * 8;
+    const float *o =
+        reinterpret_cast<const float *>(out[0].data.data()) + t * 8;
     EXPECT_EQ(o[0], v(shflIdx(lane, (lane + 3) % 32, 32))) << t;
     EXPECT_EQ(o[1], v(shflUp(lane, 2, 32))) << t;
     EXPECT_EQ(o[2], v(shflDown(lane, 5, 32))) << t;
@@ -143,7 +144,8 @@ void checkShuffleResults(const HostTensor &in,
       any |= v(l) > 0.9f;
       all &= v(l) >= 0.0f;
     }
-    const int32_t *w = reinterpret_cast<const int32_t *>(out[1].data.data()) + t * 3;
+    const int32_t *w =
+        reinterpret_cast<const int32_t *>(out[1].data.data()) + t * 3;
     EXPECT_EQ(uint32_t(w[0]), ballot) << t;
     EXPECT_EQ(w[1] != 0, any) << t;
     EXPECT_EQ(w[2] != 0, all) << t;
@@ -242,8 +244,7 @@ TEST(Sim, ThreadAndBlockCoordinatesIn3D) {
 }
 
 bool sameFloat(float a, float b) {
-  return (std::isnan(a) && std::isnan(b)) ||
-         std::memcmp(&a, &b, 4) == 0;
+  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0;
 }
 
 TEST(Sim, HalfAndBFloat16ConversionsMatchTheRuntime) {
@@ -253,8 +254,10 @@ TEST(Sim, HalfAndBFloat16ConversionsMatchTheRuntime) {
   Result<std::vector<HostTensor>> out = s->run(in);
   ASSERT_TRUE(out.isOk()) << out.message();
   for (uint32_t i = 0; i < 65536; ++i) {
-    ASSERT_TRUE(sameFloat(at<float>((*out)[0], i), halfToFloat(uint16_t(i)))) << i;
-    ASSERT_TRUE(sameFloat(at<float>((*out)[1], i), bfloat16ToFloat(uint16_t(i))))
+    ASSERT_TRUE(sameFloat(at<float>((*out)[0], i), halfToFloat(uint16_t(i))))
+        << i;
+    ASSERT_TRUE(
+        sameFloat(at<float>((*out)[1], i), bfloat16ToFloat(uint16_t(i))))
         << i;
   }
   for (int i = 0; i < kHalfInputs; ++i) {
@@ -287,7 +290,8 @@ TEST(Sim, WrongInputsAreRejectedByName) {
   auto s = openSim(p);
   ASSERT_TRUE(s);
   HostTensor x(DType::F32, {kEwSize});
-  Result<std::vector<HostTensor>> r = s->run({x, HostTensor(DType::F32, {4, 9})});
+  Result<std::vector<HostTensor>> r =
+      s->run({x, HostTensor(DType::F32, {4, 9})});
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(), "input #1 (arg1): expected f32[4, 8], got f32[4, 9]");
   r = s->run({x, HostTensor(DType::F16, {4, 8})});
@@ -307,7 +311,8 @@ TEST(Sim, WrongInputsAreRejectedByName) {
 std::string simError(const std::string &kernel, uint32_t block = 32) {
   Package p = basePackage();
   p.outputs = {{DType::F32, {block}}};
-  p.steps.push_back(kernelStep(kernel, {2}, {block}, {outputRef(0, block * 4)}));
+  p.steps.push_back(
+      kernelStep(kernel, {2}, {block}, {outputRef(0, block * 4)}));
   auto s = openSim(p);
   if (!s)
     return "no session";
@@ -317,11 +322,12 @@ std::string simError(const std::string &kernel, uint32_t block = 32) {
 }
 
 TEST(Sim, BarrierDivergenceIsAnErrorNotAHang) {
-  EXPECT_EQ(simError("k_bad_sync"),
-            "step 0 (k_bad_sync): kernel k_bad_sync: barrier divergence in "
-            "block (0,0,0): threads 0-15 wait at __syncthreads(); threads 16-31 "
-            "have exited; every thread of a block must reach each "
-            "__syncthreads()");
+  EXPECT_EQ(
+      simError("k_bad_sync"),
+      "step 0 (k_bad_sync): kernel k_bad_sync: barrier divergence in "
+      "block (0,0,0): threads 0-15 wait at __syncthreads(); threads 16-31 "
+      "have exited; every thread of a block must reach each "
+      "__syncthreads()");
 }
 
 TEST(Sim, WarpCollectiveDeadlockIsAnError) {
@@ -354,7 +360,8 @@ TEST(Sim, BarrierInAKernelMarkedWithoutBarriersIsAnError) {
                                {inputRef(0, kRowLength * 4), outputRef(0, 4)}));
   auto s = openSim(p);
   ASSERT_TRUE(s);
-  Result<std::vector<HostTensor>> r = s->run({HostTensor(DType::F32, {1, kRowLength})});
+  Result<std::vector<HostTensor>> r =
+      s->run({HostTensor(DType::F32, {1, kRowLength})});
   ASSERT_FALSE(r.isOk());
   EXPECT_THAT(r.message(), HasSubstr("step 0 (k_rowsum): kernel k_rowsum: "
                                      "block (0,0,0): the kernel calls "
@@ -456,9 +463,9 @@ TEST(Sim, TwentyKernelsOver100kElementsRunWellUnderASecond) {
   for (int rep = 0; rep < 3; ++rep) {
     auto t0 = std::chrono::steady_clock::now();
     out = s->run({in});
-    double sec = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - t0)
-                     .count();
+    double sec =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
     best = std::min(best, sec);
     ASSERT_TRUE(out.isOk()) << out.message();
   }
@@ -476,11 +483,11 @@ TEST(Sim, TwentyKernelsOver100kElementsRunWellUnderASecond) {
   HostTensor x = randomTensor(DType::F32, {100, kRowLength}, 7);
   auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(r->run({x}).isOk());
-  std::printf("100 reductions with barriers and shuffles on sim: %.1f ms\n",
-              std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            t0)
-                      .count() *
-                  1e3);
+  std::printf(
+      "100 reductions with barriers and shuffles on sim: %.1f ms\n",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count() *
+          1e3);
 }
 
 TEST(Sim, PackagesWithoutKernelsNeedNoCompiler) {
@@ -494,7 +501,8 @@ TEST(Sim, MissingCompilerIsReported) {
   ScopedEnv cache("DLC_CACHE_DIR", dir.path());
   ScopedEnv env("DLC_SIM_CXX", "/nonexistent/compiler");
   SessionOptions opts;
-  Result<std::unique_ptr<Session>> s = Session::create(elementwisePackage(), opts);
+  Result<std::unique_ptr<Session>> s =
+      Session::create(elementwisePackage(), opts);
   ASSERT_FALSE(s.isOk());
   EXPECT_THAT(s.message(), HasSubstr("cannot run '/nonexistent/compiler'"));
   EXPECT_THAT(s.message(), HasSubstr("DLC_SIM_CXX"));
@@ -551,21 +559,24 @@ TEST_P(CpuGemmTest, MatchesTheNaiveLoop) {
   g.lda = (gc.transA ? gc.m : gc.k) + 3;
   g.ldb = (gc.transB ? gc.k : gc.n) + 1;
   g.ldc = gc.n + 2;
-  const int64_t rowsA = gc.transA ? gc.k : gc.m, rowsB = gc.transB ? gc.n : gc.k;
+  const int64_t rowsA = gc.transA ? gc.k : gc.m,
+                rowsB = gc.transB ? gc.n : gc.k;
   g.strideA = gc.broadcastA ? 0 : rowsA * g.lda;
   g.strideB = gc.broadcastB ? 0 : rowsB * g.ldb;
   g.strideC = gc.m * g.ldc;
   g.alpha = gc.alpha;
   g.beta = gc.beta;
-  HostTensor a = randomTensor(gc.dtype, {gc.broadcastA ? 1 : gc.batch, rowsA, g.lda}, 21);
-  HostTensor b = randomTensor(gc.dtype, {gc.broadcastB ? 1 : gc.batch, rowsB, g.ldb}, 22);
+  HostTensor a =
+      randomTensor(gc.dtype, {gc.broadcastA ? 1 : gc.batch, rowsA, g.lda}, 21);
+  HostTensor b =
+      randomTensor(gc.dtype, {gc.broadcastB ? 1 : gc.batch, rowsB, g.ldb}, 22);
   HostTensor c = randomTensor(gc.dtype, {gc.batch, gc.m, g.ldc}, 23);
   if (gc.beta == 0) // must not be read
     for (int64_t i = 0; i < c.numElements(); ++i)
       c.setFromDouble(i, NAN);
   std::vector<double> want = naiveGemm(g, a, b, c);
   cpuGemm(g, a.data.data(), b.data.data(), c.data.data());
-  const double tol = gc.dtype == DType::F32    ? 1e-5
+  const double tol = gc.dtype == DType::F32   ? 1e-5
                      : gc.dtype == DType::F16 ? 1e-3
                                               : 8e-3;
   for (int64_t bt = 0; bt < gc.batch; ++bt)
@@ -579,7 +590,8 @@ TEST_P(CpuGemmTest, MatchesTheNaiveLoop) {
           continue;
         }
         double got = c.getAsDouble(ci);
-        ASSERT_NEAR(got, want[ci], tol * (1 + std::fabs(want[ci])) * std::sqrt(double(gc.k)))
+        ASSERT_NEAR(got, want[ci],
+                    tol * (1 + std::fabs(want[ci])) * std::sqrt(double(gc.k)))
             << "batch " << bt << " row " << i << " col " << j;
       }
 }
@@ -593,11 +605,13 @@ INSTANTIATE_TEST_SUITE_P(
         GemmCase{DType::F32, true, true, 4, 6, 3, 3, true, false, 0.5, 2.0},
         GemmCase{DType::F32, false, false, 1, 1, 1, 1, false, false, -1.0, 1.0},
         GemmCase{DType::F32, false, false, 3, 4, 0, 2, false, false, 1.0, 0.5},
-        GemmCase{DType::F32, false, false, 64, 80, 700, 2, false, true, 1.0, 0.0},
+        GemmCase{DType::F32, false, false, 64, 80, 700, 2, false, true, 1.0,
+                 0.0},
         GemmCase{DType::F16, false, true, 8, 16, 32, 2, false, false, 1.0, 0.0},
         GemmCase{DType::F16, true, false, 5, 3, 7, 4, true, false, 1.0, 1.0},
         GemmCase{DType::BF16, false, false, 8, 8, 24, 2, false, true, 1.0, 0.0},
-        GemmCase{DType::BF16, true, true, 6, 10, 12, 1, false, false, 2.0, 0.0}));
+        GemmCase{DType::BF16, true, true, 6, 10, 12, 1, false, false, 2.0,
+                 0.0}));
 
 TEST(Sim, GemmAndCopySteps) {
   auto s = openSim(gemmPackage());

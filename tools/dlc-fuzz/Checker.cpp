@@ -127,7 +127,8 @@ static std::optional<std::string> compareWith(const HostTensor &got,
   if (mismatches == 0)
     return std::nullopt;
   std::string where = " (" + std::to_string(mismatches) + " of " +
-                      std::to_string(n) + " elements not bit-identical; largest difference at " +
+                      std::to_string(n) +
+                      " elements not bit-identical; largest difference at " +
                       indexString(expected.shape, worst) + ": got " +
                       fmt(got.getAsDouble(worst)) + ", expected " +
                       fmt(expected.getAsDouble(worst)) + ")";
@@ -177,7 +178,8 @@ struct Config {
 /// The reference results of `text` after lowering (without fusion or
 /// code generation).
 static rt::Result<std::vector<HostTensor>>
-loweredReference(const std::string &text, const std::vector<HostTensor> &inputs) {
+loweredReference(const std::string &text,
+                 const std::vector<HostTensor> &inputs) {
   mlir::DialectRegistry registry;
   registerDlcDialects(registry);
   mlir::MLIRContext context(registry);
@@ -188,7 +190,8 @@ loweredReference(const std::string &text, const std::vector<HostTensor> &inputs)
       llvm::MemoryBuffer::getMemBufferCopy(text, "dlc-only"), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module = parseModule(sourceMgr, context);
   if (!module)
-    return rt::Status::error("the dlc form does not parse:\n" + diagnostics.text);
+    return rt::Status::error("the dlc form does not parse:\n" +
+                             diagnostics.text);
   CompileOptions options;
   CompileResult result;
   if (mlir::failed(compileModule(*module, options, Stage::Lowered, result)))
@@ -224,8 +227,8 @@ nonFinite(const std::vector<HostTensor> &outputs) {
     for (int64_t j = 0, e = t.numElements(); j < e; ++j)
       if (!std::isfinite(t.getAsDouble(j)))
         return "output " + std::to_string(i) +
-               " of the reference is not finite at " +
-               indexString(t.shape, j) + " (the generator should prevent this)";
+               " of the reference is not finite at " + indexString(t.shape, j) +
+               " (the generator should prevent this)";
   }
   return std::nullopt;
 }
@@ -296,8 +299,9 @@ public:
   mlir::Value perturb(mlir::Value v, mlir::Location loc) {
     auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
     auto element = mlir::cast<mlir::FloatType>(type.getElementType());
-    double eps = element.isF32() ? 0x1.0p-23 : element.isF16() ? 0x1.0p-10
-                                                                : 0x1.0p-7;
+    double eps = element.isF32()   ? 0x1.0p-23
+                 : element.isF16() ? 0x1.0p-10
+                                   : 0x1.0p-7;
     llvm::SmallVector<llvm::APFloat> values;
     for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
       state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -383,8 +387,8 @@ perturbedReference(const std::string &referenceIR,
                   mlir::dlc::SubOp, mlir::dlc::DivOp, mlir::dlc::PowOp>(op) ||
         accumulates;
     if (auto mul = mlir::dyn_cast<mlir::dlc::MulOp>(op))
-      rounds = !isPowerOfTwoSplat(mul.getLhs()) &&
-               !isPowerOfTwoSplat(mul.getRhs());
+      rounds =
+          !isPowerOfTwoSplat(mul.getLhs()) && !isPowerOfTwoSplat(mul.getRhs());
     // Averages divide a sum; linear resampling interpolates; a cast to a
     // narrower float rounds (perturbed with the result type's epsilon).
     if (auto pool = mlir::dyn_cast<mlir::dlc::Pool2DOp>(op))
@@ -394,8 +398,8 @@ perturbedReference(const std::string &referenceIR,
     if (auto cast = mlir::dyn_cast<mlir::dlc::CastOp>(op)) {
       auto from = mlir::cast<mlir::RankedTensorType>(cast.getInput().getType())
                       .getElementType();
-      auto to = mlir::cast<mlir::RankedTensorType>(cast.getType())
-                    .getElementType();
+      auto to =
+          mlir::cast<mlir::RankedTensorType>(cast.getType()).getElementType();
       // f32 -> f16/bf16 and f16 <-> bf16 round; widening is exact.
       rounds = mlir::isa<mlir::FloatType>(from) &&
                mlir::isa<mlir::FloatType>(to) && from != to && !to.isF32();
@@ -425,11 +429,10 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     if (options.progress)
       options.progress(what);
   };
-  const Config configs[] = {
-      {"", true, true, true},
-      {" no-fuse", false, true, true},
-      {" no-in-place", true, false, true},
-      {" no-canonicalize", true, true, false}};
+  const Config configs[] = {{"", true, true, true},
+                            {" no-fuse", false, true, true},
+                            {" no-in-place", true, false, true},
+                            {" no-canonicalize", true, true, false}};
 
   // The full pipeline first: its package carries the reference model.
   std::vector<HostTensor> inputs, expected;
@@ -472,8 +475,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     devices.push_back(rt::DeviceKind::Cuda);
   for (rt::DeviceKind device : devices) {
     for (auto &[config, package] : packages) {
-      std::string name =
-          std::string(rt::deviceKindName(device)) + config.name;
+      std::string name = std::string(rt::deviceKindName(device)) + config.name;
       if (!wanted(options, name))
         continue;
       rt::SessionOptions sessionOptions;
@@ -513,11 +515,10 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
           if (isFloatType(expected[i].dtype)) {
             progress("check the rounding sensitivity");
             if (!perturbed)
-              perturbed = perturbedReference(packages.front().second.referenceIR,
-                                             inputs);
+              perturbed = perturbedReference(
+                  packages.front().second.referenceIR, inputs);
             if (*perturbed && (*perturbed)->size() == expected.size()) {
-              double sens =
-                  rt::relativeError((**perturbed)[i], expected[i]);
+              double sens = rt::relativeError((**perturbed)[i], expected[i]);
               double tolerance = std::max(fuzzTolerance(expected[i].dtype),
                                           kSensitivityFactor * sens);
               if (!compareWith((*outputs)[i], expected[i], tolerance)) {

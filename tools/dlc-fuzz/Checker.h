@@ -1,4 +1,5 @@
-//===- Checker.h - Differential check of one program --------------*- C++ -*-===//
+//===- Checker.h - Differential check of one program --------------*- C++
+//-*-===//
 //
 // Compiles a program under several configurations, runs it on the sim device
 // (and on a GPU when asked), and compares every output with the reference
@@ -73,11 +74,10 @@ checkReferenceOnly(const std::string &mlirText, const std::string &dlcOnlyText,
 /// its lowered form must give the same reference results.
 /// Outputs that differ by more than their tolerance but within their
 /// rounding sensitivity (see Checker.cpp) pass and are listed in `notes`.
-std::optional<Failure> checkProgramText(const std::string &mlirText,
-                                        const std::string &dlcOnlyText,
-                                        uint64_t inputSeed,
-                                        const CheckOptions &options,
-                                        std::vector<std::string> *notes = nullptr);
+std::optional<Failure>
+checkProgramText(const std::string &mlirText, const std::string &dlcOnlyText,
+                 uint64_t inputSeed, const CheckOptions &options,
+                 std::vector<std::string> *notes = nullptr);
 
 } // namespace dlc::fuzz
 

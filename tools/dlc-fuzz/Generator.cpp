@@ -199,7 +199,8 @@ private:
   int64_t randomAxis(size_t rank);
 
   /// A value passing `ok`, preferring unused and recent ones; -1 if none.
-  int pickValue(const std::function<bool(int)> &ok, bool allowConstants = false);
+  int pickValue(const std::function<bool(int)> &ok,
+                bool allowConstants = false);
 
   // Builders: each appends one operation and returns its result.
   int constant(TensorType type, std::vector<double> data);
@@ -279,11 +280,11 @@ int64_t Generator::randomDim() {
   // Small and odd sizes mostly; a few long ones so that rows exceed a warp's
   // 1024 elements and a 256-thread block's 4096 (the row template's limits).
   static const std::vector<int64_t> dims = {
-      1,  2,  3,   4,   5,   7,   8,    9,    16,   17,   31,   32,  33,
+      1,  2,  3,   4,   5,   7,   8,   9,    16,   17,   31,   32,  33,
       64, 65, 100, 128, 130, 256, 257, 1000, 1025, 2048, 4099, 8193};
-  static const std::vector<double> weights = {
-      10, 5, 6, 6, 5, 5, 5, 2, 5, 5, 2, 4, 4,
-      3,  2, 1, 2, 3, 1, 1, 1, 1, 1, 0.7, 0.5};
+  static const std::vector<double> weights = {10, 5, 6, 6, 5, 5,   5,  2, 5,
+                                              5,  2, 4, 4, 3, 2,   1,  2, 3,
+                                              1,  1, 1, 1, 1, 0.7, 0.5};
   return dims[rng.weighted(weights)];
 }
 
@@ -402,8 +403,8 @@ int Generator::notOp(int x) {
   return add(std::move(op), val(x).type, 0, 1, true);
 }
 
-static bool isPowerOfTwoSplat(const Program &p, const std::vector<bool> &isConst,
-                              int v) {
+static bool isPowerOfTwoSplat(const Program &p,
+                              const std::vector<bool> &isConst, int v) {
   if (!isConst[v])
     return false;
   for (const Op &op : p.ops)
@@ -763,8 +764,9 @@ int Generator::bounded(int x, double bound) {
   default:
     if (bound >= 1)
       return unary(UnaryKind::Sigmoid, x);
-    return binary(BinaryKind::Mul, x,
-                  splat(t, rank, std::ldexp(1.0, -int(std::ceil(std::log2(m / bound))))));
+    return binary(
+        BinaryKind::Mul, x,
+        splat(t, rank, std::ldexp(1.0, -int(std::ceil(std::log2(m / bound))))));
   }
 }
 
@@ -801,7 +803,8 @@ int Generator::nonZeroInt(int x) {
   if (rng.chance(0.5))
     return clamp(x, 1, 7);
   int a = unary(UnaryKind::Abs, bounded(x, 1000));
-  return binary(BinaryKind::Add, a, splat(v.type.dtype, v.type.shape.size(), 1));
+  return binary(BinaryKind::Add, a,
+                splat(v.type.dtype, v.type.shape.size(), 1));
 }
 
 int Generator::settle(int x) {
@@ -963,9 +966,8 @@ int Generator::makeCond(Shape shape) {
            product(s) <= kMaxElements;
   };
   if (rng.chance(0.35)) {
-    int c = pickValue([&](int w) {
-      return val(w).type.dtype == DType::I1 && compatible(w);
-    });
+    int c = pickValue(
+        [&](int w) { return val(w).type.dtype == DType::I1 && compatible(w); });
     if (c >= 0)
       return c;
   }
@@ -1062,9 +1064,8 @@ bool Generator::genSelect() {
 bool Generator::genLogic() {
   int b = pickValue([&](int v) { return val(v).type.dtype == DType::I1; });
   if (b < 0) {
-    int e = pickValue([&](int v) {
-      return val(v).type.dtype != DType::I1 && val(v).exact;
-    });
+    int e = pickValue(
+        [&](int v) { return val(v).type.dtype != DType::I1 && val(v).exact; });
     if (e < 0)
       return false;
     b = makeCond(val(e).type.shape);
@@ -1528,7 +1529,8 @@ bool Generator::genPool() {
   bool isMax = rng.chance(0.5);
   std::vector<int64_t> k(2), st(2), dil(2, 1), pads(4), out(2);
   for (int d = 0; d < 2; ++d) {
-    k[d] = std::min<int64_t>(in[2 + d] + 1, rng.pick(std::vector<int64_t>{1, 2, 2, 3, 3, 5}));
+    k[d] = std::min<int64_t>(in[2 + d] + 1,
+                             rng.pick(std::vector<int64_t>{1, 2, 2, 3, 3, 5}));
     st[d] = rng.weighted({35, 45, 20}) + 1;
     if (isMax && rng.chance(0.15))
       dil[d] = 2;
@@ -1623,8 +1625,8 @@ bool Generator::genResize() {
   // factor. Nearest sampling only by factors whose source coordinates are
   // exact in f32 (2, 3, 4 up, 2 down), so that device and reference round
   // them the same way; linear sampling by any factor.
-  size_t first = out.size() >= 2 && rng.chance(0.7) ? out.size() - 2
-                                                      : out.size() - 1;
+  size_t first =
+      out.size() >= 2 && rng.chance(0.7) ? out.size() - 2 : out.size() - 1;
   for (size_t d = first; d < out.size(); ++d) {
     int64_t n = out[d];
     switch (rng.weighted({40, 15, 10, 20, 15})) {
@@ -2047,7 +2049,7 @@ Program Generator::run() {
   // transpose reshape slice concat pad tile softmax normalize conv pool
   // gather resize.
   const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2, 7, 5, 5,
-                                       4,  4,  3, 3, 2, 2,  7, 4, 3, 3};
+                                       4,  4,  3, 3, 2, 2, 7,  4, 3, 3};
   for (int attempts = 0; int(p.ops.size()) < target && attempts < 400;
        ++attempts) {
     switch (rng.weighted(weights)) {
@@ -2155,8 +2157,8 @@ size_t countOps(const Program &program) { return program.ops.size(); }
 
 bool hasTosaForm(const Program &p, const Op &op) {
   auto type = [&](int v) -> const TensorType & { return p.values[v].type; };
-  DType t = op.operands.empty() ? type(op.result).dtype
-                                : type(op.operands[0]).dtype;
+  DType t =
+      op.operands.empty() ? type(op.result).dtype : type(op.operands[0]).dtype;
   switch (op.kind) {
   case OpKind::Constant:
     return true;
@@ -2196,7 +2198,8 @@ bool hasTosaForm(const Program &p, const Op &op) {
   case OpKind::ArgMax:
     return type(op.operands[0]).shape.size() >= 2;
   case OpKind::Matmul: {
-    const Shape &a = type(op.operands[0]).shape, &b = type(op.operands[1]).shape;
+    const Shape &a = type(op.operands[0]).shape,
+                &b = type(op.operands[1]).shape;
     return isFloat(t) && a.size() == 3 && !op.transposeA && !op.transposeB &&
            a[0] == b[0];
   }
@@ -2295,8 +2298,9 @@ std::string Printer::operandTypes(const Op &op) const {
 }
 
 static const char *unaryName(UnaryKind k) {
-  static const char *names[] = {"exp",  "log",        "tanh", "sigmoid", "erf",
-                                "rsqrt", "sqrt", "reciprocal", "abs", "neg"};
+  static const char *names[] = {"exp", "log",   "tanh", "sigmoid",
+                                "erf", "rsqrt", "sqrt", "reciprocal",
+                                "abs", "neg"};
   return names[int(k)];
 }
 static const char *binaryName(BinaryKind k) {
@@ -2330,7 +2334,8 @@ void Printer::printDlc(const Op &op) {
     os << "    " << r << " = dlc.not " << in << " : " << ty(op.result) << "\n";
     return;
   case OpKind::Clamp:
-    os << "    " << r << " = dlc.clamp " << in << " {max = " << fmtDouble(op.max)
+    os << "    " << r << " = dlc.clamp " << in
+       << " {max = " << fmtDouble(op.max)
        << " : f64, min = " << fmtDouble(op.min) << " : f64} : " << ty(op.result)
        << "\n";
     return;
@@ -2376,8 +2381,8 @@ void Printer::printDlc(const Op &op) {
   }
   case OpKind::Transpose:
     os << "    " << r << " = dlc.transpose " << in
-       << " {perm = " << i64Array(op.ints) << "} : ("
-       << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+       << " {perm = " << i64Array(op.ints) << "} : (" << ty(op.operands[0])
+       << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::Reshape:
     os << "    " << r << " = dlc.reshape " << in << " : " << ty(op.operands[0])
@@ -2397,8 +2402,8 @@ void Printer::printDlc(const Op &op) {
     if (op.sub)
       os << ", output_padding = " << i64Array(op.outputPadding);
     os << ", pads = " << i64Array(op.pads)
-       << ", strides = " << i64Array(op.strides) << "} : ("
-       << operandTypes(op) << ") -> " << ty(op.result) << "\n";
+       << ", strides = " << i64Array(op.strides) << "} : (" << operandTypes(op)
+       << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::Pool:
     os << "    " << r << " = dlc.pool2d " << (op.sub ? "avg " : "max ") << in
@@ -2411,8 +2416,8 @@ void Printer::printDlc(const Op &op) {
     return;
   case OpKind::Gather:
     os << "    " << r << " = dlc.gather " << operandList(op)
-       << " {axis = " << op.axis << " : i64} : (" << operandTypes(op)
-       << ") -> " << ty(op.result) << "\n";
+       << " {axis = " << op.axis << " : i64} : (" << operandTypes(op) << ") -> "
+       << ty(op.result) << "\n";
     return;
   case OpKind::Resize:
     os << "    " << r << " = dlc.resize " << in << " {coordinate_mode = \""
@@ -2423,19 +2428,19 @@ void Printer::printDlc(const Op &op) {
     return;
   case OpKind::Concat:
     os << "    " << r << " = dlc.concat " << operandList(op)
-       << " {axis = " << op.axis << " : i64} : (" << operandTypes(op)
-       << ") -> " << ty(op.result) << "\n";
+       << " {axis = " << op.axis << " : i64} : (" << operandTypes(op) << ") -> "
+       << ty(op.result) << "\n";
     return;
   case OpKind::Pad:
     os << "    " << r << " = dlc.pad " << in
-       << " {high = " << i64Array(op.ints2)
-       << ", low = " << i64Array(op.ints) << ", value = " << fmtDouble(op.value) << " : f64} : ("
+       << " {high = " << i64Array(op.ints2) << ", low = " << i64Array(op.ints)
+       << ", value = " << fmtDouble(op.value) << " : f64} : ("
        << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::Tile:
     os << "    " << r << " = dlc.tile " << in
-       << " {multiples = " << i64Array(op.ints) << "} : ("
-       << ty(op.operands[0]) << ") -> " << ty(op.result) << "\n";
+       << " {multiples = " << i64Array(op.ints) << "} : (" << ty(op.operands[0])
+       << ") -> " << ty(op.result) << "\n";
     return;
   }
 }
@@ -2443,13 +2448,14 @@ void Printer::printDlc(const Op &op) {
 void Printer::printTosa(const Op &op) {
   std::string r = name(op.result);
   const std::string in = op.operands.empty() ? "" : name(op.operands[0]);
-  auto simple = [&](const std::string &mnemonic, const std::string &attrs = "") {
+  auto simple = [&](const std::string &mnemonic,
+                    const std::string &attrs = "") {
     os << "    " << r << " = tosa." << mnemonic << " " << operandList(op)
        << attrs << " : (" << operandTypes(op) << ") -> " << ty(op.result)
        << "\n";
   };
-  DType t = op.operands.empty() ? type(op.result).dtype
-                                : type(op.operands[0]).dtype;
+  DType t =
+      op.operands.empty() ? type(op.result).dtype : type(op.operands[0]).dtype;
   switch (op.kind) {
   case OpKind::Constant:
     os << "    " << r << " = \"tosa.const\"() {value = "
@@ -2543,9 +2549,9 @@ void Printer::printTosa(const Op &op) {
     os << "    " << r << "_a = tosa.argmax " << in << " {axis = " << op.axis
        << " : i32} : (" << ty(op.operands[0]) << ") -> " << typeStr(dropped)
        << "\n";
-    os << "    " << r << " = tosa.reshape " << r << "_a {new_shape = "
-       << i64Array(type(op.result).shape) << "} : (" << typeStr(dropped)
-       << ") -> " << ty(op.result) << "\n";
+    os << "    " << r << " = tosa.reshape " << r
+       << "_a {new_shape = " << i64Array(type(op.result).shape) << "} : ("
+       << typeStr(dropped) << ") -> " << ty(op.result) << "\n";
     return;
   }
   case OpKind::Matmul:

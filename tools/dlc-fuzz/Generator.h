@@ -1,4 +1,5 @@
-//===- Generator.h - Random well-typed dlc/TOSA programs ----------*- C++ -*-===//
+//===- Generator.h - Random well-typed dlc/TOSA programs ----------*- C++
+//-*-===//
 //
 // The program generator of dlc-fuzz. A seed determines a program completely:
 // the random numbers come from std::mt19937_64 (whose output sequence the C++
@@ -92,7 +93,18 @@ enum class OpKind {
   Resize,
 };
 
-enum class UnaryKind { Exp, Log, Tanh, Sigmoid, Erf, Rsqrt, Sqrt, Reciprocal, Abs, Neg };
+enum class UnaryKind {
+  Exp,
+  Log,
+  Tanh,
+  Sigmoid,
+  Erf,
+  Rsqrt,
+  Sqrt,
+  Reciprocal,
+  Abs,
+  Neg
+};
 enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow, And, Or };
 enum class CmpKind { Eq, Ne, Lt, Le, Gt, Ge };
 enum class ReduceKind { Sum, Max, Min, Prod };

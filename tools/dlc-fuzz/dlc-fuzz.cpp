@@ -30,10 +30,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <functional>
 #include <map>
-#include <fcntl.h>
 #include <poll.h>
 #include <set>
 #include <sys/wait.h>
@@ -84,8 +84,7 @@ static cl::opt<bool> requireCuda("require-cuda",
                                  cl::desc("Print 'no CUDA GPU' and check "
                                           "nothing if no GPU is present"),
                                  cl::init(false));
-static cl::opt<bool> verbose("verbose",
-                             cl::desc("Print a line for every seed"),
+static cl::opt<bool> verbose("verbose", cl::desc("Print a line for every seed"),
                              cl::init(false));
 static cl::opt<unsigned> timeoutSeconds("timeout",
                                         cl::desc("Seconds one seed may take"),
@@ -219,9 +218,9 @@ Child startChild(uint64_t tag, const std::function<std::string()> &work) {
 /// The failure of a finished child, or none; `c.fd` must be at end of file.
 std::optional<Failure> finishChild(Child &c, bool timedOut) {
   if (c.pid < 0)
-    return c.report.empty() ? std::nullopt
-                            : std::optional<Failure>(
-                                  Failure::deserialize(c.report));
+    return c.report.empty()
+               ? std::nullopt
+               : std::optional<Failure>(Failure::deserialize(c.report));
   close(c.fd);
   c.fd = -1;
   if (timedOut)
@@ -313,8 +312,8 @@ void runPool(const std::function<bool(uint64_t &tag)> &more,
         else if (n == 0 || errno != EINTR)
           finished = true;
       }
-      if (!finished && Clock::now() - c.start >
-                           std::chrono::seconds(timeoutSeconds)) {
+      if (!finished &&
+          Clock::now() - c.start > std::chrono::seconds(timeoutSeconds)) {
         finished = true;
         timedOut = true;
       }
@@ -463,7 +462,8 @@ std::vector<Program> shrinkCandidates(const Program &p) {
 }
 
 /// Whether `failure` is the same kind of failure as `original`.
-bool sameFailure(const std::optional<Failure> &failure, const Failure &original) {
+bool sameFailure(const std::optional<Failure> &failure,
+                 const Failure &original) {
   return !isPass(failure) && failure->kind == original.kind &&
          failure->config == original.config;
 }
@@ -537,8 +537,8 @@ int checkOneFile() {
   CheckOptions options;
   options.cuda = cuda;
   options.progress = reportProgress;
-  auto failure = checkIsolated(
-      [&] { return checkReport(text, "", inputSeed, options); });
+  auto failure =
+      checkIsolated([&] { return checkReport(text, "", inputSeed, options); });
   if (!isPass(failure)) {
     llvm::outs() << checkFile << ": FAILED " << failure->describe() << "\n";
     return 1;
@@ -613,9 +613,9 @@ int main(int argc, char **argv) {
           std::vector<rt::TensorDesc> inputs;
           for (int v : p.inputs)
             inputs.push_back({p.values[v].type.dtype, p.values[v].type.shape});
-          auto failure = checkReferenceOnly(printProgram(p, Flavor::AsGenerated),
-                                            printProgram(p, Flavor::DlcOnly),
-                                            inputs, seed);
+          auto failure = checkReferenceOnly(
+              printProgram(p, Flavor::AsGenerated),
+              printProgram(p, Flavor::DlcOnly), inputs, seed);
           return failure ? failure->serialize() : std::string();
         }
         return checkReport(printProgram(p, Flavor::AsGenerated),
@@ -672,8 +672,7 @@ int main(int argc, char **argv) {
                << (referenceOnly ? "by the reference interpreter only"
                    : cuda        ? "on sim and cuda"
                                  : "on sim")
-               << " in "
-               << llvm::format("%.0f", elapsed) << " s\n";
+               << " in " << llvm::format("%.0f", elapsed) << " s\n";
   if (widened)
     llvm::outs() << "dlc-fuzz: " << widened
                  << " passing graphs have an output checked at its rounding "

@@ -6,9 +6,9 @@
 //           [--input [name=]a.npy|a.pb ...] [--output-dir DIR] [--check]
 //
 //===----------------------------------------------------------------------===//
+#include "dlc/dlc.h"
 #include "api/Compiler.h"
 #include "codegen/Codegen.h"
-#include "dlc/dlc.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "passes/KernelAnalysis.h"
 
@@ -53,8 +53,9 @@ static cl::opt<std::string>
                   "planning), cuda (the generated CUDA source)"),
          cl::value_desc("dlc|fused|cuda"), cl::cat(dlcCategory));
 static cl::list<std::string>
-    archs("arch", cl::desc("GPU architectures to build cubins for "
-                           "(default: the present GPU's, else sm_90)"),
+    archs("arch",
+          cl::desc("GPU architectures to build cubins for "
+                   "(default: the present GPU's, else sm_90)"),
           cl::value_desc("sm_80,sm_90"), cl::CommaSeparated,
           cl::cat(dlcCategory));
 static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable kernel fusion"),
@@ -226,8 +227,8 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
   };
   ::dlc::CompileOptions options = compileOptions();
   ::dlc::Stage runTo = stop == ::dlc::Stage::Package && emitKind == "cuda"
-                         ? ::dlc::Stage::Fused
-                         : stop;
+                           ? ::dlc::Stage::Fused
+                           : stop;
   if (failed(::dlc::compileModule(*module, options, runTo, result, configure)))
     return 1;
   if (emitKind == "fused") {
@@ -315,11 +316,10 @@ static void printProfile(const std::vector<rt::StepProfile> &steps,
     std::string flops =
         s.flops > 0 ? llvm::formatv("{0:F2}", s.gigaflopsPerSecond()).str()
                     : "-";
-    os << llvm::format("%4zu  %-6s %10.4f %6.1f%% %11s %9.3f %9s  %s\n",
-                       s.step, stepKindName(s.kind), s.milliseconds,
-                       100.0 * s.share, humanBytes(s.bytes).c_str(),
-                       s.gigabytesPerSecond(), flops.c_str(),
-                       s.label.c_str());
+    os << llvm::format("%4zu  %-6s %10.4f %6.1f%% %11s %9.3f %9s  %s\n", s.step,
+                       stepKindName(s.kind), s.milliseconds, 100.0 * s.share,
+                       humanBytes(s.bytes).c_str(), s.gigabytesPerSecond(),
+                       flops.c_str(), s.label.c_str());
     totalMs += s.milliseconds;
     totalBytes += s.bytes;
     totalFlops += s.flops;
@@ -443,9 +443,8 @@ static int runRun() {
       // NAME=FILE for a model that names no inputs (not a file path that
       // happens to hold '='): say so rather than fail to open it.
       if (!file.empty() && !llvm::sys::fs::exists(spec) &&
-          llvm::none_of(argNames, [](const std::string &n) {
-            return !n.empty();
-          }))
+          llvm::none_of(argNames,
+                        [](const std::string &n) { return !n.empty(); }))
         return fail("--input '" + spec + "' binds input '" + name +
                     "' by name, but the model records no input names (only "
                     "ONNX models do); give the files in argument order");
@@ -526,10 +525,11 @@ static int runRun() {
         return fail(s.message());
     }
     if (!quiet) {
-      llvm::outs() << "output_" << i << ": "
-                   << rt::describe(t.dtype, t.shape) << " [";
+      llvm::outs() << "output_" << i << ": " << rt::describe(t.dtype, t.shape)
+                   << " [";
       for (int64_t j = 0, e = std::min<int64_t>(t.numElements(), 6); j < e; ++j)
-        llvm::outs() << (j ? ", " : "") << llvm::format("%.6g", t.getAsDouble(j));
+        llvm::outs() << (j ? ", " : "")
+                     << llvm::format("%.6g", t.getAsDouble(j));
       llvm::outs() << (t.numElements() > 6 ? ", ...]\n" : "]\n");
     }
   }
@@ -541,8 +541,8 @@ static int runRun() {
     return fail(reference.message());
   bool ok = true;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    double tol = rtol >= 0 ? rtol.getValue()
-                           : ::dlc::defaultTolerance(outputs[i].dtype);
+    double tol =
+        rtol >= 0 ? rtol.getValue() : ::dlc::defaultTolerance(outputs[i].dtype);
     double err = rt::relativeError(outputs[i], (*reference)[i]);
     bool pass = err <= tol;
     ok &= pass;

@@ -1,12 +1,13 @@
-//===- dlc.h - The dlc C++ API: compile a model, run it -----------*- C++ -*-===//
+//===- dlc.h - The dlc C++ API: compile a model, run it -----------*- C++
+//-*-===//
 //
 // The public entry point for programs that use dlc as a JIT:
 //
 //   dlc::CompileOptions options;
 //   auto package = dlc::compileFile("model.mlir", options);
 //   if (!package) { std::cerr << package.message(); return 1; }
-//   auto session = dlc::rt::Session::create(*package, {dlc::rt::DeviceKind::Sim});
-//   auto outputs = (*session)->run(inputs);
+//   auto session = dlc::rt::Session::create(*package,
+//   {dlc::rt::DeviceKind::Sim}); auto outputs = (*session)->run(inputs);
 //
 // This header exposes no MLIR or LLVM types.
 //
@@ -25,7 +26,6 @@
 #include <vector>
 
 namespace dlc {
-
 
 struct CompileOptions {
   /// GPU architectures to compile cubins for; empty means the present GPU's,
