@@ -542,20 +542,19 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
     // As the ONNX checker requires: a relative path inside the model's
     // directory.
     if (location.empty() || llvm::sys::path::is_absolute(location) ||
-        llvm::is_contained(llvm::make_range(
-                               llvm::sys::path::begin(location),
-                               llvm::sys::path::end(location)),
+        llvm::is_contained(llvm::make_range(llvm::sys::path::begin(location),
+                                            llvm::sys::path::end(location)),
                            ".."))
       return rt::Status::error("the external data location '" + location +
                                "' of tensor '" + proto.name() +
                                "' is not a relative path inside the model's "
                                "directory");
     if (length >= 0 && (uint64_t)length != bytes)
-      return rt::Status::error(
-          "the external data of tensor '" + proto.name() + "' has length " +
-          std::to_string(length) + ", but its shape " +
-          rt::describe(*dtype, shape) + " needs " + std::to_string(bytes) +
-          " bytes");
+      return rt::Status::error("the external data of tensor '" + proto.name() +
+                               "' has length " + std::to_string(length) +
+                               ", but its shape " +
+                               rt::describe(*dtype, shape) + " needs " +
+                               std::to_string(bytes) + " bytes");
     if (offset > (uint64_t)std::numeric_limits<int64_t>::max())
       return rt::Status::error("the external data offset of tensor '" +
                                proto.name() + "' is out of range");
@@ -1147,8 +1146,8 @@ LogicalResult Importer::addInputs(SmallVectorImpl<Type> &types,
     }
     std::string bad = checkShape(shape, rt::dtypeSize(*dtype));
     if (!bad.empty())
-      return emitError(loc) << "ONNX graph input '" << input.name() << "' "
-                            << bad;
+      return emitError(loc)
+             << "ONNX graph input '" << input.name() << "' " << bad;
     types.push_back(tensorType(shape, elemTypeOf(ctx, *dtype)));
     names.push_back(input.name());
   }
@@ -1433,36 +1432,24 @@ bool Importer::tryFold(StringRef op) {
     if (L.size() != 2 || !L[1] || L[1]->dtype != x.dtype)
       return false;
     std::string k = op.str();
-    auto cmpI = [k](AI v) -> int64_t {
+    // One predicate for integer and floating-point operands.
+    auto holds = [k](auto a, auto b) -> bool {
       if (k == "Equal")
-        return v[0] == v[1];
+        return a == b;
       if (k == "Less")
-        return v[0] < v[1];
+        return a < b;
       if (k == "Greater")
-        return v[0] > v[1];
+        return a > b;
       if (k == "LessOrEqual")
-        return v[0] <= v[1];
+        return a <= b;
       if (k == "GreaterOrEqual")
-        return v[0] >= v[1];
+        return a >= b;
       if (k == "And")
-        return v[0] && v[1];
-      return v[0] || v[1];
+        return a != 0 && b != 0;
+      return a != 0 || b != 0;
     };
-    auto cmpD = [k](AD v) -> double {
-      if (k == "Equal")
-        return v[0] == v[1];
-      if (k == "Less")
-        return v[0] < v[1];
-      if (k == "Greater")
-        return v[0] > v[1];
-      if (k == "LessOrEqual")
-        return v[0] <= v[1];
-      if (k == "GreaterOrEqual")
-        return v[0] >= v[1];
-      if (k == "And")
-        return v[0] != 0 && v[1] != 0;
-      return v[0] != 0 || v[1] != 0;
-    };
+    auto cmpI = [&](AI v) -> int64_t { return holds(v[0], v[1]); };
+    auto cmpD = [&](AD v) -> double { return holds(v[0], v[1]); };
     r = map({&x, L[1]}, rt::DType::I1, cmpI, cmpD);
   } else if (op == "Where") {
     if (L.size() != 3 || !L[1] || !L[2] || L[1]->dtype != L[2]->dtype)
@@ -1623,19 +1610,54 @@ LogicalResult Importer::dispatch(StringRef op) {
   // Inputs every conversion reads without checking (optional inputs are
   // checked where they are read).
   static const llvm::StringMap<unsigned> requiredInputs = {
-      {"Add", 2},     {"Sub", 2},         {"Mul", 2},         {"Div", 2},
-      {"Pow", 2},     {"Equal", 2},       {"Less", 2},        {"Greater", 2},
-      {"And", 2},     {"Or", 2},          {"Xor", 2},         {"Where", 3},
-      {"MatMul", 2},  {"Gemm", 2},        {"Gather", 2},      {"PRelu", 2},
-      {"CastLike", 2}, {"LessOrEqual", 2}, {"GreaterOrEqual", 2},
-      {"Constant", 0}, {"Range", 3},      {"BatchNormalization", 5}};
-  static const llvm::StringSet<> others = {
-      "MatMul",  "Gemm",      "Conv",          "ConvTranspose",
-      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-      "BatchNormalization", "Slice", "Gather", "Split", "Softmax",
-      "LogSoftmax", "LayerNormalization", "Resize", "Pad", "Cast", "CastLike",
-      "Trilu", "Hardmax", "IsNaN", "MeanVarianceNormalization",
-      "InstanceNormalization", "ArgMax", "ArgMin"};
+      {"Add", 2},
+      {"Sub", 2},
+      {"Mul", 2},
+      {"Div", 2},
+      {"Pow", 2},
+      {"Equal", 2},
+      {"Less", 2},
+      {"Greater", 2},
+      {"And", 2},
+      {"Or", 2},
+      {"Xor", 2},
+      {"Where", 3},
+      {"MatMul", 2},
+      {"Gemm", 2},
+      {"Gather", 2},
+      {"PRelu", 2},
+      {"CastLike", 2},
+      {"LessOrEqual", 2},
+      {"GreaterOrEqual", 2},
+      {"Constant", 0},
+      {"Range", 3},
+      {"BatchNormalization", 5}};
+  static const llvm::StringSet<> others = {"MatMul",
+                                           "Gemm",
+                                           "Conv",
+                                           "ConvTranspose",
+                                           "MaxPool",
+                                           "AveragePool",
+                                           "GlobalAveragePool",
+                                           "GlobalMaxPool",
+                                           "BatchNormalization",
+                                           "Slice",
+                                           "Gather",
+                                           "Split",
+                                           "Softmax",
+                                           "LogSoftmax",
+                                           "LayerNormalization",
+                                           "Resize",
+                                           "Pad",
+                                           "Cast",
+                                           "CastLike",
+                                           "Trilu",
+                                           "Hardmax",
+                                           "IsNaN",
+                                           "MeanVarianceNormalization",
+                                           "InstanceNormalization",
+                                           "ArgMax",
+                                           "ArgMin"};
   if (!elementwise.contains(op) && !activations.contains(op) &&
       !shapeOps.contains(op) && !reductions.contains(op) &&
       !others.contains(op))
@@ -2398,8 +2420,8 @@ LogicalResult Importer::convertConvTranspose() {
   // arithmetic after this cannot overflow.
   constexpr int64_t kMaxWindow = int64_t(1) << 40;
   auto inRange = [&](ArrayRef<int64_t> v, int64_t lo) {
-    return llvm::all_of(
-        v, [&](int64_t x) { return x >= lo && x <= kMaxWindow; });
+    return llvm::all_of(v,
+                        [&](int64_t x) { return x >= lo && x <= kMaxWindow; });
   };
   SmallVector<int64_t> strides = ints("strides", nd, 1),
                        dil = ints("dilations", nd, 1),
@@ -2655,8 +2677,7 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
     rt::DType dt = s->dtype;
     double start = litDouble(*s, 0), limit = litDouble(*l, 0),
            delta = litDouble(*d, 0);
-    if (!std::isfinite(start) || !std::isfinite(limit) ||
-        !std::isfinite(delta))
+    if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta))
       return unsupported("start, limit and delta must be finite");
     if (delta == 0)
       return unsupported("delta must not be 0");

@@ -1,5 +1,4 @@
-//===- OnnxImporter.h - ONNX models to the dlc dialect ------------*- C++
-//-*-===//
+//===- OnnxImporter.h - ONNX models to the dlc dialect ---------*- C++ -*-===//
 //
 // Reads an ONNX ModelProto (with Debian's libonnx protobuf classes) and builds
 // a module with one `func.func @main` in the dlc dialect: graph inputs become
