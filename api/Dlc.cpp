@@ -3,6 +3,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Dialect.h"
+#include "ir/Parse.h"
 #include "ir/Reference.h"
 #include "passes/Passes.h"
 
@@ -32,7 +33,7 @@ void registerDlcDialects(DialectRegistry &registry) {
 
 OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                   MLIRContext &context) {
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  return mlir::dlc::parseSourceChecked(sourceMgr, ParserConfig(&context));
 }
 
 FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef name) {

@@ -11,12 +11,15 @@
 #define DLC_TEST_FUZZ_FUZZCOMMON_H
 
 #include "api/Compiler.h"
+#include "ir/Parse.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -49,7 +52,10 @@ struct FuzzContext {
   /// `text` must be NUL-terminated, as a std::string is.
   mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &text) {
     mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
-    return mlir::parseSourceString<mlir::ModuleOp>(text, config, "fuzz-input");
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(text, "fuzz-input"), llvm::SMLoc());
+    return mlir::dlc::parseSourceChecked(sourceMgr, config);
   }
 
   mlir::MLIRContext context;
