@@ -434,6 +434,9 @@ __device__ __forceinline__ void dlc_copy4(void *d, const void *s) {
 
 constexpr int64_t kPointwiseBlock = 256;
 constexpr int64_t kWarpRowBlock = 128;
+/// Row template: the most elements of cached rows each thread keeps in
+/// registers (all cached inputs together).
+constexpr int64_t kMaxRowCacheItems = 32;
 constexpr int64_t kMaxGrid = 2147483647;
 
 class KernelEmitter {
@@ -921,6 +924,13 @@ private:
   // Row: the outer index of the row and the per-row reduction results.
   SmallVector<std::string> outerIdx;
   DenseMap<Operation *, std::string> rowVars;
+  // Row: kernel inputs whose row is loaded into registers once (argument
+  // number -> per-thread array), and, inside a loop over the row's items,
+  // the item variable and the loop's inner index.
+  DenseMap<unsigned, std::string> rowCache;
+  std::string rowItem;
+  SmallVector<std::string> rowItemInner;
+  bool onlyReadAtRowIndex(Value v, DenseMap<Value, bool> &memo);
 };
 
 std::string KernelEmitter::val(Value v, ArrayRef<std::string> idx) {
@@ -1051,6 +1061,14 @@ std::string KernelEmitter::computeBlockArg(BlockArgument arg,
   if (vec > 1 && threadScope && shape == ArrayRef<int64_t>(plan.space) &&
       llvm::equal(idx, spaceIdx))
     return def(e, loadExpr(e, vectorLoad(n) + "[v]"));
+  // Row template: an input whose row sits in registers.
+  if (!rowItem.empty() && shape == ArrayRef<int64_t>(plan.space)) {
+    auto cached = rowCache.find(n);
+    if (cached != rowCache.end() &&
+        idx.take_front(outerIdx.size()) == ArrayRef<std::string>(outerIdx) &&
+        idx.drop_front(outerIdx.size()) == ArrayRef<std::string>(rowItemInner))
+      return fmt::format("{}[{}]", cached->second, rowItem);
+  }
   std::string lin = ixLinear(idx, shape);
   return def(e, loadExpr(e, fmt::format("in{}[{}]", n, lin)));
 }
@@ -2048,6 +2066,29 @@ void KernelEmitter::emitWarpCombine(Scope *s, ReduceKind kind, Elem e,
                    computeType(e), acc, combine(kind, e, acc, "other")));
 }
 
+/// Whether every read of `v` (of the row shape) is at the row index: its
+/// users are row reductions, elementwise ops of the row shape (recursively)
+/// and the kernel's outputs.
+bool KernelEmitter::onlyReadAtRowIndex(Value v, DenseMap<Value, bool> &memo) {
+  auto known = memo.find(v);
+  if (known != memo.end())
+    return known->second;
+  memo[v] = false; // no cycles in SSA, but stay safe
+  ArrayRef<int64_t> space = plan.space;
+  bool ok = llvm::all_of(v.getUsers(), [&](Operation *user) {
+    if (isa<YieldOp>(user))
+      return true;
+    if (llvm::is_contained(plan.rowReductions, user))
+      return true;
+    if (isElementwise(user) && user->getNumResults() == 1 &&
+        shapeOf(user->getResult(0)) == space)
+      return onlyReadAtRowIndex(user->getResult(0), memo);
+    return false;
+  });
+  memo[v] = ok;
+  return ok;
+}
+
 void KernelEmitter::emitRow(EmittedKernel &out) {
   auto yield = cast<YieldOp>(kernel.getBodyBlock().getTerminator());
   ArrayRef<int64_t> space = plan.space;
@@ -2093,20 +2134,104 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
   cur = rowScope;
   outerIdx = declareIndex(rowScope, "row", outerShape, "o");
 
-  // Accumulates over the row in a strided loop; returns the loop's inner
-  // index variables through `inner`.
+  // Inputs read at the row index by more than one pass over the row
+  // (reductions, then the outputs) are loaded into registers once, so the
+  // kernel reads its row from memory once: every pass over the row then
+  // runs as the same fully unrolled loop over the thread's items.
+  int64_t items = (rowLength + stride - 1) / stride;
+  bool cacheRows = false;
+  // (Rows of one element have no inner index variable to keep the cached
+  // reads inside the loops, and nothing to gain.)
+  if (!plan.rowReductions.empty() && rowLength > 1 &&
+      items <= kMaxRowCacheItems) {
+    int64_t budget = kMaxRowCacheItems;
+    DenseMap<Value, bool> memo;
+    for (BlockArgument arg : kernel.getBodyBlock().getArguments()) {
+      if (shapeOf(arg) != space || arg.use_empty() ||
+          !onlyReadAtRowIndex(arg, memo) || items > budget)
+        continue;
+      budget -= items;
+      rowCache[arg.getArgNumber()] = fresh("rc");
+    }
+    cacheRows = !rowCache.empty();
+  }
+
+  // A loop over the row: with cached rows, over the thread's items
+  // (unrolled, so the caches stay in registers); otherwise a strided loop.
+  // Returns the scope that holds the body and the inner index variables
+  // through `inner`; close it with closeRowLoop.
   auto openRowLoop = [&](int64_t length, ArrayRef<int64_t> shape,
-                         SmallVector<std::string> &inner) -> Scope * {
+                         SmallVector<std::string> &inner,
+                         std::string *position = nullptr) -> Scope * {
     std::string j = fresh("j");
-    Scope *loop =
-        openScope(rowScope,
-                  fmt::format("for ({0} {1} = {2}; {1} < {3}; {1} += {4}) {{",
-                              idxType, j, laneVar, length, stride),
-                  /*barrier=*/false);
+    if (position)
+      *position = j;
+    if (!cacheRows || length != rowLength) {
+      Scope *loop = openScope(
+          rowScope,
+          fmt::format("for ({0} {1} = {2}; {1} < {3}; {1} += {4}) {{", idxType,
+                      j, laneVar, length, stride),
+          /*barrier=*/false);
+      declare(loop, j, length);
+      inner = declareIndex(loop, j, shape, "c");
+      return loop;
+    }
+    std::string t = fresh("it");
+    Scope *loop = openScope(
+        rowScope,
+        fmt::format("#pragma unroll\nfor (int {0} = 0; {0} < {1}; ++{0}) {{",
+                    t, items),
+        /*barrier=*/false);
+    declare(loop, t, items);
+    line(loop, fmt::format("const {} {} = {} + {} * {};", idxType, j, laneVar,
+                           t, stride));
     declare(loop, j, length);
-    inner = declareIndex(loop, j, shape, "c");
-    return loop;
+    Scope *body = loop;
+    // The guard is the loop's bound, as in the strided loop: values that do
+    // not depend on the position still move out of it (inner indices, and
+    // so every read of the row, are declared inside).
+    if (length % stride != 0)
+      body = openScope(loop, fmt::format("if ({} < {}) {{", j, length),
+                       /*barrier=*/false);
+    inner = declareIndex(body, j, shape, "c");
+    rowItem = t;
+    rowItemInner = inner;
+    return body;
   };
+  auto closeRowLoop = [&](Scope *body) {
+    closeScope(body);
+    if (body->parent != rowScope)
+      closeScope(body->parent);
+    rowItem.clear();
+    rowItemInner.clear();
+  };
+
+  // The loads into the caches: the only reads of those rows from memory.
+  for (auto &[argNumber, cacheName] : rowCache) {
+    BlockArgument arg = kernel.getBodyBlock().getArgument(argNumber);
+    line(rowScope, fmt::format("{} {}[{}];", computeType(elemOf(arg)),
+                               cacheName, items));
+  }
+  if (cacheRows) {
+    SmallVector<std::string> inner;
+    Scope *loop = openRowLoop(rowLength, innerShape, inner);
+    std::string t = rowItem;
+    rowItem.clear(); // these are the loads themselves
+    cur = loop;
+    SmallVector<std::string> idx(outerIdx);
+    idx.append(inner);
+    SmallVector<unsigned> order;
+    for (auto &entry : rowCache)
+      order.push_back(entry.first);
+    llvm::sort(order);
+    for (unsigned argNumber : order) {
+      BlockArgument arg = kernel.getBodyBlock().getArgument(argNumber);
+      line(loop, fmt::format("{}[{}] = {};", rowCache[argNumber], t,
+                             computeBlockArg(arg, idx)));
+    }
+    cur = rowScope;
+    closeRowLoop(loop);
+  }
 
   for (Operation *red : plan.rowReductions) {
     Value input = red->getOperand(0);
@@ -2130,7 +2255,7 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
       std::string x = val(input, idx);
       line(loop, fmt::format("{} = {};", acc, combine(kind, e, acc, x)));
       cur = rowScope;
-      closeScope(loop);
+      closeRowLoop(loop);
       emitWarpCombine(rowScope, kind, e, acc);
       if (!warpPerRow) {
         std::string smem = fresh("red");
@@ -2174,7 +2299,7 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
          fmt::format("if ({0} < 0 || {1} > {2}) {{ {2} = {1}; {0} = {3}; }}",
                      bestIdx, x, best, inner[axis - numOuter]));
     cur = rowScope;
-    closeScope(loop);
+    closeRowLoop(loop);
     std::string ov = fresh("ov"), oi = fresh("oi");
     std::string better = fmt::format(
         "if ({0} >= 0 && ({1} < 0 || {2} > {3} || ({2} == {3} && {0} < {1}))) "
@@ -2228,6 +2353,8 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
       loop = openScope(rowScope, fmt::format("if ({} == 0) {{", laneVar),
                        /*barrier=*/true);
       j = "0";
+    } else if (p == rowLength) {
+      loop = openRowLoop(p, innerShape, inner, &j);
     } else {
       j = fresh("j");
       loop =
@@ -2236,8 +2363,6 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
                                 idxType, j, laneVar, p, stride),
                     /*barrier=*/false);
       declare(loop, j, p);
-      if (p == rowLength)
-        inner = declareIndex(loop, j, innerShape, "c");
     }
     cur = loop;
     for (auto [k, v] : llvm::enumerate(yield.getValues())) {
@@ -2271,7 +2396,10 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
            fmt::format("out{}[{}] = {};", k, pos, storeExpr(elemOf(v), x)));
     }
     cur = rowScope;
-    closeScope(loop);
+    if (p == rowLength)
+      closeRowLoop(loop);
+    else
+      closeScope(loop);
   }
   cur = top;
   closeScope(rowScope);

@@ -4,17 +4,34 @@
 // The row template: one warp per row up to 1024 elements, one block per row
 // beyond; each reduction runs once per row with warp shuffles (and shared
 // memory across warps); values that do not depend on the position in the row
-// are computed once per row, outside the loops.
+// are computed once per row, outside the loops. An input read by several
+// passes over the row is loaded into registers once (up to 32 elements per
+// thread), so every pass after the load runs on registers.
 
-// Softmax over rows of 1000: three passes over the row, two shuffle trees.
+// Softmax over rows of 1000: the row is read once into 32 registers per
+// lane; three passes over them (guarded: 1000 is not a multiple of 32), two
+// shuffle trees.
 // CHECK-LABEL: // k0: reduce+sub+exp+reciprocal+mul (row, 64 rows of 1000;
 // CHECK: extern "C" __global__ void k0(const float* __restrict__ in0, float* __restrict__ out0) {
 // CHECK-NEXT: const int lane = threadIdx.x & 31;
 // CHECK-NEXT: for (int row = (int)blockIdx.x * 4 + (int)(threadIdx.x >> 5); row < 64; row += (int)gridDim.x * 4) {
 // CHECK-NEXT: const int o0 = row;
+// CHECK-NEXT: float [[RC:rc[0-9]+]][32];
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int [[IT:it[0-9]+]] = 0; [[IT]] < 32; ++[[IT]]) {
+// CHECK-NEXT: const int [[J:j[0-9]+]] = lane + [[IT]] * 32;
+// CHECK-NEXT: if ([[J]] < 1000) {
+// CHECK: const float [[L:v[0-9]+]] = in0[
+// CHECK-NEXT: [[RC]][[[IT]]] = [[L]];
+// CHECK-NEXT: }
+// CHECK-NEXT: }
 // CHECK-NEXT: float [[MAX:acc[0-9]+]] = __uint_as_float(0xff800000u);
-// CHECK-NEXT: for (int [[J:j[0-9]+]] = lane; [[J]] < 1000; [[J]] += 32) {
-// CHECK: [[MAX]] = fmaxf([[MAX]], {{v[0-9]+}});
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int [[IT:it[0-9]+]] = 0; [[IT]] < 32; ++[[IT]]) {
+// CHECK-NEXT: const int [[J:j[0-9]+]] = lane + [[IT]] * 32;
+// CHECK-NEXT: if ([[J]] < 1000) {
+// CHECK-NEXT: [[MAX]] = fmaxf([[MAX]], [[RC]][[[IT]]]);
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: #pragma unroll
 // CHECK-NEXT: for (int s = 16; s > 0; s >>= 1) {
@@ -22,28 +39,42 @@
 // CHECK-NEXT: [[MAX]] = fmaxf([[MAX]], other);
 // CHECK-NEXT: }
 // CHECK-NEXT: float [[SUM:acc[0-9]+]] = 0.0f;
-// CHECK-NEXT: for (int [[J:j[0-9]+]] = lane; [[J]] < 1000; [[J]] += 32) {
-// CHECK: const float [[D:v[0-9]+]] = {{v[0-9]+}} - [[MAX]];
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int [[IT:it[0-9]+]] = 0; [[IT]] < 32; ++[[IT]]) {
+// CHECK-NEXT: const int [[J:j[0-9]+]] = lane + [[IT]] * 32;
+// CHECK-NEXT: if ([[J]] < 1000) {
+// CHECK-NEXT: const float [[D:v[0-9]+]] = [[RC]][[[IT]]] - [[MAX]];
 // CHECK-NEXT: const float [[E:v[0-9]+]] = expf([[D]]);
 // CHECK-NEXT: [[SUM]] = [[SUM]] + [[E]];
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK: const float other = __shfl_xor_sync(0xffffffffu, [[SUM]], s);
 // CHECK-NEXT: [[SUM]] = [[SUM]] + other;
 // CHECK-NEXT: }
 // CHECK-NEXT: const float [[INV:v[0-9]+]] = 1.0f / [[SUM]];
-// CHECK-NEXT: for (int [[J:j[0-9]+]] = lane; [[J]] < 1000; [[J]] += 32) {
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int [[IT:it[0-9]+]] = 0; [[IT]] < 32; ++[[IT]]) {
+// CHECK-NEXT: const int [[J:j[0-9]+]] = lane + [[IT]] * 32;
+// CHECK-NEXT: if ([[J]] < 1000) {
+// CHECK-NEXT: const float [[D:v[0-9]+]] = [[RC]][[[IT]]] - [[MAX]];
 // CHECK: const float [[Y:v[0-9]+]] = {{v[0-9]+}} * [[INV]];
 // CHECK-NEXT: out0[row * 1000 + [[J]]] = [[Y]];
+// CHECK-NOT: in0[
 
-// Layer normalization of f16 rows of 4096: a block of 256 threads per row;
-// the warps' partial sums meet in shared memory.
+// Layer normalization of f16 rows of 4096: a block of 256 threads per row,
+// 16 registers per thread (no guard: 4096 is a multiple of 256); the warps'
+// partial sums meet in shared memory. The row of x is read once; gamma and
+// beta (broadcast rows) are read where they are used.
 // CHECK-LABEL: // k1: reduce+mul+sub+add+rsqrt (row, 8 rows of 4096;
 // CHECK: extern "C" __global__ void k1(const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in1, const unsigned short* __restrict__ in2, unsigned short* __restrict__ out0) {
 // CHECK: const int tid = threadIdx.x;
 // CHECK-NEXT: const int warp = threadIdx.x >> 5;
 // CHECK-NEXT: __shared__ float [[RED:red[0-9]+]][8];
 // CHECK: const int row = blockIdx.x;
-// CHECK: for (int [[J:j[0-9]+]] = tid; [[J]] < 4096; [[J]] += 256) {
+// CHECK: float [[RC:rc[0-9]+]][16];
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int [[IT:it[0-9]+]] = 0; [[IT]] < 16; ++[[IT]]) {
+// CHECK-NEXT: const int [[J:j[0-9]+]] = tid + [[IT]] * 256;
 // CHECK: dlc_h2f(in0[
 // CHECK: if (lane == 0)
 // CHECK-NEXT: [[RED]][warp] = [[ACC:acc[0-9]+]];
@@ -54,19 +85,29 @@
 // CHECK-NEXT: [[ACC]] = dlc_round_f16([[ACC]]);
 // The mean is computed once per row, before the variance loop.
 // CHECK: const float [[MEAN:v[0-9]+]] = dlc_round_f16([[ACC]] * 0.00024414062f);
+// CHECK-NEXT: #pragma unroll
 // CHECK-NEXT: for (int
-// CHECK: dlc_round_f16({{v[0-9]+}} - [[MEAN]]);
+// CHECK-NEXT: dlc_round_f16([[RC]][{{it[0-9]+}}] - [[MEAN]]);
 // CHECK: const float [[RS:v[0-9]+]] = dlc_round_f16(rsqrtf(
-// CHECK-NEXT: for (int [[J:j[0-9]+]] = tid; [[J]] < 4096; [[J]] += 256) {
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int [[IT:it[0-9]+]] = 0; [[IT]] < 16; ++[[IT]]) {
+// CHECK-NEXT: const int [[J:j[0-9]+]] = tid + [[IT]] * 256;
+// CHECK: dlc_round_f16([[RC]][[[IT]]] - [[MEAN]]);
 // CHECK: dlc_round_f16({{v[0-9]+}} * [[RS]]);
+// CHECK: dlc_h2f(in1[
+// CHECK: dlc_h2f(in2[
 // CHECK: out0[row * 4096 + [[J]]] = dlc_f2h(
+// CHECK-NOT: in0[
 
 // argmax and max of rows of 10, written by lane 0: argmax carries (value,
 // index) pairs through the shuffles; ties go to the smaller index.
 // CHECK-LABEL: // k2: argmax+reduce (row, 16 rows of 10;
 // CHECK: float [[BV:bv[0-9]+]] = 0; int [[BI:bi[0-9]+]] = -1;
-// CHECK-NEXT: for (int [[J:j[0-9]+]] = lane; [[J]] < 10; [[J]] += 32) {
-// CHECK: if ([[BI]] < 0 || [[X:v[0-9]+]] > [[BV]]) { [[BV]] = [[X]]; [[BI]] = {{c[0-9_]+}}; }
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int [[IT:it[0-9]+]] = 0; [[IT]] < 1; ++[[IT]]) {
+// CHECK-NEXT: const int [[J:j[0-9]+]] = lane + [[IT]] * 32;
+// CHECK-NEXT: if ([[J]] < 10) {
+// CHECK: if ([[BI]] < 0 || [[RC:rc[0-9]+]][[[IT]]] > [[BV]]) { [[BV]] = [[RC]][[[IT]]]; [[BI]] = {{c[0-9_]+}}; }
 // CHECK: const float [[OV:ov[0-9]+]] = __shfl_xor_sync(0xffffffffu, [[BV]], s);
 // CHECK-NEXT: const int [[OI:oi[0-9]+]] = __shfl_xor_sync(0xffffffffu, [[BI]], s);
 // CHECK-NEXT: if ([[OI]] >= 0 && ([[BI]] < 0 || [[OV]] > [[BV]] || ([[OV]] == [[BV]] && [[OI]] < [[BI]]))) { [[BV]] = [[OV]]; [[BI]] = [[OI]]; }

@@ -44,14 +44,6 @@ func.func @short_resource() -> tensor<4xf32> attributes {dlc.arena_bytes = 0 : i
 
 // -----
 
-func.func @sparse_constant() -> tensor<4xf32> attributes {dlc.arena_bytes = 0 : i64} {
-  // expected-error @+1 {{'dlc.constant' op has a value the package cannot store (expected dense or dense_resource elements)}}
-  %c = dlc.constant sparse<[[1]], [2.0]> : tensor<4xf32>
-  return %c : tensor<4xf32>
-}
-
-// -----
-
 func.func @unplanned_kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.arena_bytes = 0 : i64} {
   // expected-error @+1 {{'dlc.kernel' op has no 'dlc.offsets' attribute; run dlc-plan-memory before code generation}}
   %k = dlc.kernel(%x) : (tensor<4xf32>) -> tensor<4xf32> {
@@ -179,20 +171,28 @@ func.func @f64_in_kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.are
 
 // -----
 
-func.func @sparse_in_kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.arena_bytes = 0 : i64} {
+// expected-error @+1 {{'func.func' op does not end in func.return}}
+func.func @unregistered_terminator(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.arena_bytes = 0 : i64} {
+  "test.return"(%x) : (tensor<4xf32>) -> ()
+}
+
+// -----
+
+func.func @resource_in_kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.arena_bytes = 0 : i64} {
   %k = dlc.kernel(%x) {dlc.offsets = array<i64: -1>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     // expected-error @+1 {{'dlc.constant' op has a constant value the CUDA emitter cannot read inside a kernel (expected dense elements)}}
-    %c = dlc.constant sparse<[[1]], [2.0]> : tensor<4xf32>
+    %c = dlc.constant dense_resource<inkernel> : tensor<4xf32>
     %0 = dlc.add %a, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     dlc.yield %0 : tensor<4xf32>
   }
   return %k : tensor<4xf32>
 }
 
-// -----
-
-// expected-error @+1 {{'func.func' op does not end in func.return}}
-func.func @unregistered_terminator(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.arena_bytes = 0 : i64} {
-  "test.return"(%x) : (tensor<4xf32>) -> ()
-}
+{-#
+  dialect_resources: {
+    builtin: {
+      inkernel: "0x04000000000000000000803F0000004000004040"
+    }
+  }
+#-}

@@ -35,14 +35,6 @@ func.func @short_resource() -> tensor<4xf32> {
 
 // -----
 
-func.func @sparse_constant() -> tensor<4xf32> {
-  // expected-error @+1 {{'dlc.constant' op has a value attribute the reference interpreter cannot read (expected dense or dense_resource elements)}}
-  %c = dlc.constant sparse<[[1]], [2.0]> : tensor<4xf32>
-  return %c : tensor<4xf32>
-}
-
-// -----
-
 func.func @float_and(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'dlc.or' op is not defined on floating-point tensors (it needs i1 or integer operands)}}
   %0 = dlc.or %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
