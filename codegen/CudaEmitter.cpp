@@ -15,10 +15,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CudaEmitter.h"
+#include "codegen/AttentionEmitter.h"
 #include "passes/KernelAnalysis.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -2233,6 +2235,33 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
     closeRowLoop(loop);
   }
 
+  // Rows too long for the register cache: a softmax's max and sum of
+  // exp(x - max) are computed in one pass (online softmax: the running sum
+  // is rescaled whenever the running maximum grows), so the row is read
+  // twice (statistics, outputs) instead of three times.
+  DenseMap<Operation *, Operation *> onlinePairs; // max -> sum
+  llvm::SmallPtrSet<Operation *, 4> onlineSums;
+  if (!cacheRows) {
+    for (Operation *red : plan.rowReductions) {
+      auto sum = dyn_cast<ReduceOp>(red);
+      if (!sum || sum.getKind() != ReduceKind::sum)
+        continue;
+      auto exp = sum.getInput().getDefiningOp<ExpOp>();
+      auto sub = exp ? exp.getOperand().getDefiningOp<SubOp>() : SubOp();
+      auto max = sub ? sub.getRhs().getDefiningOp<ReduceOp>() : ReduceOp();
+      if (!max || max.getKind() != ReduceKind::max ||
+          max.getInput() != sub.getLhs() ||
+          !llvm::is_contained(plan.rowReductions, max.getOperation()) ||
+          onlinePairs.count(max) || elemOf(sum.getResult()) != Elem::F32 ||
+          elemOf(max.getResult()) != Elem::F32 ||
+          elemOf(exp.getResult()) != Elem::F32 ||
+          shapeOf(sub.getResult()) != space)
+        continue;
+      onlinePairs[max] = sum;
+      onlineSums.insert(sum);
+    }
+  }
+
   for (Operation *red : plan.rowReductions) {
     Value input = red->getOperand(0);
     if (shapeOf(input) != space) {
@@ -2241,6 +2270,60 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
       return;
     }
     SmallVector<std::string> inner;
+    if (onlineSums.contains(red))
+      continue; // computed with its maximum
+    if (auto pair = onlinePairs.find(red); pair != onlinePairs.end()) {
+      std::string m = fresh("acc"), sum = fresh("acc");
+      line(rowScope, fmt::format("float {} = __uint_as_float(0xff800000u); "
+                                 "float {} = 0.0f;",
+                                 m, sum));
+      declare(rowScope, m);
+      declare(rowScope, sum);
+      Scope *loop = openRowLoop(rowLength, innerShape, inner);
+      cur = loop;
+      SmallVector<std::string> idx(outerIdx);
+      idx.append(inner);
+      std::string x = val(input, idx);
+      // x == m covers -inf == -inf, where exp(x - m) would be NaN.
+      line(loop, fmt::format("if ({0} > {1}) {{\n  {2} = {2} * expf({1} - "
+                             "{0});\n  {1} = {0};\n}}\n{2} = {2} + ({0} == "
+                             "{1} ? 1.0f : expf({0} - {1}));",
+                             x, m, sum));
+      cur = rowScope;
+      closeRowLoop(loop);
+      // Merges (om, os) into (m, sum).
+      // (Lines after the first are indented for the loop body it goes in.)
+      auto merge = [&](const std::string &om, const std::string &os) {
+        return fmt::format(
+            "const float nm = fmaxf({0}, {2});\n  {1} = ({0} == nm ? "
+            "{1} : {1} * expf({0} - nm)) + ({2} == nm ? {3} : {3} * "
+            "expf({2} - nm));\n  {0} = nm;",
+            m, sum, om, os);
+      };
+      line(rowScope,
+           fmt::format("#pragma unroll\nfor (int s = 16; s > 0; s >>= 1) {{\n"
+                       "  const float om = __shfl_xor_sync(0xffffffffu, {0}, "
+                       "s);\n  const float os = __shfl_xor_sync(0xffffffffu, "
+                       "{1}, s);\n  {2}\n}}",
+                       m, sum, merge("om", "os")));
+      if (!warpPerRow) {
+        std::string sm = fresh("red"), ss = fresh("red");
+        line(top, fmt::format("__shared__ float {}[{}];", sm, numWarps));
+        line(top, fmt::format("__shared__ float {}[{}];", ss, numWarps));
+        line(rowScope, fmt::format("if (lane == 0) {{\n  {}[warp] = {};\n  "
+                                   "{}[warp] = {};\n}}",
+                                   sm, m, ss, sum));
+        line(rowScope, "__syncthreads();");
+        line(rowScope, fmt::format("{} = {}[0];\n{} = {}[0];", m, sm, sum, ss));
+        line(rowScope,
+             fmt::format("for (int w = 1; w < {}; ++w) {{\n  const float om "
+                         "= {}[w];\n  const float os = {}[w];\n  {}\n}}",
+                         numWarps, sm, ss, merge("om", "os")));
+      }
+      rowVars[red] = m;
+      rowVars[pair->second] = sum;
+      continue;
+    }
     if (auto reduce = dyn_cast<ReduceOp>(red)) {
       Elem e = elemOf(reduce.getResult());
       ReduceKind kind = reduce.getKind();
@@ -2602,8 +2685,14 @@ mlir::dlc::generateCudaSource(func::FuncOp func, std::string &source,
   std::vector<EmittedKernel> kernels;
   if (failed(emitCudaKernels(func, source, kernels)))
     return failure();
-  if (infos)
+  std::vector<EmittedAttention> attentions;
+  if (failed(emitAttentionKernels(func, source, attentions)))
+    return failure();
+  if (infos) {
     for (EmittedKernel &k : kernels)
       infos->push_back(k.info);
+    for (EmittedAttention &a : attentions)
+      infos->push_back(a.info);
+  }
   return success();
 }
