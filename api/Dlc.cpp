@@ -93,6 +93,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   PassManager optimize(context);
   mlir::dlc::PipelineOptions pipelineOptions;
   pipelineOptions.fuse = options.fuse;
+  pipelineOptions.mergeKernels = options.mergeKernels;
+  pipelineOptions.maxOpsPerKernel = options.maxOpsPerKernel;
   pipelineOptions.planMemory = options.planMemory;
   pipelineOptions.inPlace = options.inPlace;
   // Only the printed fused stage shows why neighbours were not fused.

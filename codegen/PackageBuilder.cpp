@@ -8,6 +8,7 @@
 // constant blob; reshapes are views of their operand's buffer.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/AttentionEmitter.h"
 #include "codegen/CudaEmitter.h"
 #include "runtime/Runtime.h"
 
@@ -15,6 +16,7 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <fmt/format.h>
 
@@ -65,6 +67,7 @@ private:
   LogicalResult resultStorage(Operation *op);
   rt::BufferRef storageOf(Value v);
   LogicalResult addKernel(KernelOp op, const EmittedKernel &emitted);
+  LogicalResult addAttention(AttentionOp op, const EmittedAttention &emitted);
   LogicalResult addMatmul(MatmulOp op);
 
   func::FuncOp func;
@@ -194,7 +197,8 @@ LogicalResult PackageBuilder::resultStorage(Operation *op) {
 rt::BufferRef PackageBuilder::storageOf(Value v) {
   // Every top-level value has a buffer by the time it is used: build()
   // visits the ops in order (SSA dominance) and rejects any op that is not
-  // a constant, kernel, matmul or reshape before its results are used.
+  // a constant, kernel, matmul, attention or reshape before its results are
+  // used.
   auto it = storage.find(v);
   assert(it != storage.end() && "use of a value without a buffer");
   return it->second;
@@ -223,6 +227,27 @@ LogicalResult PackageBuilder::addKernel(KernelOp op,
   return success();
 }
 
+LogicalResult PackageBuilder::addAttention(AttentionOp op,
+                                           const EmittedAttention &emitted) {
+  if (failed(resultStorage(op)))
+    return failure();
+  rt::Step step;
+  step.kind = rt::Step::Kind::Kernel;
+  step.label = emitted.label;
+  rt::KernelStep &k = step.kernel;
+  k.kernel = pkg.kernels.size();
+  for (int d = 0; d < 3; ++d) {
+    k.grid[d] = emitted.grid[d];
+    k.block[d] = emitted.block[d];
+  }
+  for (Value v : op->getOperands())
+    k.args.push_back(storageOf(v));
+  k.args.push_back(storage[op.getResult()]);
+  pkg.kernels.push_back(emitted.info);
+  pkg.steps.push_back(std::move(step));
+  return success();
+}
+
 LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   if (failed(resultStorage(op)))
     return failure();
@@ -237,6 +262,24 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   rt::BufferRef aRef = storageOf(op.getLhs());
   rt::BufferRef bRef = storageOf(op.getRhs());
   rt::BufferRef cRef = storage[op.getResult()];
+  // The epilogue: the bias is one row shared by every GEMM of the product;
+  // the addend is laid out like the result and split like it.
+  std::optional<rt::BufferRef> biasRef, addendRef;
+  if (Value bias = op.getBias())
+    biasRef = storageOf(bias);
+  if (Value addend = op.getAddend())
+    addendRef = storageOf(addend);
+  rt::GemmEpilogue epilogue = rt::GemmEpilogue::None;
+  switch (op.getEpilogue()) {
+  case EpilogueKind::none:
+    break;
+  case EpilogueKind::relu:
+    epilogue = rt::GemmEpilogue::Relu;
+    break;
+  case EpilogueKind::gelu_tanh:
+    epilogue = rt::GemmEpilogue::GeluTanh;
+    break;
+  }
 
   ArrayRef<int64_t> aShape =
       cast<RankedTensorType>(op.getLhs().getType()).getShape();
@@ -271,6 +314,11 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   g.lda = std::max<int64_t>(ca, 1);
   g.ldb = std::max<int64_t>(cb, 1);
   g.ldc = n;
+  g.epilogue = epilogue;
+  g.bias = biasRef;
+  // cuBLASLt's C with beta = 1.
+  if (addendRef)
+    g.beta = 1.0;
   // cuBLAS takes 32-bit sizes and batch counts: a larger GEMM is reported
   // at the op instead of surfacing as an invalid package.
   const int64_t gemmLimit = int64_t(1) << 31;
@@ -287,6 +335,16 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     step.label = fmt::format("gemm {}x{}x{}", gemm.m, gemm.n, gemm.k);
     if (gemm.batch > 1)
       step.label += fmt::format(" batch {}", gemm.batch);
+    // "gemm 8x128x64 bias+relu".
+    SmallVector<std::string> parts;
+    if (gemm.bias)
+      parts.push_back("bias");
+    if (gemm.addend)
+      parts.push_back("addend");
+    if (gemm.epilogue != rt::GemmEpilogue::None)
+      parts.push_back(rt::gemmEpilogueName(gemm.epilogue));
+    if (!parts.empty())
+      step.label += " " + llvm::join(parts, "+");
     pkg.steps.push_back(std::move(step));
     return success();
   };
@@ -307,6 +365,10 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     g.a.bytes = matA * batches * es;
     g.b.bytes = matB * es;
     g.c.bytes = g.m * n * es;
+    if (addendRef) {
+      g.addend = addendRef;
+      g.addend->bytes = g.c.bytes;
+    }
     return addStep(g);
   }
 
@@ -376,6 +438,11 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     step.a.bytes = extent(step.strideA, inner, matA);
     step.b.bytes = extent(step.strideB, inner, matB);
     step.c.bytes = extent(step.strideC, inner, matC);
+    if (addendRef) {
+      step.addend = addendRef;
+      step.addend->offset += offC * es;
+      step.addend->bytes = step.c.bytes;
+    }
     if (failed(addStep(step)))
       return failure();
   }
@@ -442,7 +509,10 @@ FailureOr<rt::Package> PackageBuilder::build() {
   std::vector<EmittedKernel> kernels;
   if (failed(emitCudaKernels(func, pkg.cudaSource, kernels)))
     return failure();
-  size_t nextKernel = 0;
+  std::vector<EmittedAttention> attentions;
+  if (failed(emitAttentionKernels(func, pkg.cudaSource, attentions)))
+    return failure();
+  size_t nextKernel = 0, nextAttention = 0;
 
   for (Operation &op : body) {
     if (auto c = dyn_cast<ConstantOp>(op)) {
@@ -458,6 +528,12 @@ FailureOr<rt::Package> PackageBuilder::build() {
         return failure();
     } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
       if (failed(addMatmul(matmul)))
+        return failure();
+    } else if (auto attention = dyn_cast<AttentionOp>(op)) {
+      assert(nextAttention < attentions.size() &&
+             attentions[nextAttention].op == attention &&
+             "attention not emitted as CUDA code");
+      if (failed(addAttention(attention, attentions[nextAttention++])))
         return failure();
     } else if (isa<func::ReturnOp>(op)) {
       continue;

@@ -433,6 +433,32 @@ LogicalResult MatmulOp::verify() {
       return emitOpError() << "acc_type must be a float type for a float "
                               "product";
   }
+  if (Value bias = getBias()) {
+    auto t = tensorType(bias);
+    if (t.getElementType() != getType().getElementType())
+      return emitOpError() << "expects a bias of the result's element type "
+                           << getType().getElementType() << ", but got "
+                           << t.getElementType();
+    // A vector along the last dimension, broadcast over all others: what
+    // cuBLASLt's bias epilogue adds.
+    ArrayRef<int64_t> shape = t.getShape();
+    bool vector =
+        !shape.empty() && (int64_t)shape.size() <= r && shape.back() == n &&
+        llvm::all_of(shape.drop_back(), [](int64_t d) { return d == 1; });
+    if (!vector)
+      return emitOpError() << "expects a bias of shape [" << n
+                           << "] or [1, ..., 1, " << n << "] (at most rank "
+                           << r << "), but got " << formatShape(shape);
+  }
+  if (Value addend = getAddend()) {
+    if (addend.getType() != getType())
+      return emitOpError() << "expects an addend of the result type "
+                           << getType() << ", but got " << addend.getType();
+  }
+  if (getEpilogue() == EpilogueKind::gelu_tanh &&
+      !isa<FloatType>(getType().getElementType()))
+    return emitOpError() << "cannot apply gelu_tanh to a "
+                         << getType().getElementType() << " product";
   return success();
 }
 
@@ -544,6 +570,74 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
 void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
   results.add<FoldTransposeIntoMatmul, FoldBatchTileIntoMatmul>(context);
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
+  auto q = tensorType(getQ()), k = tensorType(getK()), v = tensorType(getV());
+  auto result = getType();
+  int64_t r = q.getRank();
+  if (r < 2 || k.getRank() != r || v.getRank() != r)
+    return emitOpError() << "expects q, k and v of one rank, at least 2, but "
+                            "got "
+                         << r << ", " << k.getRank() << " and " << v.getRank();
+  Type element = q.getElementType();
+  if (!isa<FloatType>(element))
+    return emitOpError() << "expects f32, f16 or bf16 operands, but got "
+                         << element;
+  if (k.getElementType() != element || v.getElementType() != element ||
+      result.getElementType() != element)
+    return emitOpError() << "expects q, k, v and the result of one element "
+                            "type, but got "
+                         << element << ", " << k.getElementType() << ", "
+                         << v.getElementType() << " and "
+                         << result.getElementType();
+  int64_t sq = q.getDimSize(r - 2), d = q.getDimSize(r - 1);
+  int64_t sk = k.getDimSize(r - 2), dv = v.getDimSize(r - 1);
+  if (k.getDimSize(r - 1) != d)
+    return emitOpError() << "expects q and k of one head size (last "
+                            "dimension), but got "
+                         << d << " and " << k.getDimSize(r - 1);
+  if (v.getDimSize(r - 2) != sk)
+    return emitOpError() << "expects v with one row per key (" << sk
+                         << "), but got " << v.getDimSize(r - 2);
+  auto batch =
+      broadcastShapes(q.getShape().drop_back(2), k.getShape().drop_back(2));
+  if (succeeded(batch))
+    batch = broadcastShapes(*batch, v.getShape().drop_back(2));
+  if (failed(batch))
+    return emitOpError() << "batch dimensions "
+                         << formatShape(q.getShape().drop_back(2)) << ", "
+                         << formatShape(k.getShape().drop_back(2)) << " and "
+                         << formatShape(v.getShape().drop_back(2))
+                         << " of q, k and v are not broadcast-compatible";
+  SmallVector<int64_t> expected = *batch;
+  expected.push_back(sq);
+  expected.push_back(dv);
+  if (ArrayRef<int64_t>(expected) != result.getShape())
+    return emitOpError() << "expects result shape " << formatShape(expected)
+                         << ", but got " << formatShape(result.getShape());
+  if (Value maskValue = getMask()) {
+    auto mask = tensorType(maskValue);
+    if (mask.getElementType() != element && !mask.getElementType().isF32())
+      return emitOpError() << "expects a mask of element type " << element
+                           << " or f32, but got " << mask.getElementType();
+    SmallVector<int64_t> scores = *batch;
+    scores.push_back(sq);
+    scores.push_back(sk);
+    bool fits = mask.getRank() == r;
+    for (int64_t i = 0; fits && i < r; ++i)
+      fits = mask.getDimSize(i) == 1 || mask.getDimSize(i) == scores[i];
+    if (!fits)
+      return emitOpError() << "expects a mask that broadcasts to the scores "
+                           << formatShape(scores) << ", but got shape "
+                           << formatShape(mask.getShape());
+  }
+  if (!std::isfinite(getScale().convertToDouble()))
+    return emitOpError() << "expects a finite scale, but got "
+                         << getScaleAttr();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

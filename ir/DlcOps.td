@@ -224,27 +224,106 @@ def Dlc_ArgMaxOp : Dlc_Op<"argmax", [Pure]> {
 // Matrix product
 //===----------------------------------------------------------------------===//
 
-def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure]> {
-  let summary = "batched matrix product";
+def Dlc_EpilogueKind : I32EnumAttr<"EpilogueKind",
+    "activation applied at the end of a matrix product", [
+    I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"relu", 1>,
+    I32EnumAttrCase<"gelu_tanh", 2>]> {
+  let cppNamespace = "::mlir::dlc";
+}
+
+def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
+  let summary = "batched matrix product with an optional epilogue";
   let description = [{
-    `result[b..., m, n] = sum_k A[b..., m, k] * B[b..., k, n]` where
-    `transpose_a`/`transpose_b` swap the last two dimensions of an operand
-    before the product. Both operands have the same rank (at least 2) and
-    element type; batch dimensions broadcast. Products accumulate in
-    `acc_type` (f32 unless given) and become a cuBLAS call.
+    `result[b..., m, n] = act(sum_k A[b..., m, k] * B[b..., k, n]
+    + bias[n] + addend[b..., m, n])` where `transpose_a`/`transpose_b` swap
+    the last two dimensions of an operand before the product. Both operands
+    have the same rank (at least 2) and element type; batch dimensions
+    broadcast. Products accumulate in `acc_type` (f32 unless given) and
+    become a cuBLAS call.
+
+    The epilogue (a cuBLASLt call; `dlc-fuse-epilogue` forms it) is
+    optional: `bias` is a vector of N elements (shape `[N]` or `[1, ..., 1,
+    N]`) added to every row, `addend` a tensor of the result's type added
+    elementwise (a residual connection), and `epilogue` the activation
+    applied last: `relu` (`max(x, 0)`) or `gelu_tanh` (`0.5 x (1 + tanh(
+    sqrt(2/pi) (x + 0.044715 x^3)))`). A fused product rounds to the element
+    type once, at the end.
 
     ```mlir
     %c = dlc.matmul %a, %b {transpose_b} : (tensor<2x4x8xf32>, tensor<2x16x8xf32>) -> tensor<2x4x16xf32>
+    %d = dlc.matmul %x, %w bias(%b) addend(%r) epilogue(relu) : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
     ```
   }];
   let arguments = (ins Dlc_Tensor:$lhs, Dlc_Tensor:$rhs,
+                       Optional<Dlc_Tensor>:$bias,
+                       Optional<Dlc_Tensor>:$addend,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       OptionalAttr<TypeAttr>:$acc_type);
+                       OptionalAttr<TypeAttr>:$acc_type,
+                       DefaultValuedAttr<Dlc_EpilogueKind,
+                                         "::mlir::dlc::EpilogueKind::none">:$epilogue);
   let results = (outs Dlc_Tensor:$result);
-  let assemblyFormat =
-      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`bias` `(` $bias^ `)`)? (`addend` `(` $addend^ `)`)?
+    (`epilogue` `(` $epilogue^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+  let builders = [
+    // A plain product (no bias, addend or activation).
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs, "bool":$transpose_a,
+                   "bool":$transpose_b, "::mlir::TypeAttr":$acc_type), [{
+      build($_builder, $_state, result, lhs, rhs, /*bias=*/::mlir::Value(),
+            /*addend=*/::mlir::Value(), transpose_a, transpose_b, acc_type,
+            ::mlir::dlc::EpilogueKind::none);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Whether the product has an epilogue: a bias, an addend or an
+    /// activation.
+    bool hasEpilogue() {
+      return getBias() || getAddend() ||
+             getEpilogue() != ::mlir::dlc::EpilogueKind::none;
+    }
+  }];
+}
+
+def Dlc_AttentionOp : Dlc_Op<"attention", [Pure]> {
+  let summary = "fused scaled dot-product attention";
+  let description = [{
+    `result[b..., i, :] = sum_j p[i, j] * v[b..., j, :]` with
+    `p[i, :] = softmax_j(scale * dot(q[b..., i, :], k[b..., j, :]) + mask[b..., i, j])`
+    for q `[B..., Sq, D]`, k `[B..., Sk, D]` and v `[B..., Sk, Dv]`; the
+    result is `[B..., Sq, Dv]`. The batch dimensions of q, k, v (and of the
+    mask) broadcast like those of `dlc.matmul`.
+
+    The optional `mask` is added to the scaled scores; it has the rank of q,
+    every dimension 1 or that of the scores `[B..., Sq, Sk]`, and the element
+    type of q or f32. With `causal`, query i sees only the keys
+    `j <= i + (Sk - Sq)` (the last query sees every key): the others count
+    as `-inf`. A query that sees no key, or only keys whose score is `-inf`,
+    gives a result row of zeros (where the decomposed softmax would give
+    NaN).
+
+    q, k, v and the result have one element type, f32, f16 or bf16;
+    products and the softmax are computed in f32 (at least) and only the
+    result is rounded to the element type. Formed by `dlc-form-attention`
+    from the matmul-softmax-matmul chain; code generation emits one
+    flash-attention kernel per op, which never stores the `Sq x Sk` scores
+    in device memory.
+
+    ```mlir
+    %o = dlc.attention %q, %k, %v {scale = 0.125 : f64, causal} : (tensor<8x64x64xf32>, tensor<8x64x64xf32>, tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
+    %m = dlc.attention %q, %k, %v, %mask {scale = 0.125 : f64} : (tensor<2x4x16x32xf16>, tensor<2x4x24x32xf16>, tensor<2x4x24x32xf16>, tensor<2x1x1x24xf16>) -> tensor<2x4x16x32xf16>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$q, Dlc_Tensor:$k, Dlc_Tensor:$v,
+                       Optional<Dlc_Tensor>:$mask, F64Attr:$scale,
+                       UnitAttr:$causal);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$q `,` $k `,` $v (`,` $mask^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -12,13 +12,16 @@ bool isIdentifierStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 bool isIdentifierChar(char c) {
-  return isIdentifierStart(c) || (c >= '0' && c <= '9') || c == '$' ||
-         c == '.';
+  return isIdentifierStart(c) || (c >= '0' && c <= '9') || c == '$' || c == '.';
 }
 } // namespace
 
 std::optional<size_t>
 mlir::dlc::findSparseElementsLiteral(llvm::StringRef text) {
+  // Most models never spell the word (a fast search), and weights in hex
+  // blobs or dense literals make the text large: scan only when needed.
+  if (text.find("sparse") == llvm::StringRef::npos)
+    return std::nullopt;
   size_t n = text.size();
   for (size_t i = 0; i < n;) {
     char c = text[i];
@@ -67,16 +70,14 @@ LogicalResult mlir::dlc::checkParsableSource(const llvm::SourceMgr &sourceMgr,
                                              MLIRContext *context) {
   const llvm::MemoryBuffer *buffer =
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  std::optional<size_t> offset =
-      findSparseElementsLiteral(buffer->getBuffer());
+  std::optional<size_t> offset = findSparseElementsLiteral(buffer->getBuffer());
   if (!offset)
     return success();
   llvm::SMLoc loc =
       llvm::SMLoc::getFromPointer(buffer->getBufferStart() + *offset);
   auto [line, column] = sourceMgr.getLineAndColumn(loc);
-  return emitError(FileLineColLoc::get(context,
-                                       buffer->getBufferIdentifier(), line,
-                                       column))
+  return emitError(FileLineColLoc::get(context, buffer->getBufferIdentifier(),
+                                       line, column))
          << "sparse elements attributes are not supported by dlc; write the "
             "constant as dense<...> or dense_resource<...>";
 }

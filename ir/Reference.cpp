@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -330,6 +331,7 @@ private:
   Tensor evalReduce(ReduceOp op, Elem e);
   Tensor evalArgMax(ArgMaxOp op);
   Tensor evalMatmul(MatmulOp op, Elem e);
+  Tensor evalAttention(AttentionOp op);
   Tensor evalTranspose(TransposeOp op);
   Tensor evalSlice(SliceOp op);
   Tensor evalConcat(ConcatOp op);
@@ -439,6 +441,8 @@ LogicalResult Interpreter::evalOp(Operation *op) {
     out = evalArgMax(argmax);
   } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
     out = evalMatmul(matmul, e);
+  } else if (auto attention = dyn_cast<AttentionOp>(op)) {
+    out = evalAttention(attention);
   } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
     out = evalTranspose(transpose);
   } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
@@ -858,6 +862,107 @@ Tensor Interpreter::evalMatmul(MatmulOp op, Elem e) {
                     static_cast<uint64_t>(asInt(y));
         }
         C[i * n + j] = fp ? facc : static_cast<double>(wrapInt(e, iacc));
+      }
+    }
+  }
+  // The epilogue: + bias (a vector along the last dimension) + addend, then
+  // the activation; f16/bf16 results are rounded once, by evalOp.
+  const Tensor *bias = op.getBias() ? &get(op.getBias()) : nullptr;
+  const Tensor *addend = op.getAddend() ? &get(op.getAddend()) : nullptr;
+  EpilogueKind act = op.getEpilogue();
+  if (!bias && !addend && act == EpilogueKind::none)
+    return out;
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    double v = out.data[i];
+    if (fp) {
+      if (bias)
+        v += bias->data[i % n];
+      if (addend)
+        v += addend->data[i];
+    } else {
+      uint64_t x = static_cast<uint64_t>(asInt(v));
+      if (bias)
+        x += static_cast<uint64_t>(asInt(bias->data[i % n]));
+      if (addend)
+        x += static_cast<uint64_t>(asInt(addend->data[i]));
+      v = static_cast<double>(wrapInt(e, x));
+    }
+    if (act == EpilogueKind::relu)
+      v = std::fmax(v, 0.0); // as dlc.max: max(NaN, 0) is 0
+    else if (act == EpilogueKind::gelu_tanh)
+      v = 0.5 * v *
+          (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    out.data[i] = v;
+  }
+  return out;
+}
+
+/// The softmax of each query's scores over the keys it sees, in double; a
+/// query that sees no key with a score above -inf gets a row of zeros (the
+/// op's definition, where the decomposed softmax would give NaN).
+Tensor Interpreter::evalAttention(AttentionOp op) {
+  const Tensor &q = get(op.getQ());
+  const Tensor &k = get(op.getK());
+  const Tensor &v = get(op.getV());
+  const Tensor *mask = op.getMask() ? &get(op.getMask()) : nullptr;
+  Tensor out = emptyLike(op.getResult());
+  int64_t rank = out.shape.size();
+  int64_t sq = q.shape[rank - 2], d = q.shape[rank - 1];
+  int64_t sk = k.shape[rank - 2], dv = v.shape[rank - 1];
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getCausal();
+  ArrayRef<int64_t> outBatch = ArrayRef<int64_t>(out.shape).drop_back(2);
+  std::vector<int64_t> qMap =
+      broadcastMap(ArrayRef<int64_t>(q.shape).drop_back(2), outBatch);
+  std::vector<int64_t> kMap =
+      broadcastMap(ArrayRef<int64_t>(k.shape).drop_back(2), outBatch);
+  std::vector<int64_t> vMap =
+      broadcastMap(ArrayRef<int64_t>(v.shape).drop_back(2), outBatch);
+  // The mask's element offsets: its batch matrix, then stride 0 along a
+  // broadcast query or key dimension.
+  std::vector<int64_t> maskMap;
+  int64_t maskRowStride = 0, maskColStride = 0;
+  if (mask) {
+    ArrayRef<int64_t> ms = mask->shape;
+    maskMap = broadcastMap(ms.drop_back(2), outBatch);
+    maskColStride = ms[rank - 1] == 1 ? 0 : 1;
+    maskRowStride = ms[rank - 2] == 1 ? 0 : ms[rank - 1];
+    for (int64_t &m : maskMap)
+      m *= ms[rank - 2] * ms[rank - 1];
+  }
+  std::vector<double> scores(sk);
+  for (size_t b = 0; b < qMap.size(); ++b) {
+    const double *Q = q.data.data() + qMap[b] * sq * d;
+    const double *K = k.data.data() + kMap[b] * sk * d;
+    const double *V = v.data.data() + vMap[b] * sk * dv;
+    double *O = out.data.data() + b * sq * dv;
+    for (int64_t i = 0; i < sq; ++i) {
+      // Keys past i + (sk - sq) are hidden under `causal`.
+      int64_t visible =
+          causal ? std::clamp<int64_t>(i + sk - sq + 1, 0, sk) : sk;
+      double max = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < visible; ++j) {
+        double dot = 0;
+        for (int64_t c = 0; c < d; ++c)
+          dot += Q[i * d + c] * K[j * d + c];
+        double s = scale * dot;
+        if (mask)
+          s += mask->data[maskMap[b] + i * maskRowStride + j * maskColStride];
+        scores[j] = s;
+        max = std::max(max, s);
+      }
+      if (max == -std::numeric_limits<double>::infinity())
+        continue; // a row of zeros
+      double sum = 0;
+      for (int64_t j = 0; j < visible; ++j) {
+        scores[j] = std::exp(scores[j] - max);
+        sum += scores[j];
+      }
+      for (int64_t c = 0; c < dv; ++c) {
+        double acc = 0;
+        for (int64_t j = 0; j < visible; ++j)
+          acc += scores[j] * V[j * dv + c];
+        O[i * dv + c] = acc / sum;
       }
     }
   }

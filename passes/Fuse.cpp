@@ -90,6 +90,39 @@ bool isSplatConstant(Operation *op) {
   return dense && dense.isSplat();
 }
 
+//===--- Cost model ------------------------------------------------------===//
+// Fusing a producer into a kernel whose iteration space is larger than the
+// producer's result (a bias vector broadcast over a matrix, a per-head mask
+// broadcast over the batch) computes it once per element of that space
+// instead of once per element of its own. While the kernel stays
+// memory-bound the repeated work is free: it hides under the memory traffic.
+// A kernel's time is modelled as max(memory, arithmetic) in FP32 operations
+// of an H100-class GPU: ~60 TFLOP/s on CUDA cores against ~3.3 TB/s of HBM
+// make one byte worth ~18 operations, and a launch inside a CUDA Graph
+// (~2 us) ~1.2e8. A producer stays out when the fused kernel would take
+// longer than the kernel without it plus a kernel of its own (a launch, and
+// writing and reading its result).
+constexpr double kOpsPerByte = 18;
+constexpr double kLaunchOps = 1.2e8;
+
+/// Operations per element of `op`: the special function unit's
+/// transcendentals and divisions count several FMAs; data movement is index
+/// arithmetic.
+int64_t elementCost(Operation *op) {
+  if (isa<ExpOp, LogOp, TanhOp, SigmoidOp, ErfOp, PowOp>(op))
+    return 8;
+  if (isa<RsqrtOp, SqrtOp, ReciprocalOp, DivOp>(op))
+    return 4;
+  return isElementwise(op) ? 1 : 0;
+}
+
+int64_t elementBytes(Value v) {
+  Type element = cast<ShapedType>(v.getType()).getElementType();
+  return element.isIntOrFloat()
+             ? std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
+             : 4;
+}
+
 /// Why a neighbour of a group stayed out of it: `op` is a producer that did
 /// not join (recorded on the consumer's group) or a producer whose consumer
 /// group rejected it (recorded on the producer's group).
@@ -110,6 +143,9 @@ struct Group {
 /// Why a matmul's consumers do not contain it.
 constexpr const char *kMatmulNote =
     "it is a matmul (a cuBLAS call; an epilogue runs as its own kernel)";
+/// Why a dlc.attention's consumers do not contain it.
+constexpr const char *kAttentionNote =
+    "it is an attention (a flash-attention kernel of its own)";
 
 class Fuser {
 public:
@@ -291,6 +327,52 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
                            "output would leave few threads doing its work";
         return false;
       }
+    }
+  }
+
+  // Recomputation (see the cost model above): a row kernel computes values
+  // of its per-row shape once per row, everything else once per element of
+  // the iteration space.
+  if (p->getNumResults() == 1 && elementCost(p) > 0) {
+    ArrayRef<int64_t> space = plan->space;
+    int64_t spaceElements = numElements(space);
+    auto evaluations = [&](Operation *op) -> double {
+      auto shape = op->getNumResults() == 1 ? staticShape(op->getResult(0))
+                                            : std::nullopt;
+      if (!shape)
+        return double(spaceElements);
+      int64_t own = numElements(*shape);
+      if (plan->kind == KernelTemplate::Row && shape->size() == space.size()) {
+        size_t outer = space.size() - plan->numInnerDims;
+        if (shape->take_front(outer) == space.take_front(outer) &&
+            llvm::all_of(shape->drop_front(outer),
+                         [](int64_t d) { return d == 1; }))
+          return double(own);
+      }
+      return double(std::max(own, spaceElements));
+    };
+    auto shape = staticShape(p->getResult(0));
+    double own = shape ? double(numElements(*shape)) : 0;
+    double withP = 0;
+    for (Operation *op : candidate)
+      withP += double(elementCost(op)) * evaluations(op);
+    double pOps = double(elementCost(p)) * evaluations(p);
+    double withoutP = withP - pOps;
+    double memory = kOpsPerByte * double(plan->bytesRead + plan->bytesWritten);
+    double separate =
+        kLaunchOps + std::max(kOpsPerByte * 2.0 * own *
+                                  double(elementBytes(p->getResult(0))),
+                              double(elementCost(p)) * own);
+    double fused = std::max(memory, withP);
+    double unfused = std::max(memory, withoutP) + separate;
+    if (own > 0 && evaluations(p) > own && fused > unfused) {
+      whyNot = "it would be recomputed " +
+               std::to_string(int64_t(evaluations(p) / own)) +
+               " times per element, making the kernel compute-bound (" +
+               std::to_string(int64_t(withP)) + " operations against " +
+               std::to_string(int64_t(memory)) +
+               " for its memory traffic), slower than a kernel of its own";
+      return false;
     }
   }
 
@@ -556,6 +638,8 @@ LogicalResult Fuser::run() {
       // only a matmul is a neighbour worth explaining.
       if (isa<MatmulOp>(p))
         noteOnUsers(kMatmulNote, ~0u);
+      else if (isa<AttentionOp>(p))
+        noteOnUsers(kAttentionNote, ~0u);
       continue;
     }
     std::string why;

@@ -289,10 +289,14 @@ namespace {
 class FusionReporter {
 public:
   FusionReporter(Block &block, AsmState &state) : block(block), state(state) {
-    unsigned n = 0;
-    for (Operation &op : block)
+    unsigned n = 0, attention = 0;
+    for (Operation &op : block) {
       if (isa<KernelOp>(op))
         kernelNames[&op] = "k" + std::to_string(n++);
+      // Code generation names attention kernels apart (attn0, attn1, ...).
+      else if (isa<AttentionOp>(op))
+        kernelNames[&op] = "attn" + std::to_string(attention++);
+    }
   }
 
   std::vector<std::string> report(Operation *op) {
@@ -301,6 +305,8 @@ public:
       reportKernel(kernel, lines);
     else if (auto matmul = dyn_cast<MatmulOp>(op))
       reportMatmul(matmul, lines);
+    else if (auto attention = dyn_cast<AttentionOp>(op))
+      reportAttention(attention, lines);
     return lines;
   }
 
@@ -424,12 +430,37 @@ private:
     }
   }
 
+  void reportAttention(AttentionOp attention, std::vector<std::string> &lines) {
+    int64_t read = 0;
+    for (Value v : attention->getOperands())
+      read += tensorBytes(v.getType());
+    int64_t written = tensorBytes(attention.getType());
+    lines.push_back("kernel " + kernelNames[attention] +
+                    ": attention (a flash-attention kernel; the scores stay "
+                    "on chip), never fused");
+    lines.push_back("  " +
+                    bytesLine(read, attention->getNumOperands(), written, 1));
+  }
+
   void reportMatmul(MatmulOp matmul, std::vector<std::string> &lines) {
     int64_t read = 0;
     for (Value v : matmul->getOperands())
       read += tensorBytes(v.getType());
     int64_t written = tensorBytes(matmul->getResult(0).getType());
-    lines.push_back("matmul: a cuBLAS call, never fused");
+    if (!matmul.hasEpilogue()) {
+      lines.push_back("matmul: a cuBLAS call, never fused");
+    } else {
+      // "bias+relu": what dlc-fuse-epilogue folded into the GEMM.
+      SmallVector<StringRef> parts;
+      if (matmul.getBias())
+        parts.push_back("bias");
+      if (matmul.getAddend())
+        parts.push_back("addend");
+      if (matmul.getEpilogue() != EpilogueKind::none)
+        parts.push_back(stringifyEpilogueKind(matmul.getEpilogue()));
+      lines.push_back("matmul: a cuBLASLt call with epilogue " +
+                      llvm::join(parts, "+") + ", never fused");
+    }
     lines.push_back("  " +
                     bytesLine(read, matmul->getNumOperands(), written, 1));
   }

@@ -23,6 +23,10 @@ struct PipelineOptions {
   /// Stop after lowering to dlc (no fusion, no planning).
   bool lowerOnly = false;
   bool fuse = true;
+  /// dlc-merge-kernels after fusion (only with fuse).
+  bool mergeKernels = true;
+  /// dlc-fuse's max-ops-per-kernel; 0 keeps its default.
+  unsigned maxOpsPerKernel = 0;
   bool planMemory = true;
   bool inPlace = true;
   /// dlc-fuse records dlc.fusion_notes on every kernel (--emit=fused).

@@ -27,6 +27,94 @@ def LowerTosa : Pass<"dlc-lower-tosa", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def HorizontalFuse : Pass<"dlc-horizontal-fuse", "func::FuncOp"> {
+  let summary = "Merge matrix products of one input with constant weights";
+  let description = [{
+    Finds groups of at least two `dlc.matmul` in a block with the same lhs
+    value, `transpose_a`, `acc_type` and batch shapes whose rhs are
+    constants (Q, K and V projections), and computes them as one product
+    with the weights concatenated along N (the rhs's last dimension, or the
+    one before it with `transpose_b`; weights of the other layout are
+    transposed at compile time). Each original result becomes a `dlc.slice`
+    of the merged one, which fusion turns into index arithmetic of its
+    consumer kernel. When every product's only user adds a constant bias of
+    shape [1, ..., 1, N], the biases are concatenated too and one add
+    precedes the slices. Groups are formed in block order; a group closes
+    when its merged weights would exceed `max-bytes`. Merged constants of
+    more than 16 elements are `dense_resource` blobs.
+
+    Before:
+    ```mlir
+    %q = dlc.matmul %x, %wq {transpose_b} : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
+    %k = dlc.matmul %x, %wk {transpose_b} : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
+    ```
+    After:
+    ```mlir
+    %w = dlc.constant dense_resource<merged_weights> : tensor<128x64xf32>
+    %p = dlc.matmul %x, %w {transpose_b} : (tensor<32x64xf32>, tensor<128x64xf32>) -> tensor<32x128xf32>
+    %q = dlc.slice %p {start = array<i64: 0, 0>} : (tensor<32x128xf32>) -> tensor<32x64xf32>
+    %k = dlc.slice %p {start = array<i64: 0, 64>} : (tensor<32x128xf32>) -> tensor<32x64xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "268435456",
+           "Largest size in bytes of the merged weights of one group">,
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
+def FormAttention : Pass<"dlc-form-attention", "func::FuncOp"> {
+  let summary = "Recognise scaled dot-product attention and form dlc.attention";
+  let description = [{
+    Finds `matmul(softmax(scale * matmul(Q, K^T) + mask), V)` in the forms
+    the TOSA lowering and the ONNX importer produce and replaces it with one
+    `dlc.attention`, whose kernel never writes the scores to memory:
+
+    - K^T as `transpose_b`, an explicit `dlc.transpose` (possibly under a
+      reshape of batch dimensions; the transposes are composed) or any
+      other value (a transpose is inserted); `transpose_a` on Q and
+      `transpose_b` on V likewise;
+    - the scale as `dlc.mul` or `dlc.div` by a splat constant after the
+      first product, or on its Q or K operand, any number of times;
+    - masks: `dlc.add` of a tensor (an input or a constant) to the scores
+      and `dlc.select(cond, fill, scores)` / `dlc.select(cond, scores, fill)`
+      with a splat fill of `-inf` or at most -5000 (masked_fill). A constant
+      mask that hides exactly the keys `j > i + (Sk - Sq)` (values 0 and
+      `-inf` or at most -5000; for a select, the boolean pattern) with
+      `Sk >= Sq` becomes `causal`; a finite splat mask shifts every score
+      alike and is dropped;
+    - the softmax over the last axis as `reduce max`, `sub`, `exp`,
+      `reduce sum` and `div` (or `reciprocal` and `mul`), or without the
+      max subtraction, optionally computed in f32 between casts from and
+      back to f16/bf16.
+
+    Every intermediate (scores, probabilities, softmax parts) must have no
+    other user, the products accumulate in f32 and carry no epilogue, and
+    the head sizes must be at most `max-head-dim`; otherwise the ops stay.
+
+    Before:
+    ```mlir
+    %s = dlc.matmul %q, %k {transpose_b} : (tensor<8x64x32xf32>, tensor<8x64x32xf32>) -> tensor<8x64x64xf32>
+    %t = dlc.mul %s, %c : (tensor<8x64x64xf32>, tensor<1x1x1xf32>) -> tensor<8x64x64xf32>
+    %m = dlc.reduce max %t {axes = array<i64: 2>} : (tensor<8x64x64xf32>) -> tensor<8x64x1xf32>
+    %d = dlc.sub %t, %m : (tensor<8x64x64xf32>, tensor<8x64x1xf32>) -> tensor<8x64x64xf32>
+    %e = dlc.exp %d : tensor<8x64x64xf32>
+    %z = dlc.reduce sum %e {axes = array<i64: 2>} : (tensor<8x64x64xf32>) -> tensor<8x64x1xf32>
+    %p = dlc.div %e, %z : (tensor<8x64x64xf32>, tensor<8x64x1xf32>) -> tensor<8x64x64xf32>
+    %o = dlc.matmul %p, %v : (tensor<8x64x64xf32>, tensor<8x64x32xf32>) -> tensor<8x64x32xf32>
+    ```
+    After:
+    ```mlir
+    %o = dlc.attention %q, %k, %v {scale = 0.17677669529663687 : f64} : (tensor<8x64x32xf32>, tensor<8x64x32xf32>, tensor<8x64x32xf32>) -> tensor<8x64x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxHeadDim", "max-head-dim", "int64_t", "256",
+           "Largest head size (of q/k and of v) that forms dlc.attention">,
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
 def LowerConv : Pass<"dlc-lower-conv", "func::FuncOp"> {
   let summary = "Compute dense convolutions as matrix products";
   let description = [{
@@ -54,6 +142,74 @@ def LowerConv : Pass<"dlc-lower-conv", "func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
+def FuseEpilogue : Pass<"dlc-fuse-epilogue", "func::FuncOp"> {
+  let summary = "Fold bias, residual and activation into matrix products";
+  let description = [{
+    Folds what follows a `dlc.matmul` into its epilogue (computed by
+    cuBLASLt inside the GEMM, so the product is written once instead of
+    being read back by an elementwise kernel): a `dlc.add` of a bias of
+    shape `[1, ..., 1, N]` (a constant or any other value) becomes `bias`,
+    a `dlc.add` of a tensor of the product's type (a residual) becomes
+    `addend`, in either order, then `relu` (`dlc.max(x, 0)`, or the TOSA
+    form `dlc.clamp` to `[0, largest]`) or `gelu_tanh` (the op sequence of
+    the ONNX importer's `Gelu(approximate="tanh")` and its reorderings:
+    `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` with `x^3` as
+    products or `dlc.pow(x, 3)`) becomes `epilogue`. erf-GELU stays for the
+    fused elementwise kernel (cuBLASLt's GELU is the tanh form).
+
+    Only f32, f16 and bf16 products accumulating in f32 over a non-empty
+    contraction, only when every intermediate value has no other user, and
+    only ops in the product's block are folded. IR without such chains is
+    left unchanged.
+
+    Before:
+    ```mlir
+    %p = dlc.matmul %x, %w {transpose_b} : (tensor<8x64xf32>, tensor<128x64xf32>) -> tensor<8x128xf32>
+    %q = dlc.add %p, %b : (tensor<8x128xf32>, tensor<1x128xf32>) -> tensor<8x128xf32>
+    %r = dlc.clamp %q {max = 3.4028234663852886E+38 : f64, min = 0.000000e+00 : f64} : tensor<8x128xf32>
+    ```
+    After:
+    ```mlir
+    %r = dlc.matmul %x, %w bias(%b) epilogue(relu) {transpose_b} : (tensor<8x64xf32>, tensor<128x64xf32>, tensor<1x128xf32>) -> tensor<8x128xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
+def MergeKernels : Pass<"dlc-merge-kernels", "func::FuncOp"> {
+  let summary = "One launch for independent pointwise kernels of one shape";
+  let description = [{
+    After fusion, kernels that do not depend on each other and iterate over
+    the same shape (the Q, K and V head splits that read one QKV product,
+    the two halves of a gated activation) become one kernel with the
+    results of both: one launch instead of several, and inputs they share
+    are read once. A kernel merges into the nearest earlier one with the
+    same pointwise iteration space when no user of the earlier kernel's
+    results comes before it (so neither depends on the other, and the
+    merged kernel can stand where the later one was), the merged body
+    still has a pointwise plan, stays within `max-ops-per-kernel` and its
+    iteration space has at most `max-elements` elements (beyond that a
+    launch costs little next to the kernel's own time, and merging only
+    raises register pressure).
+
+    Before:
+    ```mlir
+    %a = dlc.kernel (%x) : (tensor<8x64xf32>) -> tensor<8x64xf32> { ... }
+    %b = dlc.kernel (%x, %y) : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x64xf32> { ... }
+    ```
+    After:
+    ```mlir
+    %m:2 = dlc.kernel (%x, %y) : (tensor<8x64xf32>, tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) { ... }
+    ```
+  }];
+  let options = [
+    Option<"maxOpsPerKernel", "max-ops-per-kernel", "unsigned", "256",
+           "Largest number of operations in a merged kernel">,
+    Option<"maxElements", "max-elements", "int64_t", "4194304",
+           "Largest iteration space (elements) of kernels that merge">,
+  ];
 }
 
 def Fuse : Pass<"dlc-fuse", "func::FuncOp"> {

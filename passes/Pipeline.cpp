@@ -23,12 +23,24 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   // generation only knows kernels, matrix products and views.
   // Dense convolutions become GEMMs before fusion groups their im2col and
   // epilogue with neighbouring ops.
+  fpm.addPass(createHorizontalFuse());
+  fpm.addPass(createFormAttention());
   fpm.addPass(createLowerConv());
+  if (options.fuse)
+    fpm.addPass(createFuseEpilogue());
   FuseOptions fuseOptions;
+  if (options.maxOpsPerKernel)
+    fuseOptions.maxOpsPerKernel = options.maxOpsPerKernel;
   if (!options.fuse)
     fuseOptions.maxOpsPerKernel = 1;
   fuseOptions.fusionNotes = options.fusionNotes;
   fpm.addPass(createFuse(fuseOptions));
+  if (options.fuse && options.mergeKernels) {
+    MergeKernelsOptions mergeOptions;
+    if (options.maxOpsPerKernel)
+      mergeOptions.maxOpsPerKernel = options.maxOpsPerKernel;
+    fpm.addPass(createMergeKernels(mergeOptions));
+  }
   if (options.planMemory) {
     PlanMemoryOptions planOptions;
     planOptions.allowInPlace = options.inPlace;

@@ -1,13 +1,14 @@
 //===- PlanMemory.cpp - Assign intermediate tensors to one arena ----------===//
 //
-// Every result of a top-level dlc.kernel or dlc.matmul is a buffer. A buffer
-// lives from its producer to its last user in the schedule, where users of a
-// reshape view count as users of the viewed buffer. Buffers that hold a
-// returned value are written straight into the output (offset -1); the rest
-// share one arena: largest first, each at the lowest aligned offset that no
-// buffer with an overlapping live range occupies. A single-result pointwise
-// kernel that reads an operand only at its own output index may write its
-// result over that operand when the operand dies there (in-place).
+// Every result of a top-level dlc.kernel, dlc.matmul or dlc.attention is a
+// buffer. A buffer lives from its producer to its last user in the schedule,
+// where users of a reshape view count as users of the viewed buffer. Buffers
+// that hold a returned value are written straight into the output (offset
+// -1); the rest share one arena: largest first, each at the lowest aligned
+// offset that no buffer with an overlapping live range occupies. A
+// single-result pointwise kernel that reads an operand only at its own output
+// index may write its result over that operand when the operand dies there
+// (in-place).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/KernelAnalysis.h"
@@ -121,7 +122,7 @@ void PlanMemoryPass::runOnOperation() {
   DenseMap<Value, unsigned> bufferOf;
   for (auto [i, op] : llvm::enumerate(block)) {
     position[&op] = i;
-    if (!isa<KernelOp, MatmulOp>(op))
+    if (!isa<KernelOp, MatmulOp, AttentionOp>(op))
       continue;
     for (Value result : op.getResults()) {
       Buffer buffer;
@@ -287,7 +288,7 @@ void PlanMemoryPass::runOnOperation() {
 
   Builder builder(&getContext());
   for (Operation &op : block) {
-    if (!isa<KernelOp, MatmulOp>(op))
+    if (!isa<KernelOp, MatmulOp, AttentionOp>(op))
       continue;
     SmallVector<int64_t> offsets;
     for (Value result : op.getResults())

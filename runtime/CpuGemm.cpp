@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -340,10 +341,12 @@ constexpr int64_t kMaxTaskRows = 2048;
 class GemmRunner {
 public:
   GemmRunner(const GemmStep &g, const void *a, const void *b, void *c,
-             int64_t threads)
+             int64_t threads, const void *bias, const void *addend)
       : g_(g), a_{static_cast<const uint8_t *>(a), g.dtype},
-        b_{static_cast<const uint8_t *>(b), g.dtype}, c_(c), threads_(threads),
-        kernel_(selectMicroKernel()) {
+        b_{static_cast<const uint8_t *>(b), g.dtype},
+        c_(c), bias_{static_cast<const uint8_t *>(bias), g.dtype},
+        addend_{static_cast<const uint8_t *>(addend), g.dtype},
+        threads_(threads), kernel_(selectMicroKernel()) {
     mBlocks_ = (g.m + kMC - 1) / kMC;
     nBlocks_ = (g.n + kNC - 1) / kNC;
     mPad_ = roundUp(g.m, kMR);
@@ -445,13 +448,15 @@ private:
         }
       }
     }
-    // C = alpha * acc + beta * C, rounded to C's type.
+    // C = alpha * acc + beta * C, rounded to C's type; with an epilogue,
+    // act(alpha * acc + beta * addend + bias), rounded once.
     const float alpha = float(g_.alpha), beta = float(g_.beta);
     const Loader loadC{static_cast<const uint8_t *>(c_), g_.dtype};
+    const bool epilogue = g_.hasEpilogue();
     for (int64_t i = iBegin; i < iEnd; ++i) {
       const int64_t row = batch * g_.strideC + i * g_.ldc + j0;
       const float *accRow = acc + (i - iBegin) * ldAcc;
-      if (g_.dtype == DType::F32 && beta == 0.0f) {
+      if (g_.dtype == DType::F32 && beta == 0.0f && !epilogue) {
         float *out = static_cast<float *>(c_) + row;
         for (int64_t j = 0; j < nc; ++j)
           out[j] = alpha * accRow[j];
@@ -460,7 +465,11 @@ private:
       for (int64_t j = 0; j < nc; ++j) {
         float r = alpha * accRow[j];
         if (beta != 0.0f)
-          r += beta * loadC(row + j);
+          r += beta * (addend_.base ? addend_(row + j) : loadC(row + j));
+        if (bias_.base)
+          r += bias_(j0 + j);
+        if (g_.epilogue != GemmEpilogue::None)
+          r = gemmActivation(g_.epilogue, r);
         storeElement(c_, g_.dtype, row + j, r);
       }
     }
@@ -469,6 +478,8 @@ private:
   const GemmStep &g_;
   Loader a_, b_;
   void *c_;
+  /// Null bases when the step has no bias (addend).
+  Loader bias_, addend_;
   int64_t threads_;
   MicroKernel kernel_;
   int64_t mBlocks_ = 0, nBlocks_ = 0, mPad_ = 0;
@@ -488,8 +499,22 @@ const char *cpuGemmKernel() {
   return "portable";
 }
 
+float gemmActivation(GemmEpilogue epilogue, float x) {
+  switch (epilogue) {
+  case GemmEpilogue::Relu:
+    return std::fmax(x, 0.0f);
+  case GemmEpilogue::GeluTanh: {
+    const float inner = 0.7978845608f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + std::tanh(inner));
+  }
+  case GemmEpilogue::None:
+    break;
+  }
+  return x;
+}
+
 void cpuGemm(const GemmStep &g, const void *a, const void *b, void *c,
-             int threads) {
+             int threads, const void *bias, const void *addend) {
   if (g.m <= 0 || g.n <= 0 || g.batch <= 0)
     return;
   const double work = double(g.batch) * double(g.m) * double(g.n) *
@@ -498,7 +523,9 @@ void cpuGemm(const GemmStep &g, const void *a, const void *b, void *c,
   // (it may wait to be scheduled): products under ~8 M multiply-adds
   // (~0.25 ms on one core) run on the calling thread.
   const int64_t useThreads = work < double(1 << 23) ? 1 : std::max(1, threads);
-  GemmRunner(g, a, b, c, useThreads).run();
+  GemmRunner(g, a, b, c, useThreads, g.bias ? bias : nullptr,
+             g.addend ? addend : nullptr)
+      .run();
 }
 
 } // namespace dlc::rt

@@ -24,8 +24,19 @@ namespace dlc::rt {
 /// (its BufferRefs are ignored; `a`, `b` and `c` point at the first
 /// element). With beta == 0, C is not read (NaNs in it do not propagate).
 /// Uses up to `threads` threads.
+///
+/// A step with an epilogue (GemmStep::hasEpilogue) also needs `bias` and
+/// `addend` when it has them: after alpha * acc, beta * addend (instead of
+/// beta * C) and bias[j] are added, in that order, then the activation is
+/// applied (gemmActivation), all in f32, and the result is rounded once.
 void cpuGemm(const GemmStep &gemm, const void *a, const void *b, void *c,
-             int threads = 2);
+             int threads = 2, const void *bias = nullptr,
+             const void *addend = nullptr);
+
+/// The epilogue's activation in f32, as cuBLASLt applies it (and the fake
+/// cuBLASLt of the tests, bit for bit): relu is fmax(x, 0); GELU is the
+/// tanh approximation.
+float gemmActivation(GemmEpilogue epilogue, float x);
 
 /// The micro-kernel cpuGemm uses now: "avx2" or "portable" (GCC vector
 /// code; same results, slower). DLC_GEMM_PORTABLE=1 in the environment

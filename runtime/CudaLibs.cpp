@@ -1,4 +1,4 @@
-//===- CudaLibs.cpp - The CUDA driver, NVRTC and cuBLAS via dlopen --------===//
+//===- CudaLibs.cpp - The CUDA driver, NVRTC, cuBLAS(Lt) via dlopen -------===//
 
 #include "runtime/CudaLibs.h"
 
@@ -81,7 +81,7 @@ static bool resolveEntry(void *handle, const char *symbol, E &slot,
 //===----------------------------------------------------------------------===//
 
 namespace {
-constexpr int kResourceKinds = int(detail::Resource::CublasHandle) + 1;
+constexpr int kResourceKinds = int(detail::Resource::CublasLtDescriptor) + 1;
 std::atomic<int64_t> gLive[kResourceKinds];
 std::atomic<int> gPendingKernelFault{CUDA_SUCCESS};
 } // namespace
@@ -116,6 +116,8 @@ LiveCudaObjects liveCudaObjects() {
   o.events = get(Resource::Event);
   o.nvrtcPrograms = get(Resource::NvrtcProgram);
   o.cublasHandles = get(Resource::CublasHandle);
+  o.cublasLtHandles = get(Resource::CublasLtHandle);
+  o.cublasLtDescriptors = get(Resource::CublasLtDescriptor);
   return o;
 }
 
@@ -124,7 +126,9 @@ bool LiveCudaObjects::operator==(const LiveCudaObjects &o) const {
          streams == o.streams && modules == o.modules &&
          allocations == o.allocations && graphs == o.graphs &&
          graphExecs == o.graphExecs && events == o.events &&
-         nvrtcPrograms == o.nvrtcPrograms && cublasHandles == o.cublasHandles;
+         nvrtcPrograms == o.nvrtcPrograms && cublasHandles == o.cublasHandles &&
+         cublasLtHandles == o.cublasLtHandles &&
+         cublasLtDescriptors == o.cublasLtDescriptors;
 }
 
 std::string LiveCudaObjects::describe() const {
@@ -146,6 +150,8 @@ std::string LiveCudaObjects::describe() const {
   add(events, "events");
   add(nvrtcPrograms, "NVRTC programs");
   add(cublasHandles, "cuBLAS handles");
+  add(cublasLtHandles, "cuBLASLt handles");
+  add(cublasLtDescriptors, "cuBLASLt descriptors");
   return out.empty() ? "none" : out;
 }
 
@@ -208,10 +214,8 @@ std::string Nvrtc::errorString(nvrtcResult result) const {
   }
 }
 
-std::string Cublas::statusName(cublasStatus_t status) const {
-  if (getStatusName)
-    if (const char *name = getStatusName(status))
-      return name;
+/// Names of the cuBLAS statuses, for a library that cannot name them.
+static std::string fallbackStatusName(cublasStatus_t status) {
   switch (status) {
 #define DLC_CASE(name)                                                         \
   case name:                                                                   \
@@ -228,6 +232,20 @@ std::string Cublas::statusName(cublasStatus_t status) const {
   default:
     return "cuBLAS status " + std::to_string(int(status));
   }
+}
+
+std::string Cublas::statusName(cublasStatus_t status) const {
+  if (getStatusName)
+    if (const char *name = getStatusName(status))
+      return name;
+  return fallbackStatusName(status);
+}
+
+std::string CublasLt::statusName(cublasStatus_t status) const {
+  if (cublasLtGetStatusName)
+    if (const char *name = cublasLtGetStatusName(status))
+      return name;
+  return fallbackStatusName(status);
 }
 
 bool openCudaDriverLibrary(const std::string &path, CudaDriver &driver,
@@ -376,6 +394,45 @@ const Cublas *loadCublas(std::string *why) {
     return nullptr;
   }
   return &blas;
+}
+
+const CublasLt *loadCublasLt(std::string *why) {
+  static CublasLt lt;
+  static std::string error;
+  static bool ok = false;
+  static std::once_flag once;
+  if (fault::shouldFail("libcublaslt-missing")) {
+    if (why)
+      *why = libraryOverride("DLC_CUBLASLT_LIB", "libcublasLt.so.13") +
+             " not found";
+    return nullptr;
+  }
+  std::call_once(once, [] {
+    std::string path = libraryOverride("DLC_CUBLASLT_LIB", "");
+    void *h = nullptr;
+    if (!path.empty()) {
+      h = openFirst({path}, RTLD_NOW | RTLD_LOCAL, path, error);
+    } else {
+      path = "libcublasLt.so.13";
+      h = openFirst(cudaLibraryCandidates(path), RTLD_NOW | RTLD_LOCAL, path,
+                    error);
+    }
+    if (!h)
+      return;
+#define DLC_RESOLVE(fn, injected, mode, resource, delta)                       \
+  if (!resolveEntry(h, #fn, lt.fn, #fn, injected, detail::FaultMode::mode,     \
+                    detail::Resource::resource, delta, &lt, path, error))      \
+    return;
+    DLC_CUBLASLT_FUNCTIONS(DLC_RESOLVE)
+#undef DLC_RESOLVE
+    ok = true;
+  });
+  if (!ok) {
+    if (why)
+      *why = error;
+    return nullptr;
+  }
+  return &lt;
 }
 
 } // namespace dlc::rt

@@ -2,9 +2,10 @@
 //-*-===//
 //
 // dlc never links a CUDA library: like Triton's launcher and IREE's dynamic
-// symbol tables, it opens libcuda.so.1, libnvrtc.so.13 and libcublas.so.13
-// at run time and resolves each entry point by name, so one binary runs on
-// machines with and without a GPU. Internal to the runtime (and its tests).
+// symbol tables, it opens libcuda.so.1, libnvrtc.so.13, libcublas.so.13 and
+// libcublasLt.so.13 at run time and resolves each entry point by name, so
+// one binary runs on machines with and without a GPU. Internal to the
+// runtime (and its tests).
 //
 // cuda.h renames versioned entry points with macros (cuMemAlloc ->
 // cuMemAlloc_v2); the tables below go through the same macros, so the
@@ -14,6 +15,7 @@
 #ifndef DLC_RUNTIME_CUDALIBS_H
 #define DLC_RUNTIME_CUDALIBS_H
 
+#include <cublasLt.h>
 #include <cublas_api.h>
 #include <cuda.h>
 #include <nvrtc.h>
@@ -107,6 +109,35 @@ namespace dlc::rt {
     cublasGemmStridedBatchedEx, CUBLAS_STATUS_EXECUTION_FAILED, Before, None,  \
     0)
 
+// cuBLASLt (GEMMs with epilogues): X(function, injected status, mode,
+// resource, delta), as for the driver; the fault site is the function's
+// name. cublasLtGetStatusName returns a string: its fault returns null.
+#define DLC_CUBLASLT_FUNCTIONS(X)                                              \
+  X(cublasLtCreate, CUBLAS_STATUS_NOT_INITIALIZED, Before, CublasLtHandle, 1)  \
+  X(cublasLtDestroy, CUBLAS_STATUS_NOT_INITIALIZED, After, CublasLtHandle, -1) \
+  X(cublasLtGetStatusName, nullptr, Before, None, 0)                           \
+  X(cublasLtMatmulDescCreate, CUBLAS_STATUS_ALLOC_FAILED, Before,              \
+    CublasLtDescriptor, 1)                                                     \
+  X(cublasLtMatmulDescDestroy, CUBLAS_STATUS_INVALID_VALUE, After,             \
+    CublasLtDescriptor, -1)                                                    \
+  X(cublasLtMatmulDescSetAttribute, CUBLAS_STATUS_INVALID_VALUE, Before, None, \
+    0)                                                                         \
+  X(cublasLtMatrixLayoutCreate, CUBLAS_STATUS_ALLOC_FAILED, Before,            \
+    CublasLtDescriptor, 1)                                                     \
+  X(cublasLtMatrixLayoutDestroy, CUBLAS_STATUS_INVALID_VALUE, After,           \
+    CublasLtDescriptor, -1)                                                    \
+  X(cublasLtMatrixLayoutSetAttribute, CUBLAS_STATUS_INVALID_VALUE, Before,     \
+    None, 0)                                                                   \
+  X(cublasLtMatmulPreferenceCreate, CUBLAS_STATUS_ALLOC_FAILED, Before,        \
+    CublasLtDescriptor, 1)                                                     \
+  X(cublasLtMatmulPreferenceDestroy, CUBLAS_STATUS_INVALID_VALUE, After,       \
+    CublasLtDescriptor, -1)                                                    \
+  X(cublasLtMatmulPreferenceSetAttribute, CUBLAS_STATUS_INVALID_VALUE, Before, \
+    None, 0)                                                                   \
+  X(cublasLtMatmulAlgoGetHeuristic, CUBLAS_STATUS_NOT_SUPPORTED, Before, None, \
+    0)                                                                         \
+  X(cublasLtMatmul, CUBLAS_STATUS_EXECUTION_FAILED, Before, None, 0)
+
 /// Objects the CUDA libraries hand out, counted through the entry points
 /// (successful acquisitions minus successful releases), process-wide.
 struct LiveCudaObjects {
@@ -120,6 +151,9 @@ struct LiveCudaObjects {
   int64_t events = 0; ///< cuEventCreate without a destroy (profiling)
   int64_t nvrtcPrograms = 0;
   int64_t cublasHandles = 0;
+  int64_t cublasLtHandles = 0;
+  /// cuBLASLt matmul, matrix layout and preference descriptors.
+  int64_t cublasLtDescriptors = 0;
   bool operator==(const LiveCudaObjects &o) const;
   bool operator!=(const LiveCudaObjects &o) const { return !(*this == o); }
   /// "2 allocations, 1 module" (only the nonzero counts), for messages.
@@ -141,6 +175,8 @@ enum class Resource : uint8_t {
   Event,
   NvrtcProgram,
   CublasHandle,
+  CublasLtHandle,
+  CublasLtDescriptor,
 };
 
 /// What an armed fault site of an entry point does.
@@ -285,8 +321,6 @@ struct Nvrtc {
   std::string errorString(nvrtcResult result) const;
 };
 
-#undef DLC_DECLARE_ENTRY
-
 /// cuBLAS declares some entry points twice (C++ overloads), so the table
 /// spells out its types.
 struct Cublas {
@@ -307,13 +341,22 @@ struct Cublas {
   std::string statusName(cublasStatus_t status) const;
 };
 
+struct CublasLt {
+  DLC_CUBLASLT_FUNCTIONS(DLC_DECLARE_ENTRY)
+  /// "CUBLAS_STATUS_NOT_SUPPORTED".
+  std::string statusName(cublasStatus_t status) const;
+};
+
+#undef DLC_DECLARE_ENTRY
+
 /// Each loader opens its library once per process (thread-safe) and returns
 /// the table, or null with `why` set ("libcuda.so.1 not found").
 /// $DLC_CUDA_DRIVER_LIB and $DLC_CUBLAS_LIB override the driver and cuBLAS
-/// library paths (for tests with the toolkit's stub library or the fake
-/// driver of test/runtime/FakeCuda.cpp). The fault sites libcuda-missing,
-/// libnvrtc-missing and libcublas-missing make a loader fail as if its
-/// library were not installed; such a failure is not cached.
+/// library paths, $DLC_CUBLASLT_LIB the cuBLASLt one (for tests with the
+/// toolkit's stub library or the fake driver of test/runtime/FakeCuda.cpp).
+/// The fault sites libcuda-missing, libnvrtc-missing, libcublas-missing and
+/// libcublaslt-missing make a loader fail as if its library were not
+/// installed; such a failure is not cached.
 const CudaDriver *loadCudaDriver(std::string *why);
 /// Opens `path` (not cached) and resolves every driver entry point into
 /// `driver`; false with `error` set when the library or a symbol is missing.
@@ -322,6 +365,7 @@ bool openCudaDriverLibrary(const std::string &path, CudaDriver &driver,
                            std::string &error, void **handle = nullptr);
 const Nvrtc *loadNvrtc(std::string *why);
 const Cublas *loadCublas(std::string *why);
+const CublasLt *loadCublasLt(std::string *why);
 
 /// Where a CUDA library is looked for: its soname (the dynamic loader's
 /// search path) first, then the CUDA toolkit's lib64 directories.

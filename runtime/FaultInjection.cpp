@@ -74,10 +74,16 @@ std::vector<SiteInfo> makeSites() {
       {#site, errorOf(#injected), modeEffect(#injected, FaultMode::mode)});
   DLC_CUBLAS_FUNCTIONS(DLC_SITE)
 #undef DLC_SITE
+#define DLC_SITE(fn, injected, mode, resource, delta)                          \
+  out.push_back(                                                               \
+      {#fn, errorOf(#injected), modeEffect(#injected, FaultMode::mode)});
+  DLC_CUBLASLT_FUNCTIONS(DLC_SITE)
+#undef DLC_SITE
   out.push_back({"libcuda-missing", "",
                  "the CUDA driver library does not load, as if not installed"});
   out.push_back({"libnvrtc-missing", "", "NVRTC does not load"});
   out.push_back({"libcublas-missing", "", "cuBLAS does not load"});
+  out.push_back({"libcublaslt-missing", "", "cuBLASLt does not load"});
   out.push_back(
       {"kernel-fault", "",
        "a kernel faults: on CUDA the launch (cuLaunchKernel or cuGraphLaunch) "

@@ -29,6 +29,18 @@ uint64_t TensorDesc::byteSize() const {
   return uint64_t(numElements()) * dtypeSize(dtype);
 }
 
+const char *gemmEpilogueName(GemmEpilogue epilogue) {
+  switch (epilogue) {
+  case GemmEpilogue::None:
+    return "none";
+  case GemmEpilogue::Relu:
+    return "relu";
+  case GemmEpilogue::GeluTanh:
+    return "gelu_tanh";
+  }
+  return "?";
+}
+
 namespace {
 
 constexpr char kMagic[8] = {'D', 'L', 'C', 'P', 'K', 'G', 0, 0};
@@ -164,6 +176,28 @@ public:
     out.kind = BufferRef::Kind(kind);
     return r_.u32(out.index) && r_.u64(out.offset) && r_.u64(out.bytes);
   }
+  bool epilogue(GemmEpilogue &e) {
+    uint8_t v;
+    if (!r_.u8(v))
+      return false;
+    if (v > uint8_t(GemmEpilogue::GeluTanh)) {
+      badEnum_ = "GEMM epilogue " + std::to_string(v);
+      return false;
+    }
+    e = GemmEpilogue(v);
+    return true;
+  }
+  /// A presence flag, then the reference when present.
+  bool optionalRef(std::optional<BufferRef> &out) {
+    bool present = false;
+    if (!flag(present))
+      return false;
+    out.reset();
+    if (!present)
+      return true;
+    out.emplace();
+    return ref(*out);
+  }
   bool flag(bool &b) {
     uint8_t v;
     if (!r_.u8(v))
@@ -224,7 +258,7 @@ Status parseCubins(SectionParser &p, Package &pkg) {
   return p.finish();
 }
 
-Status parseSteps(SectionParser &p, Package &pkg) {
+Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
   ByteReader &r = p.reader();
   uint32_t n;
   if (!p.count(n, 9))
@@ -259,6 +293,10 @@ Status parseSteps(SectionParser &p, Package &pkg) {
             r.i64(g.strideA) && r.i64(g.strideB) && r.i64(g.strideC) &&
             r.f64(g.alpha) && r.f64(g.beta) && p.ref(g.a) && p.ref(g.b) &&
             p.ref(g.c)))
+        return p.failure();
+      // Version 1 has no epilogues.
+      if (version >= 2 && !(p.epilogue(g.epilogue) && p.optionalRef(g.bias) &&
+                            p.optionalRef(g.addend)))
         return p.failure();
       break;
     }
@@ -345,6 +383,12 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       writeRef(w, g.a);
       writeRef(w, g.b);
       writeRef(w, g.c);
+      w.u8(uint8_t(g.epilogue));
+      for (const std::optional<BufferRef> *r : {&g.bias, &g.addend}) {
+        w.u8(r->has_value() ? 1 : 0);
+        if (r->has_value())
+          writeRef(w, **r);
+      }
       break;
     }
     case Step::Kind::Copy:
@@ -402,11 +446,11 @@ Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
          hr.u64(checksum));
   // The version comes before everything else: a package from another dlc
   // should say so rather than look corrupt.
-  if (version != kPackageVersion)
-    return Status::error("package format version " + std::to_string(version) +
-                         ", this dlc reads version " +
-                         std::to_string(kPackageVersion) +
-                         " (recompile the model)");
+  if (version < kOldestPackageVersion || version > kPackageVersion)
+    return Status::error(
+        "package format version " + std::to_string(version) +
+        ", this dlc reads versions " + std::to_string(kOldestPackageVersion) +
+        " to " + std::to_string(kPackageVersion) + " (recompile the model)");
   if (flags != 0)
     return Status::error("corrupt package: unknown header flags");
   uint64_t present = bytes.size() - kHeaderBytes;
@@ -452,7 +496,7 @@ Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
     } else if (sectionTag == kCubins) {
       st = parseCubins(p, pkg);
     } else if (sectionTag == kSteps) {
-      st = parseSteps(p, pkg);
+      st = parseSteps(p, pkg, version);
     } else if (sectionTag == kConstants) {
       st = p.reader().blob(pkg.constants) ? p.finish() : p.failure();
     } else if (sectionTag == kReference) {
@@ -766,6 +810,23 @@ Status validatePackage(const Package &pkg) {
                                               g.strideB, g.batch, es, where));
       DLC_RT_RETURN_IF_ERROR(checkGemmOperand("C", g.c, g.m, g.n, g.ldc,
                                               g.strideC, g.batch, es, where));
+      if (uint8_t(g.epilogue) > uint8_t(GemmEpilogue::GeluTanh))
+        return Status::error(where + ": GEMM epilogue " +
+                             std::to_string(int(g.epilogue)) +
+                             " is not one of none, relu and gelu_tanh");
+      if (g.bias) {
+        DLC_RT_RETURN_IF_ERROR(checkRef(pkg, *g.bias, where + ": bias"));
+        // One row of N elements, shared by every row and batch.
+        DLC_RT_RETURN_IF_ERROR(checkGemmOperand("bias", *g.bias, 1, g.n,
+                                                std::max<int64_t>(g.n, 1), 0, 1,
+                                                es, where));
+      }
+      if (g.addend) {
+        DLC_RT_RETURN_IF_ERROR(checkRef(pkg, *g.addend, where + ": addend"));
+        DLC_RT_RETURN_IF_ERROR(checkGemmOperand("addend", *g.addend, g.m, g.n,
+                                                g.ldc, g.strideC, g.batch, es,
+                                                where));
+      }
       break;
     }
     case Step::Kind::Copy: {

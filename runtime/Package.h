@@ -14,13 +14,17 @@
 #include "runtime/Tensor.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dlc::rt {
 
-/// The format version written by this build; other versions are rejected.
-constexpr uint32_t kPackageVersion = 1;
+/// The format version written by this build. Version 1 (GEMM steps without
+/// epilogues) is still read; other versions are rejected.
+constexpr uint32_t kPackageVersion = 2;
+/// The oldest format version this build reads.
+constexpr uint32_t kOldestPackageVersion = 1;
 
 struct TensorDesc {
   DType dtype = DType::F32;
@@ -52,11 +56,28 @@ struct KernelStep {
   std::vector<BufferRef> args;
 };
 
+/// The activation at the end of a GEMM (GemmStep::epilogue).
+enum class GemmEpilogue : uint8_t {
+  None = 0,
+  Relu = 1,     ///< max(x, 0)
+  GeluTanh = 2, ///< 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+};
+/// "none", "relu", "gelu_tanh".
+const char *gemmEpilogueName(GemmEpilogue epilogue);
+
 /// Row-major batched matrix product
 ///   C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b],  b in [0, batch)
 /// where op(A) is M x K (A stored K x M when transA), op(B) is K x N (B stored
 /// N x K when transB), C is M x N. lda/ldb/ldc are row strides in elements;
 /// strideA/B/C are batch strides in elements (0 broadcasts one matrix).
+///
+/// With an epilogue (a cuBLASLt call on CUDA), computed in f32 before the
+/// result is rounded to C's type once:
+///   C[b](i, j) = act(alpha * (op(A[b]) op(B[b]))(i, j) + beta * X[b](i, j)
+///                    + bias[j])
+/// where X is `addend` when present (laid out like C: ldc, strideC; cuBLASLt's
+/// C, with the result its D), else C itself; `bias` is N elements of C's
+/// type shared by every row and batch.
 struct GemmStep {
   DType dtype = DType::F32;   ///< type of A, B and C
   DType accType = DType::F32; ///< accumulation type
@@ -66,6 +87,14 @@ struct GemmStep {
   int64_t strideA = 0, strideB = 0, strideC = 0;
   double alpha = 1.0, beta = 0.0;
   BufferRef a, b, c;
+  GemmEpilogue epilogue = GemmEpilogue::None;
+  std::optional<BufferRef> bias;
+  std::optional<BufferRef> addend;
+  /// Whether the step needs the epilogue path (a bias, an addend or an
+  /// activation); plain products run as cuBLAS GEMMs.
+  bool hasEpilogue() const {
+    return epilogue != GemmEpilogue::None || bias || addend;
+  }
 };
 
 /// Device-to-device copy of `src.bytes` bytes.

@@ -14,6 +14,7 @@
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -92,6 +93,40 @@ struct StepProfile {
   }
 };
 
+/// Order statistics of Session::benchmark's times (milliseconds).
+struct BenchmarkStats {
+  size_t runs = 0;
+  double median = 0, min = 0, max = 0, mean = 0;
+  /// 10th and 90th percentiles, interpolated linearly between the closest
+  /// ranks (numpy's default).
+  double p10 = 0, p90 = 0;
+};
+
+/// The statistics of `times` (all zero when empty).
+inline BenchmarkStats summarizeBenchmark(std::vector<double> times) {
+  BenchmarkStats s;
+  s.runs = times.size();
+  if (times.empty())
+    return s;
+  std::sort(times.begin(), times.end());
+  auto quantile = [&](double q) {
+    double pos = q * double(times.size() - 1);
+    size_t lo = size_t(pos);
+    size_t hi = std::min(lo + 1, times.size() - 1);
+    return times[lo] + (pos - double(lo)) * (times[hi] - times[lo]);
+  };
+  s.min = times.front();
+  s.max = times.back();
+  s.median = quantile(0.5);
+  s.p10 = quantile(0.1);
+  s.p90 = quantile(0.9);
+  double sum = 0;
+  for (double t : times)
+    sum += t;
+  s.mean = sum / double(times.size());
+  return s;
+}
+
 /// A package loaded on a device, ready to run any number of times. A session
 /// owns its arena and may be used from one thread at a time; open one
 /// session per thread to run concurrently.
@@ -119,6 +154,24 @@ public:
   /// in order, each with the median of its times.
   virtual Result<std::vector<StepProfile>>
   profile(const std::vector<HostTensor> &inputs, unsigned iterations) = 0;
+
+  /// Times whole runs of the package, for benchmarks. Uploads `inputs` once
+  /// and leaves the outputs on the device (nothing is copied back); runs the
+  /// package `warmup` times, and on a GPU that replays a CUDA Graph once
+  /// more if the graph for these buffers is not captured yet, so that every
+  /// timed run is a replay; then runs it `iterations` (at least 1) times.
+  /// On a GPU each timed run is bracketed by CUDA events recorded on the
+  /// session's stream (one graph launch, or the direct launches of every
+  /// step without graphs), the runs are enqueued back to back and
+  /// synchronized once at the end; on sim each run is timed with the host's
+  /// steady clock. Returns the time of each timed run in milliseconds, in
+  /// order (summarizeBenchmark gives the median and percentiles).
+  virtual Result<std::vector<double>>
+  benchmark(const std::vector<HostTensor> &inputs, unsigned warmup,
+            unsigned iterations) = 0;
+  /// Whether runs replay a CUDA Graph (a GPU session with graphs enabled
+  /// and DLC_CUDA_SYNC_STEPS unset); false on sim.
+  virtual bool usesCudaGraph() const = 0;
 
   virtual const Package &package() const = 0;
   /// "NVIDIA H100 80GB HBM3 (sm_90)" or "sim (CPU emulation)".

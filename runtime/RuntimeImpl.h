@@ -44,6 +44,10 @@ inline uint64_t stepBytes(const Step &step) {
     add(step.gemm.a);
     add(step.gemm.b);
     add(step.gemm.c);
+    if (step.gemm.bias)
+      add(*step.gemm.bias);
+    if (step.gemm.addend)
+      add(*step.gemm.addend);
     break;
   case Step::Kind::Copy:
     add(step.copy.src);

@@ -298,6 +298,10 @@ public:
                      const std::vector<void *> &outputs) override;
   Result<std::vector<StepProfile>>
   profile(const std::vector<HostTensor> &inputs, unsigned iterations) override;
+  Result<std::vector<double>> benchmark(const std::vector<HostTensor> &inputs,
+                                        unsigned warmup,
+                                        unsigned iterations) override;
+  bool usesCudaGraph() const override { return false; }
   const Package &package() const override { return pkg_; }
   std::string deviceDescription() const override {
     return "sim (CPU emulation)";
@@ -457,7 +461,9 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
     }
     case Step::Kind::Gemm: {
       const GemmStep &g = step.gemm;
-      cpuGemm(g, resolve(g.a), resolve(g.b), resolve(g.c), threads_);
+      cpuGemm(g, resolve(g.a), resolve(g.b), resolve(g.c), threads_,
+              g.bias ? resolve(*g.bias) : nullptr,
+              g.addend ? resolve(*g.addend) : nullptr);
       break;
     }
     case Step::Kind::Copy:
@@ -511,6 +517,31 @@ SimSession::profile(const std::vector<HostTensor> &inputs,
   for (unsigned r = 0; r < std::max(1u, iterations); ++r)
     DLC_RT_RETURN_IF_ERROR(runSteps(in, out, &times));
   return summarizeProfile(pkg_, std::move(times));
+}
+
+Result<std::vector<double>>
+SimSession::benchmark(const std::vector<HostTensor> &inputs, unsigned warmup,
+                      unsigned iterations) {
+  if (iterations == 0)
+    return Status::error("benchmark: at least one timed run is needed");
+  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+  // The "device" buffers are prepared once, like a GPU session's uploads.
+  std::vector<std::vector<uint8_t>> realigned;
+  std::vector<uint8_t *> in, out;
+  std::vector<HostTensor> outputs;
+  prepareBuffers(inputs, realigned, in, outputs, out);
+  for (unsigned i = 0; i < warmup; ++i)
+    DLC_RT_RETURN_IF_ERROR(runSteps(in, out));
+  std::vector<double> times;
+  times.reserve(iterations);
+  for (unsigned r = 0; r < iterations; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    DLC_RT_RETURN_IF_ERROR(runSteps(in, out));
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  return times;
 }
 
 Result<std::vector<HostTensor>>

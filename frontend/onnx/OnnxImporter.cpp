@@ -2141,8 +2141,11 @@ LogicalResult Importer::convertMatMul() {
   int64_t m = sa[sa.size() - 2], n = sb[sb.size() - 1];
   shape.push_back(m);
   shape.push_back(n);
+  // Without a bias or an addend (dlc-fuse-epilogue may add them later).
   Value y =
-      create("dlc.matmul", {a, bv}, tensorType(shape, ta.getElementType()));
+      create("dlc.matmul", {a, bv}, tensorType(shape, ta.getElementType()),
+             {b.getNamedAttr("operandSegmentSizes",
+                             b.getDenseI32ArrayAttr({1, 1, 0, 0}))});
   SmallVector<int64_t> outShape(batch->begin(), batch->end());
   if (!dropM)
     outShape.push_back(m);
@@ -2162,7 +2165,10 @@ LogicalResult Importer::convertGemm() {
   if (k != kb)
     return unsupported("contraction sizes differ: " + Twine(k) + " and " +
                        Twine(kb));
-  SmallVector<NamedAttribute> attrs;
+  // Without a bias or an addend: the bias add below is a separate op, which
+  // dlc-fuse-epilogue may fold into the product later.
+  SmallVector<NamedAttribute> attrs = {b.getNamedAttr(
+      "operandSegmentSizes", b.getDenseI32ArrayAttr({1, 1, 0, 0}))};
   if (transA)
     attrs.push_back(b.getNamedAttr("transpose_a", b.getUnitAttr()));
   if (transB)

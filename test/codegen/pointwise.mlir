@@ -1,6 +1,8 @@
-// RUN: dlc compile %s --emit=cuda | FileCheck %s
+// RUN: dlc compile %s --emit=cuda --no-merge-kernels | FileCheck %s
 // RUN: dlc run %s --device=sim --check --seed=3 | FileCheck %s --check-prefix=SIM
 // RUN: dlc compile %s --arch=sm_80,sm_90 -o %t.dlcpkg 2>&1 | FileCheck %s --check-prefix=NVRTC
+// (--no-merge-kernels keeps each kernel below a launch of its own, as written;
+// the sim run checks them merged.)
 // The pointwise template: each thread computes 4 consecutive f32 elements
 // with one 16-byte load of every input read at the output's own index, and
 // one 16-byte store; a broadcast row vector is read per element; splat

@@ -1,6 +1,8 @@
-// RUN: dlc compile %s --emit=cuda | FileCheck %s
+// RUN: dlc compile %s --emit=cuda --no-merge-kernels | FileCheck %s
 // RUN: dlc run %s --device=sim --check --seed=13 | FileCheck %s --check-prefix=SIM
 // RUN: dlc compile %s --arch=sm_80,sm_90 -o %t.dlcpkg 2>&1 | FileCheck %s --check-prefix=NVRTC
+// (--no-merge-kernels keeps each kernel below a launch of its own, as written;
+// the sim run checks them merged.)
 // Storage and compute types: f16/bf16 are loaded into float and every f16
 // or bf16 result is rounded to its type; integers wrap; booleans are bytes.
 

@@ -1,6 +1,8 @@
-// RUN: dlc compile %s --emit=cuda | FileCheck %s
+// RUN: dlc compile %s --emit=cuda --no-merge-kernels | FileCheck %s
 // RUN: dlc run %s --device=sim --check --seed=7 | FileCheck %s --check-prefix=SIM
 // RUN: dlc compile %s --arch=sm_80,sm_90 -o %t.dlcpkg 2>&1 | FileCheck %s --check-prefix=NVRTC
+// (--no-merge-kernels keeps each kernel below a launch of its own, as written;
+// the sim run checks them merged.)
 // Window ops in the pointwise template: each output element loops over its
 // window; reads outside the input are guarded (only the bounds that can
 // fail are tested); an average divides by per-row and per-column counts

@@ -219,6 +219,54 @@ func.func @matmul_acc_type(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) {
 
 // -----
 
+func.func @matmul_bias_shape(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x1xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op expects a bias of shape [2] or [1, ..., 1, 2] (at most rank 2), but got [4, 1]}}
+  %0 = dlc.matmul %a, %b bias(%c) : (tensor<4x8xf32>, tensor<8x2xf32>, tensor<4x1xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bias_rank(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<1x1x2xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op expects a bias of shape [2] or [1, ..., 1, 2] (at most rank 2), but got [1, 1, 2]}}
+  %0 = dlc.matmul %a, %b bias(%c) : (tensor<4x8xf32>, tensor<8x2xf32>, tensor<1x1x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bias_type(%a: tensor<4x8xf16>, %b: tensor<8x2xf16>, %c: tensor<2xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op expects a bias of the result's element type 'f16', but got 'f32'}}
+  %0 = dlc.matmul %a, %b bias(%c) : (tensor<4x8xf16>, tensor<8x2xf16>, tensor<2xf32>) -> tensor<4x2xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_addend_type(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<1x2xf32>) {
+  // expected-error @+1 {{'dlc.matmul' op expects an addend of the result type 'tensor<4x2xf32>', but got 'tensor<1x2xf32>'}}
+  %0 = dlc.matmul %a, %b addend(%c) : (tensor<4x8xf32>, tensor<8x2xf32>, tensor<1x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_gelu_int(%a: tensor<4x8xi32>, %b: tensor<8x2xi32>) {
+  // expected-error @+1 {{'dlc.matmul' op cannot apply gelu_tanh to a 'i32' product}}
+  %0 = dlc.matmul %a, %b epilogue(gelu_tanh) : (tensor<4x8xi32>, tensor<8x2xi32>) -> tensor<4x2xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_epilogue_keyword(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'epilogue' [none, relu, gelu_tanh]}}
+  %0 = dlc.matmul %a, %b epilogue(gelu) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

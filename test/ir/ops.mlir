@@ -114,6 +114,19 @@ func.func @matmul(%a: tensor<2x4x8xf16>, %b: tensor<1x16x8xf16>) -> tensor<2x4x1
   return %0 : tensor<2x4x16xf16>
 }
 
+// CHECK-LABEL: func.func @matmul_epilogue
+// CHECK-SAME: (%[[A:.*]]: tensor<2x4x8xf16>, %[[B:.*]]: tensor<2x8x16xf16>, %[[C:.*]]: tensor<16xf16>, %[[R:.*]]: tensor<2x4x16xf16>)
+func.func @matmul_epilogue(%a: tensor<2x4x8xf16>, %b: tensor<2x8x16xf16>, %c: tensor<16xf16>, %r: tensor<2x4x16xf16>) -> (tensor<2x4x16xf16>, tensor<2x4x16xf16>, tensor<2x4x16xf16>) {
+  // CHECK: dlc.matmul %[[A]], %[[B]] bias(%[[C]]) addend(%[[R]]) epilogue(gelu_tanh) : (tensor<2x4x8xf16>, tensor<2x8x16xf16>, tensor<16xf16>, tensor<2x4x16xf16>) -> tensor<2x4x16xf16>
+  %0 = dlc.matmul %a, %b bias(%c) addend(%r) epilogue(gelu_tanh) : (tensor<2x4x8xf16>, tensor<2x8x16xf16>, tensor<16xf16>, tensor<2x4x16xf16>) -> tensor<2x4x16xf16>
+  // CHECK: dlc.matmul %[[A]], %[[B]] addend(%[[R]]) epilogue(relu) {acc_type = f32} : (tensor<2x4x8xf16>, tensor<2x8x16xf16>, tensor<2x4x16xf16>) -> tensor<2x4x16xf16>
+  %1 = dlc.matmul %a, %b addend(%r) epilogue(relu) {acc_type = f32} : (tensor<2x4x8xf16>, tensor<2x8x16xf16>, tensor<2x4x16xf16>) -> tensor<2x4x16xf16>
+  // epilogue(none) is the default and not printed.
+  // CHECK: dlc.matmul %[[A]], %[[B]] : (tensor<2x4x8xf16>, tensor<2x8x16xf16>) -> tensor<2x4x16xf16>
+  %2 = dlc.matmul %a, %b epilogue(none) : (tensor<2x4x8xf16>, tensor<2x8x16xf16>) -> tensor<2x4x16xf16>
+  return %0, %1, %2 : tensor<2x4x16xf16>, tensor<2x4x16xf16>, tensor<2x4x16xf16>
+}
+
 // CHECK-LABEL: func.func @data_movement
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x3xf32>)
 func.func @data_movement(%x: tensor<4x8xf32>, %y: tensor<4x3xf32>) {

@@ -207,6 +207,112 @@ INSTANTIATE_TEST_SUITE_P(
       return caseName(info.param);
     });
 
+/// Epilogues (runtime/CpuGemm.h): act(alpha * acc + beta * addend +
+/// bias[j]) in f32, rounded once; C itself is not read when there is an
+/// addend. The naive loop again, element by element.
+TEST(CpuGemmEpilogue, MatchesTheNaiveLoopBitForBit) {
+  struct EpilogueCase {
+    Case shape;
+    GemmEpilogue act;
+    bool bias, addend;
+  };
+  const EpilogueCase cases[] = {
+      {{DType::F32, false, true, 73, 259, 40, 2, false, false, 1.0, 1.0},
+       GemmEpilogue::Relu,
+       true,
+       true},
+      {{DType::F32, true, false, 7, 17, 257, 3, true, false, 1.0, 0.0},
+       GemmEpilogue::GeluTanh,
+       true,
+       false},
+      {{DType::F32, false, false, 6, 16, 5, 1, false, false, 0.5, 1.0},
+       GemmEpilogue::None,
+       false,
+       true},
+      {{DType::F32, false, false, 3, 4, 0, 2, false, false, 1.0, 1.0},
+       GemmEpilogue::Relu,
+       true,
+       true},
+      {{DType::F16, false, true, 75, 270, 30, 2, false, false, 1.0, 0.0},
+       GemmEpilogue::GeluTanh,
+       true,
+       false},
+      {{DType::F16, true, true, 8, 33, 17, 2, false, true, 1.0, 1.0},
+       GemmEpilogue::None,
+       true,
+       true},
+      {{DType::BF16, false, false, 20, 40, 60, 2, true, false, 1.0, 1.0},
+       GemmEpilogue::Relu,
+       false,
+       true},
+      {{DType::BF16, true, true, 6, 10, 12, 1, false, false, 2.0, 0.0},
+       GemmEpilogue::GeluTanh,
+       false,
+       false},
+  };
+  for (const EpilogueCase &ec : cases) {
+    SCOPED_TRACE(caseName(ec.shape) + " " + gemmEpilogueName(ec.act) +
+                 (ec.bias ? " bias" : "") + (ec.addend ? " addend" : ""));
+    Problem p = makeProblem(ec.shape, 11);
+    GemmStep &g = p.g;
+    g.epilogue = ec.act;
+    HostTensor bias = randomOperand(g.dtype, {g.n}, 12);
+    HostTensor addend = randomOperand(g.dtype, {g.batch, g.m, g.ldc}, 13);
+    if (ec.bias)
+      g.bias = BufferRef();
+    if (ec.addend) {
+      g.addend = BufferRef();
+      // With an addend, C is output only.
+      for (int64_t i = 0; i < p.c.numElements(); ++i)
+        p.c.setFromDouble(i, NAN);
+    }
+    // The naive loop, then the epilogue on its f32 value.
+    HostTensor want = p.c;
+    const float alpha = float(g.alpha), beta = float(g.beta);
+    for (int64_t bt = 0; bt < g.batch; ++bt)
+      for (int64_t i = 0; i < g.m; ++i)
+        for (int64_t j = 0; j < g.n; ++j) {
+          float acc = 0.0f;
+          for (int64_t q = 0; q < g.k; ++q) {
+            float av = float(p.a.getAsDouble(
+                bt * g.strideA + (g.transA ? q * g.lda + i : i * g.lda + q)));
+            float bv = float(p.b.getAsDouble(
+                bt * g.strideB + (g.transB ? j * g.ldb + q : q * g.ldb + j)));
+            volatile float prod = av * bv;
+            acc = acc + prod;
+          }
+          const int64_t ci = bt * g.strideC + i * g.ldc + j;
+          float r = alpha * acc;
+          if (beta != 0.0f) {
+            const HostTensor &x = ec.addend ? addend : p.c;
+            volatile float scaled = beta * float(x.getAsDouble(ci));
+            r = r + scaled;
+          }
+          if (ec.bias)
+            r = r + float(bias.getAsDouble(j));
+          if (ec.act == GemmEpilogue::Relu) {
+            r = std::fmax(r, 0.0f);
+          } else if (ec.act == GemmEpilogue::GeluTanh) {
+            volatile float cube = 0.044715f * r * r * r;
+            volatile float inner = 0.7978845608f * (r + cube);
+            volatile float half = 0.5f * r;
+            r = half * (1.0f + std::tanh(float(inner)));
+          }
+          want.setFromDouble(ci, r);
+        }
+    forEachKernel([&] {
+      for (int threads : {1, 3}) {
+        HostTensor c = p.c;
+        cpuGemm(g, p.a.data.data(), p.b.data.data(), c.data.data(), threads,
+                bias.data.data(), addend.data.data());
+        expectSameBits(c, want, g,
+                       std::string(cpuGemmKernel()) + ", " +
+                           std::to_string(threads) + " threads");
+      }
+    });
+  }
+}
+
 /// Integers make every sum exact: a check that does not rest on the
 /// naive loop's rounding model.
 TEST(CpuGemmBlockedExact, IntegerProducts) {

@@ -70,8 +70,9 @@ TEST(CudaLibs, LibrarySearchIncludesTheToolkit) {
   std::vector<std::string> c = cudaLibraryCandidates("libnvrtc.so.13");
   ASSERT_FALSE(c.empty());
   EXPECT_EQ(c[0], "libnvrtc.so.13");
-  EXPECT_NE(std::find(c.begin(), c.end(), "/usr/local/cuda/lib64/libnvrtc.so.13"),
-            c.end());
+  EXPECT_NE(
+      std::find(c.begin(), c.end(), "/usr/local/cuda/lib64/libnvrtc.so.13"),
+      c.end());
 }
 
 TEST(CudaNoGpu, SessionCreationExplainsWhatIsMissing) {
@@ -83,7 +84,8 @@ TEST(CudaNoGpu, SessionCreationExplainsWhatIsMissing) {
   EXPECT_EQ(defaultCudaArch("sm_80"), "sm_80");
   SessionOptions opts;
   opts.device = DeviceKind::Cuda;
-  Result<std::unique_ptr<Session>> s = Session::create(elementwisePackage(), opts);
+  Result<std::unique_ptr<Session>> s =
+      Session::create(elementwisePackage(), opts);
   ASSERT_FALSE(s.isOk());
   EXPECT_EQ(s.message(), "no CUDA GPU: " + why + " (use --device=sim)");
   // Without any driver library the message is exactly this.
@@ -255,6 +257,27 @@ TEST_F(CudaGpu, GemmStepsThroughCublasMatchSim) {
                  1e-6);
 }
 
+TEST_F(CudaGpu, GemmEpiloguesThroughCublasLtMatchSim) {
+  // cuBLASLt sums in its own order and may evaluate tanh differently: the
+  // f32 output within 1e-5, f16 and bf16 within a few units of their last
+  // place.
+  auto gpu = open(epiloguePackage(), DeviceKind::Cuda);
+  auto sim = open(epiloguePackage(), DeviceKind::Sim);
+  ASSERT_TRUE(gpu && sim);
+  std::vector<HostTensor> in = epilogueInputs();
+  Result<std::vector<HostTensor>> want = sim->run(in);
+  ASSERT_TRUE(want.isOk()) << want.message();
+  const double tolerance[] = {1e-5, 4e-3, 2e-2};
+  for (int rep = 0; rep < 3; ++rep) {
+    Result<std::vector<HostTensor>> got = gpu->run(in);
+    ASSERT_TRUE(got.isOk()) << "run " << rep << ": " << got.message();
+    ASSERT_EQ(got->size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_LE(relativeError((*got)[i], (*want)[i]), tolerance[i])
+          << "output " << i << ", run " << rep;
+  }
+}
+
 TEST_F(CudaGpu, TwentyKernelChainMatchesSim) {
   compareWithSim(chainPackage(20), {randomInput({kChainSize}, 7)}, 1e-6);
 }
@@ -265,7 +288,8 @@ TEST_F(CudaGpu, WorksWithoutGraphsAndRejectsWrongInputs) {
   HostTensor x = randomInput({kEwSize}, 8);
   for (int rep = 0; rep < 2; ++rep)
     ASSERT_TRUE(s->run({x, x}).isOk());
-  Result<std::vector<HostTensor>> r = s->run({x, randomInput({kEwSize + 1}, 9)});
+  Result<std::vector<HostTensor>> r =
+      s->run({x, randomInput({kEwSize + 1}, 9)});
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(), "input #1 (arg1): expected f32[1000], got f32[1001]");
 }
@@ -285,18 +309,23 @@ TEST_F(CudaGpu, RunOnDeviceRecapturesWhenPointersChange) {
   CUdeviceptr x, y, out1, out2;
   for (CUdeviceptr *p : {&x, &y, &out1, &out2})
     ASSERT_EQ(cu->cuMemAlloc(p, bytes), CUDA_SUCCESS);
-  std::vector<float> hx(kEwSize, 0.5f), hy(kEwSize, 1.0f), r1(kEwSize), r2(kEwSize);
+  std::vector<float> hx(kEwSize, 0.5f), hy(kEwSize, 1.0f), r1(kEwSize),
+      r2(kEwSize);
   ASSERT_EQ(cu->cuMemcpyHtoD(x, hx.data(), bytes), CUDA_SUCCESS);
   ASSERT_EQ(cu->cuMemcpyHtoD(y, hy.data(), bytes), CUDA_SUCCESS);
-  auto ptr = [](CUdeviceptr p) { return reinterpret_cast<void *>(uintptr_t(p)); };
+  auto ptr = [](CUdeviceptr p) {
+    return reinterpret_cast<void *>(uintptr_t(p));
+  };
   // Direct run, graph capture, replay, then new output pointer: re-capture.
   for (CUdeviceptr out : {out1, out1, out1, out2})
     ASSERT_TRUE(s->runOnDevice({ptr(x), ptr(y)}, {ptr(out)}).isOk());
   ASSERT_EQ(cu->cuStreamSynchronize(nullptr), CUDA_SUCCESS);
   CUstream stream;
   ASSERT_EQ(cu->cuStreamCreate(&stream, 0), CUDA_SUCCESS);
-  ASSERT_EQ(cu->cuMemcpyDtoHAsync(r1.data(), out1, bytes, stream), CUDA_SUCCESS);
-  ASSERT_EQ(cu->cuMemcpyDtoHAsync(r2.data(), out2, bytes, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cu->cuMemcpyDtoHAsync(r1.data(), out1, bytes, stream),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cu->cuMemcpyDtoHAsync(r2.data(), out2, bytes, stream),
+            CUDA_SUCCESS);
   ASSERT_EQ(cu->cuStreamSynchronize(stream), CUDA_SUCCESS);
   const float want = std::exp(0.5f) + std::tanh(0.5f);
   EXPECT_NEAR(r1[999], want, 1e-6);

@@ -15,6 +15,7 @@
 #include "FakeCuda.h"
 #include "runtime/SimExecutor.h"
 
+#include <cublasLt.h>
 #include <cublas_api.h>
 #include <cuda.h>
 
@@ -98,6 +99,8 @@ struct cublasContext {
   cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
 };
 
+struct cublasLtContext {};
+
 namespace {
 
 constexpr int kMaxDevices = 4;
@@ -140,6 +143,130 @@ CUresult fail(CUresult r, const std::string &why) {
 cublasStatus_t blasFail(cublasStatus_t r, const std::string &why) {
   state().lastError = why;
   return r;
+}
+
+/// cuBLASLt's objects: the opaque structs cublasLt.h declares are allocated
+/// as handles only; what they describe lives here.
+struct LtDesc {
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  cudaDataType scale = CUDA_R_32F;
+  int32_t transa = CUBLAS_OP_N, transb = CUBLAS_OP_N;
+  uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void *bias = nullptr;
+};
+struct LtLayout {
+  cudaDataType type = CUDA_R_32F;
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 0;
+  int32_t batch = 1;
+  int64_t stride = 0;
+  bool operator==(const LtLayout &o) const {
+    return type == o.type && rows == o.rows && cols == o.cols && ld == o.ld &&
+           batch == o.batch && stride == o.stride;
+  }
+};
+struct LtPreference {
+  uint64_t maxWorkspace = 0;
+  uint32_t alignment[4] = {256, 256, 256, 256}; ///< A, B, C, D
+};
+struct LtState {
+  std::set<cublasLtContext *> handles;
+  std::map<const void *, LtDesc> descs;
+  std::map<const void *, LtLayout> layouts;
+  std::map<const void *, LtPreference> prefs;
+};
+LtState &ltState() {
+  static LtState s;
+  return s;
+}
+/// Marks algorithms made by the fake heuristic (cublasLtMatmulAlgo_t data[0]).
+constexpr uint64_t kFakeAlgoMagic = 0x646c632d6c74616cull;
+
+/// Copies an attribute of exactly `size` bytes, as cuBLASLt checks.
+template <typename T>
+cublasStatus_t setAttr(T &field, const void *buf, size_t size,
+                       const char *what) {
+  if (!buf || size != sizeof(T))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    std::string(what) + ": wrong attribute size");
+  std::memcpy(&field, buf, sizeof(T));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// The largest power of two (at most 256) dividing `p`.
+uint32_t fakeAlignment(const void *p) {
+  uintptr_t v = reinterpret_cast<uintptr_t>(p);
+  uintptr_t low = v & (~v + 1);
+  return v == 0 || low > 256 ? 256u : uint32_t(low);
+}
+
+bool isBiasEpilogue(uint32_t e) {
+  return e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS ||
+         e == CUBLASLT_EPILOGUE_GELU_BIAS;
+}
+
+/// Checks a matmul's configuration as cuBLASLt does: known objects,
+/// emulated types and epilogues, operand shapes that agree (column-major:
+/// D (m x n) = op(A) (m x k) op(B) (k x n)). Sets `why` on failure.
+cublasStatus_t checkLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                             cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+                             cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+                             const char *call) {
+  LtState &L = ltState();
+  std::string where = call;
+  if (!L.handles.count(handle))
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED, where + ": bad handle");
+  if (!L.descs.count(desc) || !L.layouts.count(a) || !L.layouts.count(b) ||
+      !L.layouts.count(c) || !L.layouts.count(d))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    where + ": bad descriptor or layout");
+  const LtDesc &o = L.descs[desc];
+  const LtLayout &la = L.layouts[a], &lb = L.layouts[b], &lc = L.layouts[c],
+                 &ld = L.layouts[d];
+  if (o.compute != CUBLAS_COMPUTE_32F || o.scale != CUDA_R_32F ||
+      la.type != lb.type || la.type != lc.type || la.type != ld.type ||
+      (la.type != CUDA_R_32F && la.type != CUDA_R_16F &&
+       la.type != CUDA_R_16BF))
+    return blasFail(CUBLAS_STATUS_NOT_SUPPORTED,
+                    where + ": types not emulated");
+  switch (o.epilogue) {
+  case CUBLASLT_EPILOGUE_DEFAULT:
+  case CUBLASLT_EPILOGUE_RELU:
+  case CUBLASLT_EPILOGUE_GELU:
+  case CUBLASLT_EPILOGUE_BIAS:
+  case CUBLASLT_EPILOGUE_RELU_BIAS:
+  case CUBLASLT_EPILOGUE_GELU_BIAS:
+    break;
+  default:
+    return blasFail(CUBLAS_STATUS_NOT_SUPPORTED,
+                    where + ": epilogue not emulated");
+  }
+  if (isBiasEpilogue(o.epilogue) && !o.bias)
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    where + ": a bias epilogue without a bias pointer");
+  auto op = [](int32_t t, uint64_t rows, uint64_t cols, bool wantRows) {
+    bool n = t == CUBLAS_OP_N;
+    return wantRows == n ? rows : cols;
+  };
+  if ((o.transa != CUBLAS_OP_N && o.transa != CUBLAS_OP_T) ||
+      (o.transb != CUBLAS_OP_N && o.transb != CUBLAS_OP_T))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE, where + ": bad transpose");
+  uint64_t m = ld.rows, n = ld.cols;
+  uint64_t k = op(o.transa, la.rows, la.cols, false);
+  if (op(o.transa, la.rows, la.cols, true) != m ||
+      op(o.transb, lb.rows, lb.cols, true) != k ||
+      op(o.transb, lb.rows, lb.cols, false) != n || !(lc == ld))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    where + ": operand shapes do not agree");
+  for (const LtLayout *l : {&la, &lb, &lc, &ld})
+    if (l->ld < int64_t(std::max<uint64_t>(1, l->rows)) || l->batch < 1 ||
+        l->stride < 0)
+      return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                      where + ": bad leading dimension, batch or stride");
+  if (la.batch != ld.batch || lb.batch != ld.batch)
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    where + ": batch counts differ");
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 #define FAKE_LOCK                                                              \
@@ -541,6 +668,10 @@ extern "C" void dlcFakeCudaStats(FakeCudaStats *out) {
   s.graphExecs = int64_t(S.graphExecs.size());
   s.events = int64_t(S.events.size());
   s.cublasHandles = int64_t(S.blasHandles.size());
+  s.cublasLtHandles = int64_t(ltState().handles.size());
+  s.cublasLtDescriptors =
+      int64_t(ltState().descs.size() + ltState().layouts.size() +
+              ltState().prefs.size());
   *out = s;
 }
 
@@ -1277,6 +1408,324 @@ cublasStatus_t cublasGemmStridedBatchedEx(
           if (b != 0.0f)
             r += b * loadElement(C, type, ci);
           storeElement(C, type, ci, r);
+        }
+    }
+    return CUDA_SUCCESS;
+  });
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLASLt
+//===----------------------------------------------------------------------===//
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle) {
+  FAKE_LOCK;
+  if (!handle)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!S.initialized)
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED, "cublasLtCreate: no cuInit");
+  cublasLtContext *h = new cublasLtContext;
+  ltState().handles.insert(h);
+  *handle = h;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
+  FAKE_LOCK;
+  if (!ltState().handles.erase(handle))
+    return blasFail(CUBLAS_STATUS_NOT_INITIALIZED,
+                    "cublasLtDestroy: bad handle");
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+const char *cublasLtGetStatusName(cublasStatus_t status) {
+  return cublasGetStatusName(status);
+}
+
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
+                                        cublasComputeType_t compute,
+                                        cudaDataType_t scale) {
+  FAKE_LOCK;
+  if (!desc)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto *d = new cublasLtMatmulDescOpaque_t();
+  LtDesc &state = ltState().descs[d];
+  state.compute = compute;
+  state.scale = scale;
+  *desc = d;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
+  FAKE_LOCK;
+  if (!ltState().descs.erase(desc))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatmulDescDestroy: bad descriptor");
+  delete desc;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t
+cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
+                               cublasLtMatmulDescAttributes_t attr,
+                               const void *buf, size_t size) {
+  FAKE_LOCK;
+  auto it = ltState().descs.find(desc);
+  if (it == ltState().descs.end())
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatmulDescSetAttribute: bad descriptor");
+  LtDesc &d = it->second;
+  const char *what = "cublasLtMatmulDescSetAttribute";
+  switch (attr) {
+  case CUBLASLT_MATMUL_DESC_TRANSA:
+    return setAttr(d.transa, buf, size, what);
+  case CUBLASLT_MATMUL_DESC_TRANSB:
+    return setAttr(d.transb, buf, size, what);
+  case CUBLASLT_MATMUL_DESC_EPILOGUE:
+    return setAttr(d.epilogue, buf, size, what);
+  case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+    return setAttr(d.bias, buf, size, what);
+  default:
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    std::string(what) + ": attribute not emulated");
+  }
+}
+
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout,
+                                          cudaDataType type, uint64_t rows,
+                                          uint64_t cols, int64_t ld) {
+  FAKE_LOCK;
+  if (!layout)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto *l = new cublasLtMatrixLayoutOpaque_t();
+  LtLayout &state = ltState().layouts[l];
+  state.type = type;
+  state.rows = rows;
+  state.cols = cols;
+  state.ld = ld;
+  *layout = l;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
+  FAKE_LOCK;
+  if (!ltState().layouts.erase(layout))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatrixLayoutDestroy: bad layout");
+  delete layout;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t
+cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t layout,
+                                 cublasLtMatrixLayoutAttribute_t attr,
+                                 const void *buf, size_t size) {
+  FAKE_LOCK;
+  auto it = ltState().layouts.find(layout);
+  if (it == ltState().layouts.end())
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatrixLayoutSetAttribute: bad layout");
+  const char *what = "cublasLtMatrixLayoutSetAttribute";
+  switch (attr) {
+  case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT:
+    return setAttr(it->second.batch, buf, size, what);
+  case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET:
+    return setAttr(it->second.stride, buf, size, what);
+  default:
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    std::string(what) + ": attribute not emulated");
+  }
+}
+
+cublasStatus_t
+cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref) {
+  FAKE_LOCK;
+  if (!pref)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto *p = new cublasLtMatmulPreferenceOpaque_t();
+  ltState().prefs[p] = LtPreference();
+  *pref = p;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t
+cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+  FAKE_LOCK;
+  if (!ltState().prefs.erase(pref))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatmulPreferenceDestroy: bad preference");
+  delete pref;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t
+cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                     cublasLtMatmulPreferenceAttributes_t attr,
+                                     const void *buf, size_t size) {
+  FAKE_LOCK;
+  auto it = ltState().prefs.find(pref);
+  if (it == ltState().prefs.end())
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatmulPreferenceSetAttribute: bad preference");
+  LtPreference &p = it->second;
+  const char *what = "cublasLtMatmulPreferenceSetAttribute";
+  switch (attr) {
+  case CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES:
+    return setAttr(p.maxWorkspace, buf, size, what);
+  case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES:
+    return setAttr(p.alignment[0], buf, size, what);
+  case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES:
+    return setAttr(p.alignment[1], buf, size, what);
+  case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES:
+    return setAttr(p.alignment[2], buf, size, what);
+  case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES:
+    return setAttr(p.alignment[3], buf, size, what);
+  default:
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    std::string(what) + ": attribute not emulated");
+  }
+}
+
+/// One algorithm, for any configuration checkLtMatmul accepts: it needs the
+/// operand alignments of the preference (and the bias pointer's, as set on
+/// the descriptor), which cublasLtMatmul checks.
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+    cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+    cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+    cublasLtMatmulPreference_t pref, int requested,
+    cublasLtMatmulHeuristicResult_t results[], int *returned) {
+  FAKE_LOCK;
+  if (requested <= 0 || !results || !returned)
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatmulAlgoGetHeuristic: bad result array");
+  if (cublasStatus_t st = checkLtMatmul(handle, desc, a, b, c, d,
+                                        "cublasLtMatmulAlgoGetHeuristic"))
+    return st;
+  auto it = ltState().prefs.find(pref);
+  if (it == ltState().prefs.end())
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatmulAlgoGetHeuristic: bad preference");
+  ++S.stats.ltHeuristics;
+  // No algorithm reads elements from addresses that are not multiples of
+  // the element size.
+  const uint32_t elem = ltState().layouts[d].type == CUDA_R_32F ? 4 : 2;
+  const uint32_t biasAlignment = fakeAlignment(ltState().descs[desc].bias);
+  bool aligned = biasAlignment >= elem;
+  for (uint32_t a : it->second.alignment)
+    aligned &= a >= elem;
+  if (!aligned) {
+    *returned = 0;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  cublasLtMatmulHeuristicResult_t r = {};
+  r.algo.data[0] = kFakeAlgoMagic;
+  for (int i = 0; i < 4; ++i)
+    r.algo.data[1 + i] = it->second.alignment[i];
+  r.algo.data[5] = biasAlignment;
+  r.workspaceSize = 0;
+  r.state = CUBLAS_STATUS_SUCCESS;
+  r.wavesCount = 1.0f;
+  results[0] = r;
+  *returned = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// Column-major, as cuBLASLt: D = act(alpha op(A) op(B) + beta C + bias)
+/// per batch, in f32, in the order of the sim device's cpuGemm.
+cublasStatus_t
+cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+               const void *alpha, const void *A, cublasLtMatrixLayout_t adesc,
+               const void *B, cublasLtMatrixLayout_t bdesc, const void *beta,
+               const void *C, cublasLtMatrixLayout_t cdesc, void *D,
+               cublasLtMatrixLayout_t ddesc, const cublasLtMatmulAlgo_t *algo,
+               void *workspace, size_t workspaceBytes, cudaStream_t stream) {
+  FAKE_LOCK;
+  if (cublasStatus_t st = checkLtMatmul(handle, desc, adesc, bdesc, cdesc,
+                                        ddesc, "cublasLtMatmul"))
+    return st;
+  if (!alpha || !beta || !algo || algo->data[0] != kFakeAlgoMagic)
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatmul: no alpha, beta or heuristic algorithm");
+  const LtDesc o = ltState().descs[desc];
+  // An algorithm chosen for some alignments runs only on pointers that
+  // have them.
+  const void *pointers[5] = {A, B, C, D, o.bias};
+  for (int i = 0; i < 5; ++i)
+    if (pointers[i] && fakeAlignment(pointers[i]) < algo->data[1 + i])
+      return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                      "cublasLtMatmul: operand " + std::to_string(i) +
+                          " is less aligned than its algorithm needs");
+  if (workspaceBytes &&
+      !inAllocation(reinterpret_cast<uintptr_t>(workspace), workspaceBytes))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE,
+                    "cublasLtMatmul: the workspace is not device memory");
+  if (!validStream(stream))
+    return blasFail(CUBLAS_STATUS_INVALID_VALUE, "cublasLtMatmul: bad stream");
+  const LtLayout la = ltState().layouts[adesc], lb = ltState().layouts[bdesc],
+                 ld = ltState().layouts[ddesc];
+  const float al = *static_cast<const float *>(alpha);
+  const float be = *static_cast<const float *>(beta);
+  const cudaDataType type = ld.type;
+  const size_t elem = type == CUDA_R_32F ? 4 : 2;
+  const int64_t m = int64_t(ld.rows), n = int64_t(ld.cols);
+  const int64_t k = int64_t(o.transa == CUBLAS_OP_N ? la.cols : la.rows);
+  const int64_t batch = ld.batch;
+  const bool hasBias = isBiasEpilogue(o.epilogue);
+  const bool relu = o.epilogue == CUBLASLT_EPILOGUE_RELU ||
+                    o.epilogue == CUBLASLT_EPILOGUE_RELU_BIAS;
+  const bool gelu = o.epilogue == CUBLASLT_EPILOGUE_GELU ||
+                    o.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
+  const void *bias = o.bias;
+  ++S.stats.ltMatmuls;
+  enqueue(stream, [=]() -> CUresult {
+    if (m == 0 || n == 0)
+      return CUDA_SUCCESS;
+    auto extent = [&](const void *p, const LtLayout &l) {
+      if (l.rows == 0 || l.cols == 0)
+        return true;
+      uint64_t last = uint64_t(batch - 1) * uint64_t(l.stride) +
+                      (l.cols - 1) * uint64_t(l.ld) + l.rows;
+      return inAllocation(reinterpret_cast<uintptr_t>(p), last * elem);
+    };
+    if ((k > 0 && (!extent(A, la) || !extent(B, lb))) || !extent(D, ld) ||
+        (be != 0.0f && !extent(C, ld)) ||
+        (hasBias &&
+         !inAllocation(reinterpret_cast<uintptr_t>(bias), uint64_t(m) * elem)))
+      return fail(CUDA_ERROR_ILLEGAL_ADDRESS,
+                  "cublasLtMatmul: an operand lies outside device memory");
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      const int64_t aBase = bi * la.stride, bBase = bi * lb.stride,
+                    dBase = bi * ld.stride;
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+          float acc = 0.0f;
+          for (int64_t p = 0; p < k; ++p) {
+            float av =
+                loadElement(A, type,
+                            aBase + (o.transa == CUBLAS_OP_N ? p * la.ld + i
+                                                             : i * la.ld + p));
+            float bv =
+                loadElement(B, type,
+                            bBase + (o.transb == CUBLAS_OP_N ? j * lb.ld + p
+                                                             : p * lb.ld + j));
+            acc += av * bv;
+          }
+          const int64_t di = dBase + j * ld.ld + i;
+          float r = al * acc;
+          if (be != 0.0f)
+            r += be * loadElement(C, type, di);
+          if (hasBias)
+            r += loadElement(bias, type, i);
+          if (relu) {
+            r = std::fmax(r, 0.0f);
+          } else if (gelu) {
+            const float inner = 0.7978845608f * (r + 0.044715f * r * r * r);
+            r = 0.5f * r * (1.0f + std::tanh(inner));
+          }
+          storeElement(D, type, di, r);
         }
     }
     return CUDA_SUCCESS;

@@ -1,10 +1,11 @@
 //===- FakeCuda.h - The fake CUDA driver and cuBLAS of tests ----*- C++ -*-===//
 //
-// libdlc-fakecuda.so (FakeCuda.cpp) exports the CUDA driver and cuBLAS entry
-// points the runtime resolves, so that CudaSession's control flow (context,
-// allocations, module loading, launches, copies, GEMMs, CUDA Graph capture
-// and replay, every error path) runs without a GPU: point
-// $DLC_CUDA_DRIVER_LIB and $DLC_CUBLAS_LIB at it.
+// libdlc-fakecuda.so (FakeCuda.cpp) exports the CUDA driver, cuBLAS and
+// cuBLASLt entry points the runtime resolves, so that CudaSession's control
+// flow (context, allocations, module loading, launches, copies, GEMMs with
+// and without epilogues, CUDA Graph capture and replay, every error path)
+// runs without a GPU: point
+// $DLC_CUDA_DRIVER_LIB, $DLC_CUBLAS_LIB and $DLC_CUBLASLT_LIB at it.
 //
 // Device memory is host memory. The fake is strict where a real driver is:
 // it needs cuInit, a current context for work, ranges inside allocations
@@ -53,6 +54,11 @@ struct FakeCudaStats {
   uint64_t graphLaunches = 0;
   uint64_t gemms = 0;
   uint64_t copies = 0;
+  int64_t cublasLtHandles = 0;
+  /// cuBLASLt matmul, matrix layout and preference descriptors alive.
+  int64_t cublasLtDescriptors = 0;
+  uint64_t ltMatmuls = 0;    ///< cublasLtMatmul calls enqueued
+  uint64_t ltHeuristics = 0; ///< cublasLtMatmulAlgoGetHeuristic calls
 };
 
 /// The control functions the fake exports besides the CUDA API.

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <dlfcn.h>
 
 using namespace dlc::rt;
 using namespace dlc::rt::test;
@@ -175,6 +176,65 @@ TEST_F(FakeCuda, ProfileTimesEveryStepWithEvents) {
   }
 }
 
+TEST_F(FakeCuda, BenchmarkTimesGraphReplaysWithEvents) {
+  Package p = withFakeCubin(chainPackage(5));
+  HostTensor x = randomF32({kChainSize}, 6);
+  std::vector<HostTensor> want = simOutputs(chainPackage(5), {x});
+  {
+    Result<std::unique_ptr<Session>> s = createCuda(p);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_TRUE((*s)->usesCudaGraph());
+    FakeCudaStats before = fake_->snapshot();
+    Result<std::vector<double>> t = (*s)->benchmark({x}, 3, 4);
+    ASSERT_TRUE(t.isOk()) << t.message() << " (fake: " << fake_->lastError()
+                          << ")";
+    ASSERT_EQ(t->size(), 4u);
+    // The kernels really ran through the sim between each pair of events.
+    for (double ms : *t)
+      EXPECT_GT(ms, 0.0);
+    // Warm-up: a direct run, a capture and a replay; then four replays.
+    FakeCudaStats after = fake_->snapshot();
+    EXPECT_EQ(after.kernelsRun - before.kernelsRun, 5u * 7u);
+    EXPECT_EQ(after.graphLaunches - before.graphLaunches, 2u + 4u);
+    EXPECT_EQ(after.events, 0);
+    // The outputs stayed on the device; the session still runs correctly.
+    Result<std::vector<HostTensor>> got = (*s)->run({x});
+    ASSERT_TRUE(got.isOk()) << got.message();
+    EXPECT_TRUE(sameOutputs(*got, want));
+  }
+  {
+    // Without warm-up runs, the graph is captured before the timed runs
+    // all the same: every timed run is a replay.
+    Result<std::unique_ptr<Session>> s = createCuda(p);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    FakeCudaStats before = fake_->snapshot();
+    Result<std::vector<double>> t = (*s)->benchmark({x}, 0, 2);
+    ASSERT_TRUE(t.isOk()) << t.message();
+    EXPECT_EQ(t->size(), 2u);
+    FakeCudaStats after = fake_->snapshot();
+    EXPECT_EQ(after.graphLaunches - before.graphLaunches, 1u + 2u);
+    EXPECT_EQ(after.kernelsRun - before.kernelsRun, 5u * 4u);
+  }
+  {
+    // Without graphs every run launches each step directly.
+    Result<std::unique_ptr<Session>> s = createCuda(p, /*graph=*/false);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_FALSE((*s)->usesCudaGraph());
+    FakeCudaStats before = fake_->snapshot();
+    Result<std::vector<double>> t = (*s)->benchmark({x}, 1, 3);
+    ASSERT_TRUE(t.isOk()) << t.message();
+    EXPECT_EQ(t->size(), 3u);
+    FakeCudaStats after = fake_->snapshot();
+    EXPECT_EQ(after.graphLaunches, before.graphLaunches);
+    EXPECT_EQ(after.kernelsRun - before.kernelsRun, 5u * 4u);
+    // Wrong inputs are rejected like run()'s.
+    Result<std::vector<double>> bad =
+        (*s)->benchmark({randomF32({kChainSize + 1}, 7)}, 1, 1);
+    ASSERT_FALSE(bad.isOk());
+    EXPECT_THAT(bad.message(), HasSubstr("input #0"));
+  }
+}
+
 TEST_F(FakeCuda, RunOnDeviceRecapturesWhenPointersChange) {
   const CudaDriver *cu = loadCudaDriver(nullptr);
   ASSERT_NE(cu, nullptr);
@@ -303,6 +363,149 @@ TEST_F(FakeCuda, MissingDeviceAndMissingKernel) {
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(), "cuModuleGetFunction failed for k_rowsum: "
                          "CUDA_ERROR_NOT_FOUND");
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM epilogues through the fake cuBLASLt
+//===----------------------------------------------------------------------===//
+
+TEST_F(FakeCuda, EpilogueGemmsThroughCublasLtMatchSim) {
+  // Bias, addend, relu and GELU in f32, f16 and bf16, batched with strides
+  // and a broadcast A; the fake cuBLASLt checks descriptors, attribute
+  // sizes, layouts and alignments as cuBLASLt does and computes in the sim
+  // GEMM's order, so the outputs are equal bit for bit.
+  compareWithSim(epiloguePackage(), epilogueInputs());
+  FakeCudaStats s = fake_->snapshot();
+  // Three steps, called on the first run and captured on the second; one
+  // heuristic query each, kept for the later runs.
+  EXPECT_EQ(s.ltMatmuls - start_.ltMatmuls, 3u * 2u);
+  EXPECT_EQ(s.ltHeuristics - start_.ltHeuristics, 3u);
+  EXPECT_EQ(s.gemms, start_.gemms); // no plain cuBLAS call
+  EXPECT_EQ(s.cublasLtHandles, 0);
+  EXPECT_EQ(s.cublasLtDescriptors, 0);
+}
+
+TEST_F(FakeCuda, EpiloguesWithoutGraphsAndWithSynchronizedSteps) {
+  compareWithSim(epiloguePackage(), epilogueInputs(5), /*graph=*/false);
+  ScopedEnv sync("DLC_CUDA_SYNC_STEPS", "1");
+  compareWithSim(epiloguePackage(), epilogueInputs(6));
+}
+
+/// Device memory of the fake for a test's own buffers, allocated with the
+/// driver's entry points (not the runtime's).
+class FakeDeviceMemory {
+public:
+  FakeDeviceMemory() {
+    handle_ =
+        ::dlopen(std::getenv("DLC_CUDA_DRIVER_LIB"), RTLD_NOW | RTLD_LOCAL);
+    auto sym = [&](const char *name) {
+      void *f = ::dlsym(handle_, name);
+      EXPECT_NE(f, nullptr) << name;
+      return f;
+    };
+    retain_ = reinterpret_cast<CUresult (*)(CUcontext *, CUdevice)>(
+        sym("cuDevicePrimaryCtxRetain"));
+    release_ = reinterpret_cast<CUresult (*)(CUdevice)>(
+        sym("cuDevicePrimaryCtxRelease_v2"));
+    push_ =
+        reinterpret_cast<CUresult (*)(CUcontext)>(sym("cuCtxPushCurrent_v2"));
+    pop_ =
+        reinterpret_cast<CUresult (*)(CUcontext *)>(sym("cuCtxPopCurrent_v2"));
+    alloc_ = reinterpret_cast<CUresult (*)(CUdeviceptr *, size_t)>(
+        sym("cuMemAlloc_v2"));
+    free_ = reinterpret_cast<CUresult (*)(CUdeviceptr)>(sym("cuMemFree_v2"));
+    EXPECT_EQ(retain_(&ctx_, 0), CUDA_SUCCESS);
+  }
+  ~FakeDeviceMemory() {
+    for (CUdeviceptr p : blocks_)
+      free_(p);
+    release_(0);
+    ::dlclose(handle_);
+  }
+  /// `bytes` of device memory (host memory in the fake) at 256-byte
+  /// alignment, with room for a shift of up to 64 bytes.
+  uint8_t *allocate(size_t bytes) {
+    CUdeviceptr p = 0;
+    EXPECT_EQ(push_(ctx_), CUDA_SUCCESS);
+    EXPECT_EQ(alloc_(&p, bytes + 64), CUDA_SUCCESS);
+    CUcontext popped;
+    EXPECT_EQ(pop_(&popped), CUDA_SUCCESS);
+    blocks_.push_back(p);
+    return reinterpret_cast<uint8_t *>(uintptr_t(p));
+  }
+
+private:
+  void *handle_ = nullptr;
+  CUcontext ctx_ = nullptr;
+  CUresult (*retain_)(CUcontext *, CUdevice) = nullptr;
+  CUresult (*release_)(CUdevice) = nullptr;
+  CUresult (*push_)(CUcontext) = nullptr;
+  CUresult (*pop_)(CUcontext *) = nullptr;
+  CUresult (*alloc_)(CUdeviceptr *, size_t) = nullptr;
+  CUresult (*free_)(CUdeviceptr) = nullptr;
+  std::vector<CUdeviceptr> blocks_;
+};
+
+TEST_F(FakeCuda, EpiloguesOnCallerBuffersOfOtherAlignments) {
+  Package p = epiloguePackage();
+  std::vector<HostTensor> in = epilogueInputs(9);
+  std::vector<HostTensor> want = simOutputs(p, in);
+  ASSERT_FALSE(want.empty());
+  {
+    FakeDeviceMemory memory;
+    std::vector<uint8_t *> inBase, outBase;
+    for (const HostTensor &t : in)
+      inBase.push_back(memory.allocate(t.data.size()));
+    for (const HostTensor &t : want)
+      outBase.push_back(memory.allocate(t.data.size()));
+    Result<std::unique_ptr<Session>> s = createCuda(p);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    // Every buffer `shift` bytes past a 256-byte boundary.
+    auto runShifted = [&](size_t shift) -> Status {
+      std::vector<const void *> inputs;
+      std::vector<void *> outputs;
+      for (size_t i = 0; i < in.size(); ++i) {
+        std::memcpy(inBase[i] + shift, in[i].data.data(), in[i].data.size());
+        inputs.push_back(inBase[i] + shift);
+      }
+      for (size_t i = 0; i < want.size(); ++i) {
+        std::memset(outBase[i] + shift, 0xa5, want[i].data.size());
+        outputs.push_back(outBase[i] + shift);
+      }
+      Status st = (*s)->runOnDevice(inputs, outputs);
+      if (!st.isOk())
+        return st;
+      std::vector<HostTensor> got = want;
+      for (size_t i = 0; i < got.size(); ++i)
+        std::memcpy(got[i].data.data(), outBase[i] + shift, got[i].data.size());
+      EXPECT_TRUE(sameOutputs(got, want)) << "shift " << shift;
+      return Status::ok();
+    };
+    // 256-byte aligned: one heuristic per step. 16-byte aligned: the
+    // algorithms chosen for 256 bytes may not run there (the fake checks),
+    // so each step asks again. Back at 256 bytes, the first ones serve.
+    const size_t shifts[] = {0, 16, 0, 16};
+    const uint64_t expectedQueries[] = {3, 3, 0, 0};
+    for (int round = 0; round < 4; ++round) {
+      uint64_t before = fake_->snapshot().ltHeuristics;
+      Status st = runShifted(shifts[round]);
+      ASSERT_TRUE(st.isOk())
+          << "shift " << shifts[round] << ": " << st.message()
+          << " (fake: " << fake_->lastError() << ")";
+      EXPECT_EQ(fake_->snapshot().ltHeuristics - before, expectedQueries[round])
+          << "round " << round;
+    }
+    // f32 elements two bytes off their alignment: no algorithm runs there.
+    Status bad = runShifted(2);
+    ASSERT_FALSE(bad.isOk());
+    EXPECT_EQ(bad.message(),
+              "cuBLASLt has no algorithm for step 0 (gemm relu): a f32 GEMM "
+              "with epilogue relu, a bias, an addend and operand alignments "
+              "of 2, 2, 2 and 2 bytes");
+    // The session is still usable.
+    Status again = runShifted(16);
+    EXPECT_TRUE(again.isOk()) << again.message();
+  }
 }
 
 } // namespace

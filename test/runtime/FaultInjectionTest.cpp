@@ -119,12 +119,14 @@ TEST_F(FaultInjection, EveryEntryPointIsASiteAndEverySiteIsDocumented) {
     EXPECT_TRUE(names.insert(s.name).second) << "duplicate " << s.name;
     EXPECT_FALSE(s.effect.empty()) << s.name;
   }
-  // 36 driver, 9 NVRTC and 7 cuBLAS entry points, and 10 other sites.
-  EXPECT_EQ(names.size(), 36u + 9u + 7u + 10u);
+  // 36 driver, 9 NVRTC, 7 cuBLAS and 14 cuBLASLt entry points, and 11
+  // other sites.
+  EXPECT_EQ(names.size(), 36u + 9u + 7u + 14u + 11u);
   for (const char *n :
        {"cuMemAlloc", "cuGraphInstantiate", "cuStreamEndCapture",
-        "nvrtcCompileProgram", "cublasGemmStridedBatchedEx", "libcuda-missing",
-        "kernel-fault", "cache-corrupt"})
+        "nvrtcCompileProgram", "cublasGemmStridedBatchedEx", "cublasLtMatmul",
+        "libcublaslt-missing", "libcuda-missing", "kernel-fault",
+        "cache-corrupt"})
     EXPECT_TRUE(names.count(n)) << n;
   EXPECT_EQ(findSite("cuMemAlloc")->error, "CUDA_ERROR_OUT_OF_MEMORY");
   EXPECT_EQ(findSite("nvrtcCompileProgram")->error, "NVRTC_ERROR_COMPILATION");
@@ -439,6 +441,25 @@ TEST_F(SimFault, KernelFaultFailsTheStepAndTheSessionGoesOn) {
   expectSmallRunWorks(**s);
 }
 
+TEST_F(SimFault, BenchmarkReportsAKernelFaultAndTheSessionGoesOn) {
+  Result<std::unique_ptr<Session>> s = createSim(smallPackage());
+  ASSERT_TRUE(s.isOk()) << s.message();
+  HostTensor x = randomF32({256}, 33);
+  // The small package has two kernel steps: call 6 is the second step of
+  // the first timed run, after two warm-up runs.
+  ASSERT_TRUE(fault::inject("kernel-fault", 6).isOk());
+  Result<std::vector<double>> t = (*s)->benchmark({x}, 2, 3);
+  ASSERT_FALSE(t.isOk());
+  EXPECT_EQ(t.message(), "step 1 (k1: inc): kernel k_inc: illegal memory "
+                         "access (fault injected at site kernel-fault)");
+  EXPECT_EQ(fault::calls("kernel-fault"), 6u);
+  fault::clear();
+  t = (*s)->benchmark({x}, 0, 2);
+  ASSERT_TRUE(t.isOk()) << t.message();
+  EXPECT_EQ(t->size(), 2u);
+  expectSmallRunWorks(**s);
+}
+
 TEST_F(SimFault, CorruptCachedObjectIsRebuilt) {
   Package p = smallPackage("// cache-corrupt\n");
   {
@@ -634,7 +655,8 @@ private:
 /// What happened in one life of a session: created, run three times
 /// (direct launches, graph capture, graph replay; for RunOnDevice a fourth
 /// time on other buffers), in Graph mode profiled (events around direct
-/// launches), then destroyed.
+/// launches), benchmarked (events around whole runs; not in NvrtcFallback
+/// mode, which differs only in loading), then destroyed.
 struct Lifecycle {
   std::vector<std::string> errors;
   /// Whether the armed fault fired before the session's destruction.
@@ -691,6 +713,16 @@ Lifecycle runLifecycle(Sweep &w, const std::string &site) {
           life.errors.push_back(p.message());
         else
           EXPECT_EQ(p->size(), w.package.steps.size());
+      }
+      // A benchmark replays the graph captured by the runs (Graph), runs
+      // synchronized direct launches (SyncSteps), or captures a graph for
+      // the session's own buffers after runs on the caller's (RunOnDevice).
+      if (w.mode != Mode::NvrtcFallback && life.errors.empty()) {
+        Result<std::vector<double>> t = (*s)->benchmark(w.inputs, 1, 2);
+        if (!t.isOk())
+          life.errors.push_back(t.message());
+        else
+          EXPECT_EQ(t->size(), 2u);
       }
       if (!life.errors.empty()) {
         // The fault fires once: this run sees it cleared.
@@ -835,6 +867,124 @@ TEST_F(CudaFault, EveryCudaAndCublasCallFailsCleanly) {
               tested.size(), lifecycles);
 }
 
+TEST_F(CudaFault, EveryCublasLtCallFailsCleanly) {
+  // GEMMs with epilogues (cublasLtMatmul); the package has no kernels.
+  Package pkg = epiloguePackage();
+  std::vector<HostTensor> in = epilogueInputs();
+  std::vector<HostTensor> want = simOutputs(pkg, in);
+  ASSERT_FALSE(want.empty());
+  const std::set<std::string> releases = {
+      "cublasLtDestroy", "cublasLtMatmulDescDestroy",
+      "cublasLtMatrixLayoutDestroy", "cublasLtMatmulPreferenceDestroy"};
+  std::vector<Sweep> sweeps(3);
+  const Mode modes[] = {Mode::Graph, Mode::SyncSteps, Mode::RunOnDevice};
+  std::set<std::string> tested;
+  size_t lifecycles = 0;
+  for (size_t i = 0; i < sweeps.size(); ++i) {
+    Sweep &w = sweeps[i];
+    w.mode = modes[i];
+    w.package = pkg;
+    w.inputs = in;
+    w.want = want;
+    if (w.mode == Mode::RunOnDevice) {
+      std::vector<uint64_t> inBytes, outBytes;
+      for (const TensorDesc &d : pkg.inputs)
+        inBytes.push_back(d.byteSize());
+      for (const TensorDesc &d : pkg.outputs)
+        outBytes.push_back(d.byteSize());
+      w.buffers = std::make_unique<CallerBuffers>(inBytes, outBytes);
+      w.buffers->write(in);
+    }
+    for (const fault::SiteInfo &site : fault::sites()) {
+      if (!hasPrefix(site.name, "cublasLt") ||
+          site.name == "cublasLtGetStatusName")
+        continue;
+      ASSERT_TRUE(fault::inject(site.name, ~uint64_t(0)).isOk());
+      Lifecycle clean = runLifecycle(w, site.name);
+      uint64_t calls = fault::calls(site.name);
+      fault::clear();
+      ASSERT_TRUE(clean.errors.empty())
+          << modeName(w.mode) << ": " << clean.errors[0];
+      for (uint64_t nth = 1; nth <= calls; ++nth) {
+        SCOPED_TRACE(std::string(modeName(w.mode)) + ": " + site.name +
+                     ", call " + std::to_string(nth) + " of " +
+                     std::to_string(calls));
+        LiveCudaObjects live = liveCudaObjects();
+        FakeCudaStats start = fake_->snapshot();
+        ASSERT_TRUE(fault::inject(site.name, nth).isOk());
+        Lifecycle life = runLifecycle(w, site.name);
+        EXPECT_EQ(fault::fired(site.name), 1u);
+        fault::clear();
+        ++lifecycles;
+        tested.insert(site.name);
+        expectNoLeaks(live, start, w.mode == Mode::RunOnDevice);
+        FakeCudaStats now = fake_->snapshot();
+        EXPECT_EQ(now.cublasLtHandles, 0);
+        EXPECT_EQ(now.cublasLtDescriptors, 0);
+        if (releases.count(site.name) || !life.firedInUse) {
+          EXPECT_TRUE(life.errors.empty()) << life.errors[0];
+          continue;
+        }
+        ASSERT_FALSE(life.errors.empty()) << "the failure did not surface";
+        EXPECT_THAT(life.errors[0], HasSubstr(site.name + " failed"));
+        EXPECT_THAT(life.errors[0], HasSubstr(": " + site.error));
+        // Nothing cuBLASLt reports is sticky: the next run works.
+        EXPECT_TRUE(life.recovered) << life.recovery;
+      }
+    }
+  }
+  // The 14 cuBLASLt entry points but cublasLtGetStatusName.
+  EXPECT_EQ(tested.size(), 13u);
+  std::printf("%zu cuBLASLt sites, %zu session lifecycles with one failure "
+              "each\n",
+              tested.size(), lifecycles);
+}
+
+TEST_F(CudaFault, CublasLtMessagesAndMissingLibrary) {
+  LiveCudaObjects live = liveCudaObjects();
+  FakeCudaStats start = fake_->snapshot();
+  Package p = epiloguePackage();
+  std::vector<HostTensor> in = epilogueInputs();
+  {
+    Result<std::unique_ptr<Session>> s = createCuda(p);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    // Even when cuBLASLt cannot name its statuses.
+    ASSERT_TRUE(fault::inject("cublasLtMatmul", 2).isOk());
+    ASSERT_TRUE(fault::inject("cublasLtGetStatusName", 1, 0).isOk());
+    Result<std::vector<HostTensor>> r = (*s)->run(in);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.message(), "cublasLtMatmul failed for step 1 (gemm gelu): "
+                           "CUBLAS_STATUS_EXECUTION_FAILED");
+    fault::clear();
+    // Steps 0 and 1 keep the algorithms of the first run; step 2 asks.
+    ASSERT_TRUE(fault::inject("cublasLtMatmulAlgoGetHeuristic").isOk());
+    r = (*s)->run(in);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.message(),
+              "cublasLtMatmulAlgoGetHeuristic failed for step 2 (gemm "
+              "residual): CUBLAS_STATUS_NOT_SUPPORTED");
+    fault::clear();
+    r = (*s)->run(in);
+    ASSERT_TRUE(r.isOk()) << r.message();
+    EXPECT_TRUE(sameOutputs(*r, simOutputs(p, in)));
+  }
+  // cuBLASLt is loaded for packages with epilogues only.
+  ASSERT_TRUE(fault::inject("libcublaslt-missing", 1, 0).isOk());
+  Result<std::unique_ptr<Session>> g = createCuda(p);
+  ASSERT_FALSE(g.isOk());
+  EXPECT_EQ(g.message(), "the package has GEMM steps with epilogues but "
+                         "cuBLASLt is not available: " +
+                             std::string(std::getenv("DLC_CUBLASLT_LIB")) +
+                             " not found");
+  {
+    Result<std::unique_ptr<Session>> plain =
+        createCuda(withFakeCubin(scenarioPackage()));
+    EXPECT_TRUE(plain.isOk()) << plain.message();
+  }
+  fault::clear();
+  expectNoLeaks(live, start);
+}
+
 TEST_F(CudaFault, MessagesNameTheCallAndWhatItWasFor) {
   LiveCudaObjects live = liveCudaObjects();
   FakeCudaStats start = fake_->snapshot();
@@ -871,6 +1021,59 @@ TEST_F(CudaFault, MessagesNameTheCallAndWhatItWasFor) {
                          "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
   fault::clear();
   t->reset();
+  expectNoLeaks(live, start);
+}
+
+TEST_F(CudaFault, BenchmarkMessagesNameTheRunAndTheSessionGoesOn) {
+  LiveCudaObjects live = liveCudaObjects();
+  FakeCudaStats start = fake_->snapshot();
+  Package p = withFakeCubin(scenarioPackage());
+  std::vector<HostTensor> in = scenarioInputs();
+  std::vector<HostTensor> want = simOutputs(p, in);
+  struct Case {
+    const char *site;
+    uint64_t nth;
+    const char *message;
+  };
+  // On a fresh session, benchmark(in, 1, 3) runs once directly (the
+  // warm-up), once more to capture the graph (graph launch 1), then three
+  // timed replays (graph launches 2-4), each between two events.
+  const Case cases[] = {
+      {"cuEventCreate", 2,
+       "cuEventCreate failed for the benchmark: CUDA_ERROR_OUT_OF_MEMORY"},
+      {"cuEventRecord", 3,
+       "cuEventRecord failed for benchmark run 2: CUDA_ERROR_INVALID_HANDLE"},
+      {"cuEventElapsedTime", 3,
+       "cuEventElapsedTime failed for benchmark run 3: "
+       "CUDA_ERROR_INVALID_HANDLE"},
+      {"cuGraphLaunch", 3, "cuGraphLaunch failed: CUDA_ERROR_INVALID_VALUE"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.site);
+    Result<std::unique_ptr<Session>> s = createCuda(p);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    ASSERT_TRUE(fault::inject(c.site, c.nth).isOk());
+    Result<std::vector<double>> t = (*s)->benchmark(in, 1, 3);
+    ASSERT_FALSE(t.isOk());
+    EXPECT_EQ(t.message(), c.message);
+    EXPECT_EQ(fault::fired(c.site), 1u);
+    fault::clear();
+    EXPECT_EQ(liveCudaObjects().events, live.events);
+    // Not sticky: the session benchmarks and runs as before.
+    Result<std::vector<double>> ok = (*s)->benchmark(in, 0, 2);
+    ASSERT_TRUE(ok.isOk()) << ok.message();
+    EXPECT_EQ(ok->size(), 2u);
+    Result<std::vector<HostTensor>> r = (*s)->run(in);
+    ASSERT_TRUE(r.isOk()) << r.message();
+    EXPECT_TRUE(sameOutputs(*r, want));
+  }
+  {
+    Result<std::unique_ptr<Session>> s = createCuda(p);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    Result<std::vector<double>> none = (*s)->benchmark(in, 1, 0);
+    ASSERT_FALSE(none.isOk());
+    EXPECT_EQ(none.message(), "benchmark: at least one timed run is needed");
+  }
   expectNoLeaks(live, start);
 }
 

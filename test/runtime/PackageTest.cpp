@@ -1,7 +1,7 @@
 //===- PackageTest.cpp - The .dlcpkg format and validatePackage -----------===//
 
-#include "TestUtil.h"
 #include "runtime/Package.h"
+#include "TestUtil.h"
 #include "runtime/Support.h"
 
 #include <gmock/gmock.h>
@@ -77,7 +77,86 @@ Package samplePackage() {
   c.copy.src = ref(BufferRef::Kind::Arena, 0, 512, 1);
   c.copy.dst = ref(BufferRef::Kind::Output, 1, 0, 1);
   p.steps.push_back(c);
+
+  // A GEMM with an epilogue: act(A x B + addend + bias) into the arena.
+  Step e = g;
+  e.label = "gemm bias+addend+gelu_tanh";
+  e.gemm.alpha = 1.0;
+  e.gemm.beta = 1.0;
+  e.gemm.c = ref(BufferRef::Kind::Arena, 0, 640, 128);
+  e.gemm.bias = ref(BufferRef::Kind::Arena, 0, 768, 32);
+  e.gemm.addend = ref(BufferRef::Kind::Input, 0, 0, 128);
+  e.gemm.epilogue = GemmEpilogue::GeluTanh;
+  p.steps.push_back(e);
   return p;
+}
+
+/// The STEP section of version `version` holding one GEMM step `g`, with
+/// its epilogue written as the given raw bytes (version 2 only).
+std::vector<uint8_t> gemmStepSection(const GemmStep &g, uint32_t version,
+                                     uint8_t epilogue, uint8_t biasFlag,
+                                     uint8_t addendFlag) {
+  std::vector<uint8_t> body;
+  ByteWriter w(body);
+  auto writeRef = [&](const BufferRef &r) {
+    w.u8(uint8_t(r.kind));
+    w.u32(r.index);
+    w.u64(r.offset);
+    w.u64(r.bytes);
+  };
+  w.u32(1);
+  w.u8(uint8_t(Step::Kind::Gemm));
+  w.string("gemm");
+  w.u8(uint8_t(g.dtype));
+  w.u8(uint8_t(g.accType));
+  w.u8(g.transA);
+  w.u8(g.transB);
+  for (int64_t v : {g.m, g.n, g.k, g.batch, g.lda, g.ldb, g.ldc, g.strideA,
+                    g.strideB, g.strideC})
+    w.i64(v);
+  w.f64(g.alpha);
+  w.f64(g.beta);
+  writeRef(g.a);
+  writeRef(g.b);
+  writeRef(g.c);
+  if (version >= 2) {
+    w.u8(epilogue);
+    w.u8(biasFlag);
+    if (biasFlag == 1)
+      writeRef(*g.bias);
+    w.u8(addendFlag);
+    if (addendFlag == 1)
+      writeRef(*g.addend);
+  }
+  std::vector<uint8_t> section;
+  ByteWriter h(section);
+  h.u32(0x50455453); // "STEP"
+  h.u32(0);
+  h.u64(body.size());
+  h.bytes(body.data(), body.size());
+  return section;
+}
+
+/// `payload` with its STEP section replaced by `section`.
+std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
+                                  const std::vector<uint8_t> &section) {
+  std::vector<uint8_t> out;
+  size_t pos = 0;
+  while (pos + 16 <= payload.size()) {
+    ByteReader h(payload.data() + pos, 16);
+    uint32_t tag, flags;
+    uint64_t len;
+    h.u32(tag);
+    h.u32(flags);
+    h.u64(len);
+    if (tag == 0x50455453)
+      out.insert(out.end(), section.begin(), section.end());
+    else
+      out.insert(out.end(), payload.begin() + long(pos),
+                 payload.begin() + long(pos + 16 + len));
+    pos += 16 + len;
+  }
+  return out;
 }
 
 bool sameRef(const BufferRef &a, const BufferRef &b) {
@@ -146,6 +225,13 @@ void expectEqual(const Package &a, const Package &b) {
       EXPECT_TRUE(sameRef(g.a, h.a));
       EXPECT_TRUE(sameRef(g.b, h.b));
       EXPECT_TRUE(sameRef(g.c, h.c));
+      EXPECT_EQ(g.epilogue, h.epilogue);
+      ASSERT_EQ(g.bias.has_value(), h.bias.has_value());
+      if (g.bias)
+        EXPECT_TRUE(sameRef(*g.bias, *h.bias));
+      ASSERT_EQ(g.addend.has_value(), h.addend.has_value());
+      if (g.addend)
+        EXPECT_TRUE(sameRef(*g.addend, *h.addend));
       break;
     }
     case Step::Kind::Copy:
@@ -205,15 +291,15 @@ TEST(Package, RejectsOtherVersions) {
   bytes[8] = 7;
   EXPECT_EQ(readError(dir, bytes),
             dir.file("model.dlcpkg") +
-                ": package format version 7, this dlc reads version 1 "
+                ": package format version 7, this dlc reads versions 1 to 2 "
                 "(recompile the model)");
 }
 
 TEST(Package, RejectsTruncatedFiles) {
   TempDir dir;
   std::vector<uint8_t> bytes = serializePackage(samplePackage());
-  for (size_t size : {size_t(0), size_t(5), size_t(31), size_t(32),
-                      size_t(100), bytes.size() / 2, bytes.size() - 1}) {
+  for (size_t size : {size_t(0), size_t(5), size_t(31), size_t(32), size_t(100),
+                      bytes.size() / 2, bytes.size() - 1}) {
     std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + long(size));
     std::string msg = readError(dir, cut);
     EXPECT_EQ(msg.rfind(dir.file("model.dlcpkg") + " is truncated", 0), 0u)
@@ -233,7 +319,8 @@ TEST(Package, DetectsCorruption) {
   }
   std::vector<uint8_t> magic = bytes;
   magic[2] = 'X';
-  EXPECT_THAT(readError(dir, magic), HasSubstr("not a dlc package (bad magic)"));
+  EXPECT_THAT(readError(dir, magic),
+              HasSubstr("not a dlc package (bad magic)"));
   std::vector<uint8_t> longer = bytes;
   longer.push_back(0);
   EXPECT_THAT(readError(dir, longer),
@@ -253,6 +340,69 @@ std::vector<uint8_t> withPayload(const std::vector<uint8_t> &payload) {
   }
   out.insert(out.end(), payload.begin(), payload.end());
   return out;
+}
+
+TEST(Package, EpiloguesRoundTripAndVersion1StillReads) {
+  Package p = samplePackage();
+  ASSERT_TRUE(p.steps[3].gemm.hasEpilogue());
+  EXPECT_FALSE(p.steps[1].gemm.hasEpilogue());
+  Result<Package> q = deserializePackage(serializePackage(p));
+  ASSERT_TRUE(q.isOk()) << q.message();
+  expectEqual(p, *q);
+  // Every epilogue, and a bias without an addend.
+  for (GemmEpilogue e :
+       {GemmEpilogue::None, GemmEpilogue::Relu, GemmEpilogue::GeluTanh}) {
+    p.steps[3].gemm.epilogue = e;
+    p.steps[3].gemm.addend.reset();
+    q = deserializePackage(serializePackage(p));
+    ASSERT_TRUE(q.isOk()) << q.message();
+    expectEqual(p, *q);
+  }
+
+  // A version-1 package: GEMM steps end after C.
+  Package v1 = samplePackage();
+  v1.steps = {v1.steps[1]};
+  std::vector<uint8_t> bytes = serializePackage(v1);
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  std::vector<uint8_t> old = withPayload(
+      replaceSteps(payload, gemmStepSection(v1.steps[0].gemm, 1, 0, 0, 0)));
+  old[8] = 1;
+  Result<Package> r = deserializePackage(old);
+  ASSERT_TRUE(r.isOk()) << r.message();
+  v1.steps[0].label = "gemm";
+  expectEqual(v1, *r);
+  EXPECT_FALSE(r->steps[0].gemm.hasEpilogue());
+  // The same bytes as version 2 lack the epilogue.
+  old[8] = 2;
+  r = deserializePackage(old);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(), "corrupt package: section 'STEP' ends early");
+}
+
+TEST(Package, RejectsCorruptEpilogues) {
+  Package p = samplePackage();
+  std::vector<uint8_t> bytes = serializePackage(p);
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  const GemmStep &g = p.steps[3].gemm;
+  auto read = [&](uint8_t epilogue, uint8_t bias, uint8_t addend) {
+    return deserializePackage(withPayload(
+        replaceSteps(payload, gemmStepSection(g, 2, epilogue, bias, addend))));
+  };
+  Result<Package> ok = read(2, 1, 1);
+  ASSERT_TRUE(ok.isOk()) << ok.message();
+  EXPECT_EQ(ok->steps[0].gemm.epilogue, GemmEpilogue::GeluTanh);
+  Result<Package> r = read(3, 1, 1);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(),
+            "corrupt package: section 'STEP' holds an invalid GEMM epilogue 3");
+  r = read(0, 2, 0);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(),
+            "corrupt package: section 'STEP' holds an invalid flag value 2");
+  r = read(0, 0, 7);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(),
+            "corrupt package: section 'STEP' holds an invalid flag value 7");
 }
 
 TEST(Package, RejectsInvalidSectionContents) {
@@ -305,7 +455,7 @@ TEST(Package, RejectsInvalidSectionContents) {
     h.u32(tag);
     h.u32(flags);
     h.u64(len);
-    if (tag == 0x50455453) { // "STEP"
+    if (tag == 0x50455453) {     // "STEP"
       badKind[pos + 16 + 4] = 9; // after the u32 count
       break;
     }
@@ -449,6 +599,32 @@ TEST(ValidatePackage, GemmOperandsAndCopies) {
   p.steps[2].copy.src.bytes = 2;
   p.steps[2].copy.dst = ref(BufferRef::Kind::Arena, 0, 0, 1);
   EXPECT_THAT(invalid(p), HasSubstr("copies 2 bytes into a destination of 1"));
+}
+
+TEST(ValidatePackage, GemmEpilogues) {
+  Package p = samplePackage();
+  p.steps[3].gemm.bias->bytes = 16; // 8 floats needed
+  EXPECT_EQ(invalid(p), "step 3 (gemm bias+addend+gelu_tanh): operand bias "
+                        "needs 32 bytes but its buffer reference covers 16");
+
+  p = samplePackage();
+  p.steps[3].gemm.bias = ref(BufferRef::Kind::Arena, 0, 1000, 32);
+  EXPECT_THAT(invalid(p), HasSubstr("bias refers to arena bytes [1000, 1032) "
+                                    "but arena has 1024 bytes"));
+
+  p = samplePackage();
+  p.steps[3].gemm.addend = ref(BufferRef::Kind::Input, 1, 0, 16);
+  EXPECT_THAT(invalid(p), HasSubstr("operand addend needs 128 bytes"));
+
+  p = samplePackage();
+  p.steps[3].gemm.batch = 2;
+  p.steps[3].gemm.strideC = 0;
+  EXPECT_THAT(invalid(p), HasSubstr("output batch stride 0"));
+
+  p = samplePackage();
+  p.steps[3].gemm.epilogue = GemmEpilogue(5);
+  EXPECT_THAT(invalid(p), HasSubstr("GEMM epilogue 5 is not one of none, "
+                                    "relu and gelu_tanh"));
 }
 
 } // namespace

@@ -638,6 +638,57 @@ TEST(Sim, GemmAndCopySteps) {
     }
 }
 
+TEST(Sim, BenchmarkTimesWholeRuns) {
+  Package g = gemmPackage();
+  auto s = openSim(g);
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->usesCudaGraph());
+  std::vector<HostTensor> in = {randomTensor(DType::F32, {3, 4, 5}, 34),
+                                randomTensor(DType::F32, {6, 5}, 35),
+                                randomTensor(DType::F32, {4, 3}, 36)};
+  Result<std::vector<HostTensor>> want = s->run(in);
+  ASSERT_TRUE(want.isOk()) << want.message();
+  Result<std::vector<double>> t = s->benchmark(in, 2, 5);
+  ASSERT_TRUE(t.isOk()) << t.message();
+  ASSERT_EQ(t->size(), 5u);
+  for (double ms : *t)
+    EXPECT_GT(ms, 0.0);
+  // The session runs as before.
+  Result<std::vector<HostTensor>> again = s->run(in);
+  ASSERT_TRUE(again.isOk()) << again.message();
+  for (size_t i = 0; i < want->size(); ++i)
+    EXPECT_EQ((*again)[i].data, (*want)[i].data) << i;
+
+  Result<std::vector<double>> none = s->benchmark(in, 1, 0);
+  ASSERT_FALSE(none.isOk());
+  EXPECT_EQ(none.message(), "benchmark: at least one timed run is needed");
+  Result<std::vector<double>> bad = s->benchmark({in[0]}, 0, 1);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_THAT(bad.message(), ::testing::HasSubstr("input"));
+}
+
+TEST(Sim, BenchmarkStatistics) {
+  BenchmarkStats odd = summarizeBenchmark({5, 1, 4, 2, 3});
+  EXPECT_EQ(odd.runs, 5u);
+  EXPECT_DOUBLE_EQ(odd.median, 3);
+  EXPECT_DOUBLE_EQ(odd.min, 1);
+  EXPECT_DOUBLE_EQ(odd.max, 5);
+  EXPECT_DOUBLE_EQ(odd.mean, 3);
+  // Linear interpolation between ranks, as numpy.percentile.
+  EXPECT_DOUBLE_EQ(odd.p10, 1.4);
+  EXPECT_DOUBLE_EQ(odd.p90, 4.6);
+  BenchmarkStats even = summarizeBenchmark({4, 1, 3, 2});
+  EXPECT_DOUBLE_EQ(even.median, 2.5);
+  EXPECT_DOUBLE_EQ(even.p10, 1.3);
+  EXPECT_DOUBLE_EQ(even.p90, 3.7);
+  BenchmarkStats one = summarizeBenchmark({0.25});
+  EXPECT_DOUBLE_EQ(one.p10, 0.25);
+  EXPECT_DOUBLE_EQ(one.p90, 0.25);
+  BenchmarkStats none = summarizeBenchmark({});
+  EXPECT_EQ(none.runs, 0u);
+  EXPECT_DOUBLE_EQ(none.median, 0);
+}
+
 TEST(Sim, ProfileTimesEveryStep) {
   // A kernel over the arena-free elementwise package, then GEMMs and a copy.
   auto ew = openSim(elementwisePackage());

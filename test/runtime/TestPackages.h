@@ -1,4 +1,5 @@
-//===- TestPackages.h - Hand-written packages for the session tests -*- C++ -*-===//
+//===- TestPackages.h - Hand-written packages for the session tests -*- C++
+//-*-===//
 //
 // One CUDA source with every test kernel (so the sim compiles it once per
 // cache), written the way the code generator writes its output: extern "C"
@@ -20,10 +21,10 @@
 
 namespace dlc::rt::test {
 
-constexpr int kEwSize = 1000;       ///< k_ew: elements
-constexpr int kRowLength = 1000;    ///< k_rowsum, k_warpmax: columns
-constexpr int kChainSize = 100000;  ///< k_chain: elements
-constexpr int kHalfInputs = 4096;   ///< k_half: float inputs
+constexpr int kEwSize = 1000;      ///< k_ew: elements
+constexpr int kRowLength = 1000;   ///< k_rowsum, k_warpmax: columns
+constexpr int kChainSize = 100000; ///< k_chain: elements
+constexpr int kHalfInputs = 4096;  ///< k_half: float inputs
 
 inline const char *testKernelSource() {
   return R"cuda(
@@ -245,10 +246,10 @@ extern "C" void dlc_sim_entry_k_bad_mask(void *const *a) { k_bad_mask((float *)a
 }
 
 inline std::vector<KernelInfo> testKernels() {
-  return {{"k_ew", false},       {"k_rowsum", true},    {"k_warpmax", true},
-          {"k_shfl", true},      {"k_atomics", false},  {"k_coords", false},
-          {"k_half", false},     {"k_chain", false},    {"k_bad_sync", true},
-          {"k_bad_warp", true},  {"k_bad_exit", true},  {"k_bad_mask", true}};
+  return {{"k_ew", false},      {"k_rowsum", true},   {"k_warpmax", true},
+          {"k_shfl", true},     {"k_atomics", false}, {"k_coords", false},
+          {"k_half", false},    {"k_chain", false},   {"k_bad_sync", true},
+          {"k_bad_warp", true}, {"k_bad_exit", true}, {"k_bad_mask", true}};
 }
 
 inline uint32_t kernelIndex(const std::string &name) {
@@ -279,7 +280,8 @@ inline BufferRef arenaRef(uint64_t offset, uint64_t bytes) {
 }
 
 inline Step kernelStep(const std::string &name, std::vector<uint32_t> grid,
-                       std::vector<uint32_t> block, std::vector<BufferRef> args) {
+                       std::vector<uint32_t> block,
+                       std::vector<BufferRef> args) {
   Step s;
   s.kind = Step::Kind::Kernel;
   s.label = name;
@@ -305,9 +307,9 @@ inline Package elementwisePackage() {
   const uint64_t bytes = kEwSize * 4;
   p.inputs = {{DType::F32, {kEwSize}}, {DType::F32, {kEwSize}}};
   p.outputs = {{DType::F32, {kEwSize}}};
-  p.steps.push_back(kernelStep("k_ew", {(kEwSize + 127) / 128}, {128},
-                               {inputRef(0, bytes), inputRef(1, bytes),
-                                outputRef(0, bytes)}));
+  p.steps.push_back(kernelStep(
+      "k_ew", {(kEwSize + 127) / 128}, {128},
+      {inputRef(0, bytes), inputRef(1, bytes), outputRef(0, bytes)}));
   return p;
 }
 
@@ -329,7 +331,8 @@ inline Package shufflePackage() {
   Package p = basePackage();
   const int n = 128;
   p.inputs = {{DType::F32, {n}}};
-  p.outputs = {{DType::F32, {n, 8}}, {DType::I32, {n, 3}}, {DType::F32, {n, 2}}};
+  p.outputs = {
+      {DType::F32, {n, 8}}, {DType::I32, {n, 3}}, {DType::F32, {n, 2}}};
   p.steps.push_back(kernelStep("k_shfl", {2}, {64},
                                {inputRef(0, n * 4), outputRef(0, n * 32),
                                 outputRef(1, n * 12), outputRef(2, n * 8)}));
@@ -347,8 +350,10 @@ inline Package chainPackage(int links) {
   p.arenaBytes = 2 * slot;
   const uint32_t grid = (kChainSize + 255) / 256;
   for (int i = 0; i < links; ++i) {
-    BufferRef src = i == 0 ? inputRef(0, bytes) : arenaRef((i - 1) % 2 * slot, bytes);
-    BufferRef dst = i == links - 1 ? outputRef(0, bytes) : arenaRef(i % 2 * slot, bytes);
+    BufferRef src =
+        i == 0 ? inputRef(0, bytes) : arenaRef((i - 1) % 2 * slot, bytes);
+    BufferRef dst =
+        i == links - 1 ? outputRef(0, bytes) : arenaRef(i % 2 * slot, bytes);
     p.steps.push_back(kernelStep("k_chain", {grid}, {256}, {src, dst}));
     p.steps.back().label = "k" + std::to_string(i) + ": tanh+mul+add";
   }
@@ -360,7 +365,8 @@ inline Package chainPackage(int links) {
 /// second GEMM D = 0.5 * A[0]^T x E + 2 * D... written directly to output 1.
 inline Package gemmPackage() {
   Package p;
-  p.inputs = {{DType::F32, {3, 4, 5}}, {DType::F32, {6, 5}}, {DType::F32, {4, 3}}};
+  p.inputs = {
+      {DType::F32, {3, 4, 5}}, {DType::F32, {6, 5}}, {DType::F32, {4, 3}}};
   p.outputs = {{DType::F32, {3, 4, 6}}, {DType::F32, {5, 3}}};
   p.arenaBytes = 3 * 4 * 6 * 4;
   Step g;
@@ -407,6 +413,105 @@ inline Package gemmPackage() {
   n.c = outputRef(1, 15 * 4);
   p.steps.push_back(t);
   return p;
+}
+
+/// GEMMs with epilogues (cuBLASLt on CUDA), straight into the outputs:
+///   out0 f32[2, 5, 7] = relu(A[b] x B[b]^T + addend[b] + bias), batch 2;
+///   out1 f16[4, 9] = gelu_tanh(A^T x B + bias), the bias a constant;
+///   out2 bf16[3, 4, 5] = A x B[b] + addend[b], A broadcast (stride 0).
+inline Package epiloguePackage() {
+  Package p;
+  p.inputs = {{DType::F32, {2, 5, 6}}, {DType::F32, {2, 7, 6}},
+              {DType::F32, {7}},       {DType::F32, {2, 5, 7}},
+              {DType::F16, {6, 4}},    {DType::F16, {6, 9}},
+              {DType::BF16, {4, 8}},   {DType::BF16, {3, 8, 5}},
+              {DType::BF16, {3, 4, 5}}};
+  p.outputs = {
+      {DType::F32, {2, 5, 7}}, {DType::F16, {4, 9}}, {DType::BF16, {3, 4, 5}}};
+  // The f16 bias: 9 values, k/8 - 0.5.
+  for (int i = 0; i < 9; ++i) {
+    uint16_t h = floatToHalf(float(i) / 8.0f - 0.5f);
+    p.constants.push_back(uint8_t(h));
+    p.constants.push_back(uint8_t(h >> 8));
+  }
+  Step s;
+  s.kind = Step::Kind::Gemm;
+  s.label = "gemm relu";
+  GemmStep &g = s.gemm;
+  g.transB = true;
+  g.m = 5;
+  g.n = 7;
+  g.k = 6;
+  g.batch = 2;
+  g.lda = 6;
+  g.ldb = 6;
+  g.ldc = 7;
+  g.strideA = 30;
+  g.strideB = 42;
+  g.strideC = 35;
+  g.beta = 1.0;
+  g.a = inputRef(0, 240);
+  g.b = inputRef(1, 336);
+  g.c = outputRef(0, 280);
+  g.bias = inputRef(2, 28);
+  g.addend = inputRef(3, 280);
+  g.epilogue = GemmEpilogue::Relu;
+  p.steps.push_back(s);
+
+  Step t;
+  t.kind = Step::Kind::Gemm;
+  t.label = "gemm gelu";
+  GemmStep &h = t.gemm;
+  h.dtype = DType::F16;
+  h.transA = true;
+  h.m = 4;
+  h.n = 9;
+  h.k = 6;
+  h.lda = 4;
+  h.ldb = 9;
+  h.ldc = 9;
+  h.a = inputRef(4, 48);
+  h.b = inputRef(5, 108);
+  h.c = outputRef(1, 72);
+  h.bias = bufferRef(BufferRef::Kind::Constant, 0, 0, 18);
+  h.epilogue = GemmEpilogue::GeluTanh;
+  p.steps.push_back(t);
+
+  Step u;
+  u.kind = Step::Kind::Gemm;
+  u.label = "gemm residual";
+  GemmStep &r = u.gemm;
+  r.dtype = DType::BF16;
+  r.m = 4;
+  r.n = 5;
+  r.k = 8;
+  r.batch = 3;
+  r.lda = 8;
+  r.ldb = 5;
+  r.ldc = 5;
+  r.strideA = 0;
+  r.strideB = 40;
+  r.strideC = 20;
+  r.beta = 1.0;
+  r.a = inputRef(6, 64);
+  r.b = inputRef(7, 240);
+  r.c = outputRef(2, 120);
+  r.addend = inputRef(8, 120);
+  p.steps.push_back(u);
+  return p;
+}
+
+/// Inputs of epiloguePackage(), uniform in [-2, 2) (rounded to f16/bf16).
+inline std::vector<HostTensor> epilogueInputs(uint64_t seed = 31) {
+  std::vector<HostTensor> in;
+  Rng rng(seed);
+  for (const TensorDesc &d : epiloguePackage().inputs) {
+    HostTensor t(d.dtype, d.shape);
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.setFromDouble(i, rng.uniform(-2.0f, 2.0f));
+    in.push_back(std::move(t));
+  }
+  return in;
 }
 
 /// k_half over all 65536 bit patterns and 4096 float inputs.

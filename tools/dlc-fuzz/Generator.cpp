@@ -244,6 +244,8 @@ private:
   bool genReduce();
   bool genArgMax();
   bool genMatmul();
+  bool genGemmEpilogue();
+  bool genSiblingMatmuls();
   bool genTranspose();
   bool genReshape();
   bool genSlice();
@@ -252,6 +254,7 @@ private:
   bool genTile();
   bool genSoftmax();
   bool genNormalize();
+  bool genAttention();
   bool genConv();
   bool genPool();
   bool genGather();
@@ -1334,6 +1337,195 @@ bool Generator::genMatmul() {
   return true;
 }
 
+/// A product followed by what dlc-fuse-epilogue folds into cuBLASLt's
+/// epilogue: a bias [1, ..., 1, N] (a constant, or computed), a residual
+/// add, in either order and either operand order, then relu (max(x, 0) or
+/// a clamp to [0, FLT_MAX]), tanh-GELU as the ONNX importer writes it, or
+/// now and then erf-GELU (which stays a kernel). Any part may be missing.
+bool Generator::genGemmEpilogue() {
+  int x = pickValue([&](int v) {
+    const Value &w = val(v);
+    return isFloat(w.type.dtype) && w.type.shape.size() >= 2 &&
+           w.type.shape.size() <= 4;
+  });
+  if (x < 0)
+    return false;
+  x = bounded(x, 1);
+  const Value a = val(x);
+  DType t = a.type.dtype;
+  size_t r = a.type.shape.size();
+  bool ta = rng.chance(0.2), tb = rng.chance(0.4);
+  int64_t m = a.type.shape[r - 2], k = a.type.shape[r - 1];
+  if (ta)
+    std::swap(m, k);
+  Shape batch(a.type.shape.begin(), a.type.shape.end() - 2);
+  Shape wb = batch;
+  for (int64_t &d : wb)
+    if (rng.chance(0.5))
+      d = 1;
+  int64_t n = randomDim();
+  auto tooLarge = [&] {
+    return product(wb) * k * n > kMaxConstantElements ||
+           product(batch) * m * n > kMaxElements;
+  };
+  while (tooLarge() && n > 1)
+    n = std::max<int64_t>(1, n / 3);
+  if (tooLarge())
+    return false;
+  Shape ws = wb;
+  ws.push_back(tb ? n : k);
+  ws.push_back(tb ? k : n);
+  std::vector<double> weights;
+  for (int64_t i = 0, e = product(ws); i < e; ++i)
+    weights.push_back(gridValue(-1, 1, 1.0 / 32) / std::sqrt(double(k)));
+  int y = matmul(x, constant({t, ws}, std::move(weights)), ta, tb);
+  const Shape out = val(y).type.shape;
+
+  // The adds, in a random order.
+  int bias = -1, residual = -1;
+  if (rng.chance(0.75)) {
+    Shape bs(r, 1);
+    bs[r - 1] = n;
+    std::vector<double> data;
+    for (int64_t i = 0; i < n; ++i)
+      data.push_back(gridValue(-1, 1, 1.0 / 32));
+    bias = constant({t, bs}, std::move(data));
+    if (rng.chance(0.25))
+      bias = unary(UnaryKind::Tanh, bias); // computed by a kernel
+  }
+  if (rng.chance(0.5)) {
+    residual = pickValue([&](int v) {
+      return v != y && val(v).type.dtype == t && val(v).type.shape == out;
+    });
+    if (residual >= 0)
+      residual = bounded(residual, 4);
+  }
+  std::vector<int> addends;
+  for (int v : {bias, residual})
+    if (v >= 0)
+      addends.push_back(v);
+  if (addends.size() == 2 && rng.chance(0.5))
+    std::swap(addends[0], addends[1]);
+  for (int v : addends)
+    y = rng.chance(0.5) ? binary(BinaryKind::Add, y, v)
+                        : binary(BinaryKind::Add, v, y);
+
+  // The activation.
+  switch (rng.weighted({3, 3, 2, 4, 1})) {
+  case 0:
+    break;
+  case 1:
+    y = rng.chance(0.5) ? binary(BinaryKind::Max, y, splat(t, r, 0.0))
+                        : binary(BinaryKind::Max, splat(t, r, 0.0), y);
+    break;
+  case 2:
+    y = clamp(y, 0.0, double(std::numeric_limits<float>::max()));
+    break;
+  case 3: {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+    int x3 = binary(BinaryKind::Mul, binary(BinaryKind::Mul, y, y), y);
+    int inner = binary(BinaryKind::Add, y,
+                       binary(BinaryKind::Mul, x3, splat(t, r, 0.044715)));
+    int th = unary(UnaryKind::Tanh, binary(BinaryKind::Mul, inner,
+                                           splat(t, r, std::sqrt(2.0 / M_PI))));
+    y = binary(BinaryKind::Mul, binary(BinaryKind::Mul, y, splat(t, r, 0.5)),
+               binary(BinaryKind::Add, th, splat(t, r, 1.0)));
+    break;
+  }
+  default: {
+    // erf-GELU: not cuBLASLt's GELU.
+    int e = unary(UnaryKind::Erf,
+                  binary(BinaryKind::Mul, y, splat(t, r, M_SQRT1_2)));
+    y = binary(BinaryKind::Mul, binary(BinaryKind::Mul, y, splat(t, r, 0.5)),
+               binary(BinaryKind::Add, e, splat(t, r, 1.0)));
+    break;
+  }
+  }
+  settle(y);
+  return true;
+}
+
+/// Sibling products for dlc-horizontal-fuse: two to four products of one
+/// value with constant weights (Q, K and V projections), mostly each with
+/// the add of a constant bias [1, ..., 1, N]. Usually the members agree in
+/// everything and merge into one product; sometimes one has the other
+/// transpose_b (its weights are transposed at compile time), no bias (the
+/// biases stay separate), or weights of another batch shape (it stays out).
+bool Generator::genSiblingMatmuls() {
+  int x = pickValue([&](int v) {
+    const Value &w = val(v);
+    return isFloat(w.type.dtype) && w.type.shape.size() >= 2 &&
+           w.type.shape.size() <= 4;
+  });
+  if (x < 0)
+    return false;
+  x = bounded(x, 4);
+  // A copy: building operations reallocates the values.
+  const Value a = val(x);
+  DType t = a.type.dtype;
+  size_t r = a.type.shape.size();
+  bool ta = rng.chance(0.2);
+  int64_t m = a.type.shape[r - 2], k = a.type.shape[r - 1];
+  if (ta)
+    std::swap(m, k);
+  Shape batch(a.type.shape.begin(), a.type.shape.end() - 2);
+  // Weights of every batch, or shared ones (batch dimensions 1).
+  Shape wb = batch;
+  for (int64_t &d : wb)
+    if (rng.chance(0.6))
+      d = 1;
+  bool tb = rng.chance(0.5);
+  bool biases = rng.chance(0.7);
+  int count = int(rng.range(2, 4));
+  int64_t totalN = 0;
+  std::vector<int> results;
+  for (int i = 0; i < count; ++i) {
+    bool memberTb = rng.chance(0.15) ? !tb : tb;
+    Shape mwb = wb;
+    if (!mwb.empty() && rng.chance(0.1))
+      mwb[0] = mwb[0] == 1 ? batch[0] : 1;
+    int64_t n = randomDim();
+    auto tooLarge = [&] {
+      return product(mwb) * k * n > kMaxConstantElements ||
+             product(batch) * m * (totalN + n) > kMaxElements;
+    };
+    while (tooLarge() && n > 1)
+      n = std::max<int64_t>(1, n / 3);
+    if (tooLarge())
+      break;
+    totalN += n;
+    Shape ws = mwb;
+    ws.push_back(memberTb ? n : k);
+    ws.push_back(memberTb ? k : n);
+    std::vector<double> data;
+    for (int64_t j = 0, e = product(ws); j < e; ++j)
+      data.push_back(gridValue(-1, 1, 1.0 / 32));
+    int y = matmul(x, constant({t, ws}, std::move(data)), ta, memberTb);
+    if (biases && rng.chance(0.9)) {
+      Shape bs(r, 1);
+      bs[r - 1] = n;
+      std::vector<double> bias;
+      for (int64_t j = 0; j < n; ++j)
+        bias.push_back(gridValue(-1, 1, 1.0 / 32));
+      int b = constant({t, bs}, std::move(bias));
+      y = rng.chance(0.8) ? binary(BinaryKind::Add, y, b)
+                          : binary(BinaryKind::Add, b, y);
+    }
+    results.push_back(y);
+  }
+  if (results.empty())
+    return false;
+  // Mostly one value that needs every sibling (the generator's outputs
+  // keep only what they need alive); otherwise later operations pick them.
+  if (results.size() >= 2 && rng.chance(0.6)) {
+    settle(concat(results, int64_t(r) - 1));
+    return true;
+  }
+  for (int y : results)
+    settle(y);
+  return true;
+}
+
 bool Generator::genTranspose() {
   int x = pickValue([&](int v) { return rankOf(v) >= 2; });
   if (x < 0)
@@ -1435,6 +1627,101 @@ int Generator::nchwValue(int64_t maxElements) {
   for (int64_t f : factors)
     shape[rng.weighted({1, 3, 4, 4})] *= f;
   return reshape(x, shape);
+}
+
+/// Scaled dot-product attention in the decomposed form dlc-form-attention
+/// turns into one dlc.attention: matmul(softmax(scale * q k^T [+ mask]), v),
+/// self-attention (k and v are q) or with constant keys and values, K^T by
+/// transpose_b or an explicit transpose, the scale multiplied or divided,
+/// and a mask that is none, a constant causal pattern (-1e4 above the
+/// diagonal: the pass makes it `causal`) or a constant additive bias per key.
+bool Generator::genAttention() {
+  int q = pickValue([&](int v) {
+    const Value &w = val(v);
+    size_t r = w.type.shape.size();
+    return isFloat(w.type.dtype) && r >= 2 && r <= 4 &&
+           w.type.shape[r - 1] > 0 && w.type.shape[r - 1] <= 256;
+  });
+  if (q < 0)
+    return false;
+  q = bounded(q, 2);
+  const TensorType qt = val(q).type;
+  DType t = qt.dtype;
+  size_t r = qt.shape.size();
+  Shape batch(qt.shape.begin(), qt.shape.end() - 2);
+  int64_t sq = qt.shape[r - 2], d = qt.shape[r - 1], nb = product(batch);
+  bool self = rng.chance(0.4);
+  int64_t sk = self ? sq : randomDim();
+  int64_t dv = self || rng.chance(0.5) ? d : randomDim();
+  if (!self) {
+    while (sk > 1 && nb * sk * std::max(d, dv) > kMaxConstantElements)
+      sk = std::max<int64_t>(1, sk / 2);
+    while (dv > 1 && nb * sk * dv > kMaxConstantElements)
+      dv = std::max<int64_t>(1, dv / 2);
+    if (nb * sk * std::max(d, dv) > kMaxConstantElements)
+      return false;
+  }
+  if (nb * sq * sk > kMaxElements || nb * sq * dv > kMaxElements)
+    return false;
+  auto weights = [&](int64_t rows, int64_t cols) {
+    Shape s = batch;
+    s.push_back(rows);
+    s.push_back(cols);
+    std::vector<double> data;
+    for (int64_t i = 0, e = product(s); i < e; ++i)
+      data.push_back(gridValue(-1, 1, 1.0 / 32));
+    return constant({t, s}, std::move(data));
+  };
+  int k = self ? q : weights(sk, d);
+  int v = self ? q : weights(sk, dv);
+  std::vector<int64_t> swapLast(r);
+  std::iota(swapLast.begin(), swapLast.end(), 0);
+  std::swap(swapLast[r - 1], swapLast[r - 2]);
+  int s = rng.chance(0.7) ? matmul(q, k, false, true)
+                          : matmul(q, transpose(k, swapLast), false, false);
+  double root = std::sqrt(double(d));
+  s = rng.chance(0.5) ? binary(BinaryKind::Mul, s, splat(t, r, 1.0 / root))
+                      : binary(BinaryKind::Div, s, splat(t, r, root));
+  switch (rng.weighted({40, 35, 25})) {
+  case 1: {
+    if (sk < sq || sq * sk > kMaxConstantElements)
+      break;
+    Shape ms(r - 2, 1);
+    ms.push_back(sq);
+    ms.push_back(sk);
+    std::vector<double> data;
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < sk; ++j)
+        data.push_back(j > i + (sk - sq) ? -1e4 : 0.0);
+    s = binary(BinaryKind::Add, s, constant({t, ms}, std::move(data)));
+    break;
+  }
+  case 2: {
+    Shape ms(r - 1, 1);
+    ms.push_back(sk);
+    std::vector<double> data;
+    for (int64_t j = 0; j < sk; ++j)
+      data.push_back(gridValue(-2, 0, 1.0 / 4));
+    s = binary(BinaryKind::Add, constant({t, ms}, std::move(data)), s);
+    break;
+  }
+  default:
+    break;
+  }
+  int64_t axis = int64_t(r) - 1;
+  int m = reduce(ReduceKind::Max, s, {axis});
+  int centered = binary(BinaryKind::Sub, s, m);
+  p.values[centered].hi = 0; // s - max(s) <= 0
+  int e = unary(UnaryKind::Exp, centered);
+  int z = reduce(ReduceKind::Sum, e, {axis});
+  p.values[z].lo = 1; // the row's maximum contributes exp(0) = 1
+  int probs = rng.chance(0.7)
+                  ? binary(BinaryKind::Div, e, z)
+                  : binary(BinaryKind::Mul, e, unary(UnaryKind::Reciprocal, z));
+  p.values[probs].lo = 0;
+  p.values[probs].hi = 1;
+  settle(matmul(probs, v, false, false));
+  return true;
 }
 
 bool Generator::genConv() {
@@ -2047,9 +2334,9 @@ Program Generator::run() {
   int target = int(rng.range(options.minOps, options.maxOps));
   // Weights of: unary binary select logic clamp cast reduce argmax matmul
   // transpose reshape slice concat pad tile softmax normalize conv pool
-  // gather resize.
-  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2, 7, 5, 5,
-                                       4,  4,  3, 3, 2, 2, 7,  4, 3, 3};
+  // gather resize sibling-matmuls gemm-epilogue attention.
+  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2, 7, 5, 5, 4,
+                                       4,  3,  3, 2, 2, 7, 4,  3, 3, 3, 4, 3};
   for (int attempts = 0; int(p.ops.size()) < target && attempts < 400;
        ++attempts) {
     switch (rng.weighted(weights)) {
@@ -2112,6 +2399,15 @@ Program Generator::run() {
       break;
     case 19:
       genGather();
+      break;
+    case 21:
+      genSiblingMatmuls();
+      break;
+    case 22:
+      genGemmEpilogue();
+      break;
+    case 23:
+      genAttention();
       break;
     default:
       genResize();

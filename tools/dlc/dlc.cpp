@@ -4,6 +4,7 @@
 //   dlc compile model.mlir|model.onnx -o model.dlcpkg [--emit=dlc|fused|cuda]
 //   dlc run model.dlcpkg|model.mlir|model.onnx [--device=cuda|sim]
 //           [--input [name=]a.npy|a.pb ...] [--output-dir DIR] [--check]
+//           [--benchmark N [--warmup W] [--benchmark-json FILE]]
 //
 //===----------------------------------------------------------------------===//
 #include "dlc/dlc.h"
@@ -11,6 +12,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "passes/KernelAnalysis.h"
+#include "tools/dlc-run/BenchmarkReport.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -60,6 +62,15 @@ static cl::list<std::string>
           cl::cat(dlcCategory));
 static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable kernel fusion"),
                             cl::cat(dlcCategory));
+static cl::opt<bool> noMergeKernels(
+    "no-merge-kernels",
+    cl::desc("Keep independent kernels of one shape as separate launches"),
+    cl::cat(dlcCategory));
+static cl::opt<unsigned> maxOpsPerKernel(
+    "max-ops-per-kernel",
+    cl::desc("Largest number of operations in one fused kernel (default: "
+             "dlc-fuse's)"),
+    cl::init(0), cl::cat(dlcCategory));
 static cl::opt<bool> noInPlace("no-in-place",
                                cl::desc("Disable in-place kernel outputs"),
                                cl::cat(dlcCategory));
@@ -116,6 +127,24 @@ static cl::opt<bool>
                      "the share of the total"),
             cl::cat(dlcCategory));
 
+static cl::opt<unsigned> benchmarkRuns(
+    "benchmark",
+    cl::desc("Time N whole runs of the model after --warmup runs (inputs "
+             "uploaded once, outputs left on the device; CUDA events around "
+             "each CUDA Graph replay, the host clock on sim) and print the "
+             "median, min, p10 and p90"),
+    cl::value_desc("N"), cl::init(0), cl::cat(dlcCategory));
+static cl::opt<unsigned>
+    warmupRuns("warmup",
+               cl::desc("Warm-up runs before the timed runs of --benchmark"),
+               cl::value_desc("W"), cl::init(10), cl::cat(dlcCategory));
+static cl::opt<std::string> benchmarkJsonPath(
+    "benchmark-json",
+    cl::desc("Write the --benchmark results (every time, the statistics, the "
+             "bytes of inputs and outputs, the device; with --profile the "
+             "steps too) as JSON"),
+    cl::value_desc("file"), cl::cat(dlcCategory));
+
 static const char *kUsage =
     "dlc - compile a deep-learning model to fused CUDA kernels and run it\n\n"
     "usage:\n"
@@ -128,7 +157,8 @@ static const char *kUsage =
     "  dlc run <model.dlcpkg|model.mlir|model.onnx> [--device=cuda|sim]\n"
     "          [--input [name=]a.npy|a.pb ...] [--output-dir DIR] [--check] "
     "[--seed N]\n"
-    "          [--iterations N] [--profile]\n"
+    "          [--iterations N] [--profile] [--benchmark N [--warmup W]\n"
+    "          [--benchmark-json FILE]]\n"
     "  dlc <command> --help   for every option\n";
 
 static int fail(const llvm::Twine &message) {
@@ -140,6 +170,8 @@ static ::dlc::CompileOptions compileOptions() {
   ::dlc::CompileOptions options;
   options.archs.assign(archs.begin(), archs.end());
   options.fuse = !noFuse;
+  options.mergeKernels = !noMergeKernels;
+  options.maxOpsPerKernel = maxOpsPerKernel;
   options.inPlace = !noInPlace;
   options.compileCubins = !noCubin;
   options.entry = entry;
@@ -485,6 +517,9 @@ static int runRun() {
     printSummary(package, llvm::errs());
   }
 
+  if (!benchmarkJsonPath.empty() && benchmarkRuns == 0)
+    return fail("--benchmark-json needs --benchmark N");
+
   std::vector<rt::HostTensor> outputs;
   double totalMs = 0;
   // With --profile the iterations are the profile's runs.
@@ -504,12 +539,37 @@ static int runRun() {
                                  "runs after the first)\n",
                                  totalMs / (iterations - 1), iterations - 1);
 
+  ::dlc::tools::BenchmarkReport report;
+  report.tool = "dlc run";
+  report.packagePath = inputPath;
+  report.package = &package;
+  report.device = (*session)->deviceDescription();
+  report.deviceKind = kind;
+  report.cudaGraph = (*session)->usesCudaGraph();
+  report.warmup = warmupRuns;
   if (profile) {
     auto steps = (*session)->profile(args, std::max(1u, iterations.getValue()));
     if (!steps)
       return fail(steps.message());
     printProfile(*steps, (*session)->deviceDescription(),
                  std::max(1u, iterations.getValue()), llvm::outs());
+    report.profile = steps.take();
+    report.profileRuns = std::max(1u, iterations.getValue());
+  }
+  if (benchmarkRuns > 0) {
+    auto times = (*session)->benchmark(args, warmupRuns, benchmarkRuns);
+    if (!times)
+      return fail(times.message());
+    report.times = times.take();
+    llvm::outs() << ::dlc::tools::benchmarkText(report);
+    if (!benchmarkJsonPath.empty()) {
+      std::string error;
+      auto file = mlir::openOutputFile(benchmarkJsonPath, &error);
+      if (!file)
+        return fail(error);
+      file->os() << ::dlc::tools::benchmarkJson(report);
+      file->keep();
+    }
   }
 
   if (!outputDir.empty()) {

@@ -34,6 +34,12 @@ struct CompileOptions {
   /// Compile cubins with NVRTC at compile time (else on first CUDA load).
   bool compileCubins = true;
   bool fuse = true;
+  /// One launch for independent pointwise kernels of one shape
+  /// (dlc-merge-kernels; off with fuse).
+  bool mergeKernels = true;
+  /// Largest number of operations in one fused kernel; 0 keeps dlc-fuse's
+  /// default.
+  unsigned maxOpsPerKernel = 0;
   bool planMemory = true;
   bool inPlace = true;
   /// Canonicalization and CSE after lowering (off only to test that results

@@ -1,0 +1,96 @@
+// RUN: dlc-opt %s -split-input-file -verify-diagnostics
+// One case per verifier message of dlc.attention.
+
+func.func @attention_rank(%q: tensor<4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects q, k and v of one rank, at least 2, but got 2, 3 and 3}}
+  %0 = dlc.attention %q, %k, %v {scale = 1.0 : f64} : (tensor<4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_rank_one(%q: tensor<8xf32>, %k: tensor<8xf32>, %v: tensor<8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects q, k and v of one rank, at least 2, but got 1, 1 and 1}}
+  %0 = dlc.attention %q, %k, %v {scale = 1.0 : f64} : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_integer(%q: tensor<4x8xi32>, %k: tensor<6x8xi32>, %v: tensor<6x8xi32>) {
+  // expected-error @+1 {{'dlc.attention' op expects f32, f16 or bf16 operands, but got 'i32'}}
+  %0 = dlc.attention %q, %k, %v {scale = 1.0 : f64} : (tensor<4x8xi32>, tensor<6x8xi32>, tensor<6x8xi32>) -> tensor<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @attention_element_types(%q: tensor<4x8xf32>, %k: tensor<6x8xf16>, %v: tensor<6x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects q, k, v and the result of one element type, but got 'f32', 'f16', 'f32' and 'f32'}}
+  %0 = dlc.attention %q, %k, %v {scale = 1.0 : f64} : (tensor<4x8xf32>, tensor<6x8xf16>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_size(%q: tensor<4x8xf32>, %k: tensor<6x4xf32>, %v: tensor<6x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects q and k of one head size (last dimension), but got 8 and 4}}
+  %0 = dlc.attention %q, %k, %v {scale = 1.0 : f64} : (tensor<4x8xf32>, tensor<6x4xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_value_rows(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %v: tensor<5x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects v with one row per key (6), but got 5}}
+  %0 = dlc.attention %q, %k, %v {scale = 1.0 : f64} : (tensor<4x8xf32>, tensor<6x8xf32>, tensor<5x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x4x8xf32>, %k: tensor<3x6x8xf32>, %v: tensor<2x6x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op batch dimensions [2], [3] and [2] of q, k and v are not broadcast-compatible}}
+  %0 = dlc.attention %q, %k, %v {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<3x6x8xf32>, tensor<2x6x8xf32>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<2x4x8xf32>, %k: tensor<1x6x8xf32>, %v: tensor<2x6x5xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects result shape [2, 4, 5], but got [2, 4, 8]}}
+  %0 = dlc.attention %q, %k, %v {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<1x6x8xf32>, tensor<2x6x5xf32>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<4x8xf16>, %k: tensor<6x8xf16>, %v: tensor<6x8xf16>, %m: tensor<4x6xbf16>) {
+  // expected-error @+1 {{'dlc.attention' op expects a mask of element type 'f16' or f32, but got 'bf16'}}
+  %0 = dlc.attention %q, %k, %v, %m {scale = 1.0 : f64} : (tensor<4x8xf16>, tensor<6x8xf16>, tensor<6x8xf16>, tensor<4x6xbf16>) -> tensor<4x8xf16>
+  return
+}
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>, %m: tensor<2x4x3xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects a mask that broadcasts to the scores [2, 4, 6], but got shape [2, 4, 3]}}
+  %0 = dlc.attention %q, %k, %v, %m {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<2x4x3xf32>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_rank(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>, %m: tensor<4x6xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects a mask that broadcasts to the scores [2, 4, 6], but got shape [4, 6]}}
+  %0 = dlc.attention %q, %k, %v, %m {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<4x6xf32>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects a finite scale, but got 0x7FF0000000000000 : f64}}
+  %0 = dlc.attention %q, %k, %v {scale = 0x7FF0000000000000 : f64} : (tensor<4x8xf32>, tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  return
+}
