@@ -94,6 +94,7 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   mlir::dlc::PipelineOptions pipelineOptions;
   pipelineOptions.fuse = options.fuse;
   pipelineOptions.mergeKernels = options.mergeKernels;
+  pipelineOptions.graphRewrites = options.graphRewrites;
   pipelineOptions.maxOpsPerKernel = options.maxOpsPerKernel;
   pipelineOptions.planMemory = options.planMemory;
   pipelineOptions.inPlace = options.inPlace;

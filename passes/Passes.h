@@ -25,6 +25,10 @@ struct PipelineOptions {
   bool fuse = true;
   /// dlc-merge-kernels after fusion (only with fuse).
   bool mergeKernels = true;
+  /// The graph rewrites around fusion: dlc-horizontal-fuse,
+  /// dlc-form-attention, dlc-fuse-epilogue and dlc-merge-kernels (off also
+  /// without fuse). Off, dlc-fuzz checks that results do not depend on them.
+  bool graphRewrites = true;
   /// dlc-fuse's max-ops-per-kernel; 0 keeps its default.
   unsigned maxOpsPerKernel = 0;
   bool planMemory = true;

@@ -20,13 +20,18 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
                                           const PipelineOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   // Without fusion every op still becomes a kernel of its own: code
-  // generation only knows kernels, matrix products and views.
-  // Dense convolutions become GEMMs before fusion groups their im2col and
-  // epilogue with neighbouring ops.
-  fpm.addPass(createHorizontalFuse());
-  fpm.addPass(createFormAttention());
+  // generation only knows kernels, matrix products and views; the graph
+  // rewrites around fusion are off too.
+  bool rewrites = options.fuse && options.graphRewrites;
+  // Sibling products and attention chains are found before convolutions
+  // become GEMMs; dense convolutions become GEMMs before fusion groups their
+  // im2col and epilogue with neighbouring ops.
+  if (rewrites) {
+    fpm.addPass(createHorizontalFuse());
+    fpm.addPass(createFormAttention());
+  }
   fpm.addPass(createLowerConv());
-  if (options.fuse)
+  if (rewrites)
     fpm.addPass(createFuseEpilogue());
   FuseOptions fuseOptions;
   if (options.maxOpsPerKernel)
@@ -35,7 +40,7 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
     fuseOptions.maxOpsPerKernel = 1;
   fuseOptions.fusionNotes = options.fusionNotes;
   fpm.addPass(createFuse(fuseOptions));
-  if (options.fuse && options.mergeKernels) {
+  if (rewrites && options.mergeKernels) {
     MergeKernelsOptions mergeOptions;
     if (options.maxOpsPerKernel)
       mergeOptions.maxOpsPerKernel = options.maxOpsPerKernel;

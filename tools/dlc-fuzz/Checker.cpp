@@ -170,7 +170,7 @@ private:
 
 struct Config {
   std::string name;
-  bool fuse = true, inPlace = true, canonicalize = true;
+  bool fuse = true, inPlace = true, canonicalize = true, rewrites = true;
 };
 
 } // namespace
@@ -429,10 +429,11 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     if (options.progress)
       options.progress(what);
   };
-  const Config configs[] = {{"", true, true, true},
-                            {" no-fuse", false, true, true},
-                            {" no-in-place", true, false, true},
-                            {" no-canonicalize", true, true, false}};
+  const Config configs[] = {{"", true, true, true, true},
+                            {" no-fuse", false, true, true, true},
+                            {" no-in-place", true, false, true, true},
+                            {" no-canonicalize", true, true, false, true},
+                            {" no-rewrites", true, true, true, false}};
 
   // The full pipeline first: its package carries the reference model.
   std::vector<HostTensor> inputs, expected;
@@ -448,6 +449,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     compileOptions.fuse = config.fuse;
     compileOptions.inPlace = config.inPlace;
     compileOptions.canonicalize = config.canonicalize;
+    compileOptions.graphRewrites = config.rewrites;
     progress("compile sim" + config.name);
     auto package = compile(mlirText, compileOptions, "fuzz.mlir");
     if (!package)

@@ -96,7 +96,8 @@ static cl::opt<std::string> checkFile("check",
 static cl::list<std::string>
     configNames("configs", cl::CommaSeparated,
                 cl::desc("Compile configurations to check: full, no-fuse, "
-                         "no-in-place, no-canonicalize (default: all)"));
+                         "no-in-place, no-canonicalize, no-rewrites (default: "
+                         "all)"));
 static cl::opt<bool> noFork("no-fork",
                             cl::desc("Check in this process (for debuggers; "
                                      "a crash ends the run)"),
@@ -582,9 +583,10 @@ int main(int argc, char **argv) {
   for (const std::string &name : configNames) {
     std::string suffix = name == "full" ? "" : " " + name;
     if (name != "full" && name != "no-fuse" && name != "no-in-place" &&
-        name != "no-canonicalize") {
+        name != "no-canonicalize" && name != "no-rewrites") {
       llvm::errs() << "dlc-fuzz: unknown configuration '" << name
-                   << "' (full, no-fuse, no-in-place, no-canonicalize)\n";
+                   << "' (full, no-fuse, no-in-place, no-canonicalize, "
+                      "no-rewrites)\n";
       return 2;
     }
     options.onlyConfigs.push_back("sim" + suffix);

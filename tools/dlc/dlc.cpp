@@ -66,6 +66,11 @@ static cl::opt<bool> noMergeKernels(
     "no-merge-kernels",
     cl::desc("Keep independent kernels of one shape as separate launches"),
     cl::cat(dlcCategory));
+static cl::opt<bool> noGraphRewrites(
+    "no-graph-rewrites",
+    cl::desc("Disable the rewrites around fusion: sibling GEMMs, attention, "
+             "GEMM epilogues, merged launches"),
+    cl::cat(dlcCategory));
 static cl::opt<unsigned> maxOpsPerKernel(
     "max-ops-per-kernel",
     cl::desc("Largest number of operations in one fused kernel (default: "
@@ -171,6 +176,7 @@ static ::dlc::CompileOptions compileOptions() {
   options.archs.assign(archs.begin(), archs.end());
   options.fuse = !noFuse;
   options.mergeKernels = !noMergeKernels;
+  options.graphRewrites = !noGraphRewrites;
   options.maxOpsPerKernel = maxOpsPerKernel;
   options.inPlace = !noInPlace;
   options.compileCubins = !noCubin;

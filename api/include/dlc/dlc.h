@@ -37,6 +37,10 @@ struct CompileOptions {
   /// One launch for independent pointwise kernels of one shape
   /// (dlc-merge-kernels; off with fuse).
   bool mergeKernels = true;
+  /// The graph rewrites around fusion (sibling GEMMs, attention, GEMM
+  /// epilogues, merged launches); off only to test that results do not
+  /// depend on them.
+  bool graphRewrites = true;
   /// Largest number of operations in one fused kernel; 0 keeps dlc-fuse's
   /// default.
   unsigned maxOpsPerKernel = 0;
