@@ -240,41 +240,9 @@ runReference(const rt::Package &package,
 
 std::vector<rt::HostTensor> randomInputs(const rt::Package &package,
                                          uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<rt::HostTensor> inputs;
-  for (const rt::TensorDesc &desc : package.inputs) {
-    rt::HostTensor t(desc.dtype, desc.shape);
-    for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
-      switch (desc.dtype) {
-      case rt::DType::F32:
-      case rt::DType::F16:
-      case rt::DType::BF16:
-        t.setFromDouble(i,
-                        std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
-        break;
-      case rt::DType::I32:
-      case rt::DType::I64:
-        t.setFromDouble(i, (double)(rng() % 8));
-        break;
-      case rt::DType::I1:
-        t.setFromDouble(i, (double)(rng() & 1));
-        break;
-      }
-    }
-    inputs.push_back(std::move(t));
-  }
-  return inputs;
+  return rt::randomInputs(package, seed);
 }
 
-double defaultTolerance(rt::DType type) {
-  switch (type) {
-  case rt::DType::F16:
-    return 1e-2;
-  case rt::DType::BF16:
-    return 2e-2;
-  default:
-    return 1e-5;
-  }
-}
+double defaultTolerance(rt::DType type) { return rt::defaultTolerance(type); }
 
 } // namespace dlc

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <random>
 #include <set>
 
 namespace dlc::rt {
@@ -845,6 +846,56 @@ Status validatePackage(const Package &pkg) {
     }
   }
   return Status::ok();
+}
+
+std::vector<HostTensor> randomInputs(const Package &package, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<HostTensor> inputs;
+  for (const TensorDesc &desc : package.inputs) {
+    HostTensor t(desc.dtype, desc.shape);
+    for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
+      switch (desc.dtype) {
+      case DType::F32:
+      case DType::F16:
+      case DType::BF16:
+        t.setFromDouble(i,
+                        std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
+        break;
+      case DType::I32:
+      case DType::I64:
+        t.setFromDouble(i, double(rng() % 8));
+        break;
+      case DType::I1:
+        t.setFromDouble(i, double(rng() & 1));
+        break;
+      }
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+double defaultTolerance(DType type) {
+  switch (type) {
+  case DType::F16:
+    return 1e-2;
+  case DType::BF16:
+    return 2e-2;
+  default:
+    return 1e-5;
+  }
+}
+
+const char *stepKindName(Step::Kind kind) {
+  switch (kind) {
+  case Step::Kind::Kernel:
+    return "kernel";
+  case Step::Kind::Gemm:
+    return "gemm";
+  case Step::Kind::Copy:
+    return "copy";
+  }
+  return "?";
 }
 
 } // namespace dlc::rt

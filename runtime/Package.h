@@ -162,6 +162,15 @@ Result<Package> readPackageFile(const std::string &path);
 /// name existing kernels, inputs and outputs.
 Status validatePackage(const Package &package);
 
+/// Inputs for a package when the user gives none (`dlc run --seed N`,
+/// dlc-run, dlc-fuzz): uniform in [-1, 1) for floats, 0..7 for integers,
+/// 0/1 for booleans, from std::mt19937_64(seed).
+std::vector<HostTensor> randomInputs(const Package &package, uint64_t seed);
+/// The relative error accepted against the reference for outputs of `type`.
+double defaultTolerance(DType type);
+/// "kernel", "gemm" or "copy".
+const char *stepKindName(Step::Kind kind);
+
 } // namespace dlc::rt
 
 #endif // DLC_RUNTIME_PACKAGE_H

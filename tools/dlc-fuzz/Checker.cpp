@@ -259,7 +259,7 @@ checkReferenceOnly(const std::string &mlirText, const std::string &dlcOnlyText,
                    uint64_t inputSeed) {
   rt::Package package;
   package.inputs = inputDescs;
-  std::vector<HostTensor> inputs = randomInputs(package, inputSeed);
+  std::vector<HostTensor> inputs = rt::randomInputs(package, inputSeed);
   auto expected = loweredReference(mlirText, inputs);
   if (!expected)
     return Failure{"reference", "-", expected.message()};
@@ -455,7 +455,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     if (!package)
       return fail("compile", "sim" + config.name, package.message());
     if (first) {
-      inputs = randomInputs(*package, inputSeed);
+      inputs = rt::randomInputs(*package, inputSeed);
       progress("run the reference");
       auto reference = runReference(*package, inputs);
       if (!reference)

@@ -127,18 +127,6 @@ inline std::string jsonNumber(double v) {
   return buf;
 }
 
-inline const char *stepKindJsonName(rt::Step::Kind kind) {
-  switch (kind) {
-  case rt::Step::Kind::Kernel:
-    return "kernel";
-  case rt::Step::Kind::Gemm:
-    return "gemm";
-  case rt::Step::Kind::Copy:
-    return "copy";
-  }
-  return "?";
-}
-
 inline std::string tensorsJson(const std::vector<rt::TensorDesc> &descs,
                                const std::vector<std::string> &names) {
   std::string out = "[";
@@ -201,7 +189,7 @@ inline std::string benchmarkJson(const BenchmarkReport &r) {
       const rt::StepProfile &st = r.profile[i];
       profile += std::string(i ? "," : "") +
                  "\n    {\"step\": " + std::to_string(st.step) +
-                 ", \"kind\": " + jsonString(stepKindJsonName(st.kind)) +
+                 ", \"kind\": " + jsonString(rt::stepKindName(st.kind)) +
                  ", \"label\": " + jsonString(st.label) +
                  ", \"ms\": " + jsonNumber(st.milliseconds) +
                  ", \"bytes\": " + std::to_string(st.bytes) +

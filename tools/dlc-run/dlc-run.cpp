@@ -205,47 +205,6 @@ int parseOptions(int argc, char **argv, Options &o) {
   return 0;
 }
 
-/// The random inputs of `dlc run --seed N` (api/Dlc.cpp randomInputs):
-/// uniform in [-1, 1) for floats, 0..7 for integers, 0/1 for booleans.
-std::vector<rt::HostTensor> randomInputs(const rt::Package &package,
-                                         uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<rt::HostTensor> inputs;
-  for (const rt::TensorDesc &desc : package.inputs) {
-    rt::HostTensor t(desc.dtype, desc.shape);
-    for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
-      switch (desc.dtype) {
-      case rt::DType::F32:
-      case rt::DType::F16:
-      case rt::DType::BF16:
-        t.setFromDouble(i,
-                        std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
-        break;
-      case rt::DType::I32:
-      case rt::DType::I64:
-        t.setFromDouble(i, double(rng() % 8));
-        break;
-      case rt::DType::I1:
-        t.setFromDouble(i, double(rng() & 1));
-        break;
-      }
-    }
-    inputs.push_back(std::move(t));
-  }
-  return inputs;
-}
-
-double defaultTolerance(rt::DType type) {
-  switch (type) {
-  case rt::DType::F16:
-    return 1e-2;
-  case rt::DType::BF16:
-    return 2e-2;
-  default:
-    return 1e-5;
-  }
-}
-
 /// Creates `dir` and its parents (like mkdir -p).
 rt::Status makeDirectory(const std::string &dir) {
   std::string partial;
@@ -277,10 +236,6 @@ rt::Status writeText(const std::string &path, const std::string &text) {
   return rt::Status::ok();
 }
 
-const char *stepKindName(rt::Step::Kind kind) {
-  return ::dlc::tools::stepKindJsonName(kind);
-}
-
 /// The per-step table, in the format of `dlc run --profile`.
 void printProfile(const std::vector<rt::StepProfile> &steps,
                   const std::string &device, unsigned runs) {
@@ -295,7 +250,7 @@ void printProfile(const std::vector<rt::StepProfile> &steps,
     if (s.flops > 0)
       std::snprintf(flops, sizeof flops, "%.2f", s.gigaflopsPerSecond());
     std::printf("%4zu  %-6s %10.4f %6.1f%% %11s %9.3f %9s  %s\n", s.step,
-                stepKindName(s.kind), s.milliseconds, 100.0 * s.share,
+                rt::stepKindName(s.kind), s.milliseconds, 100.0 * s.share,
                 ::dlc::tools::formatBytesForReport(s.bytes).c_str(),
                 s.gigabytesPerSecond(), flops, s.label.c_str());
     totalMs += s.milliseconds;
@@ -342,7 +297,7 @@ int runMain(const Options &o) {
 
   std::vector<rt::HostTensor> args;
   if (o.inputs.empty()) {
-    args = randomInputs(package, o.seed);
+    args = rt::randomInputs(package, o.seed);
   } else {
     if (o.inputs.size() != package.inputs.size())
       return fail("the model takes " + std::to_string(package.inputs.size()) +
@@ -414,7 +369,7 @@ int runMain(const Options &o) {
 
   bool ok = true;
   for (size_t i = 0; i < expected.size(); ++i) {
-    double tol = o.rtol >= 0 ? o.rtol : defaultTolerance(outputs[i].dtype);
+    double tol = o.rtol >= 0 ? o.rtol : rt::defaultTolerance(outputs[i].dtype);
     double err = rt::relativeError(outputs[i], expected[i]);
     bool pass = err <= tol;
     ok &= pass;

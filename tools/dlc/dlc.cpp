@@ -327,18 +327,6 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
   os << "\n";
 }
 
-static const char *stepKindName(rt::Step::Kind kind) {
-  switch (kind) {
-  case rt::Step::Kind::Kernel:
-    return "kernel";
-  case rt::Step::Kind::Gemm:
-    return "gemm";
-  case rt::Step::Kind::Copy:
-    return "copy";
-  }
-  return "?";
-}
-
 /// The table of `dlc run --profile`: one line per step, then the total.
 static void printProfile(const std::vector<rt::StepProfile> &steps,
                          const std::string &device, unsigned iterations,
@@ -355,9 +343,9 @@ static void printProfile(const std::vector<rt::StepProfile> &steps,
         s.flops > 0 ? llvm::formatv("{0:F2}", s.gigaflopsPerSecond()).str()
                     : "-";
     os << llvm::format("%4zu  %-6s %10.4f %6.1f%% %11s %9.3f %9s  %s\n", s.step,
-                       stepKindName(s.kind), s.milliseconds, 100.0 * s.share,
-                       humanBytes(s.bytes).c_str(), s.gigabytesPerSecond(),
-                       flops.c_str(), s.label.c_str());
+                       rt::stepKindName(s.kind), s.milliseconds,
+                       100.0 * s.share, humanBytes(s.bytes).c_str(),
+                       s.gigabytesPerSecond(), flops.c_str(), s.label.c_str());
     totalMs += s.milliseconds;
     totalBytes += s.bytes;
     totalFlops += s.flops;
