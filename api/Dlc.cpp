@@ -78,7 +78,7 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   func->setAttr(
       "dlc.source_ops",
       IntegerAttr::get(IntegerType::get(context, 64), countComputeOps(func)));
-  {
+  if (options.referenceModel) {
     // MLIR bytecode: it keeps locations (what the reference interpreter
     // reports, dlc run --check, then points into the user's model) and
     // stores weights (dense_resource blobs) as raw bytes, where text would
@@ -214,7 +214,8 @@ rt::Result<std::vector<rt::HostTensor>>
 runReference(const rt::Package &package,
              const std::vector<rt::HostTensor> &inputs) {
   if (package.referenceIR.empty())
-    return rt::Status::error("the package holds no reference model");
+    return rt::Status::error("the package holds no reference model (it was "
+                             "compiled with --no-reference-model)");
   DialectRegistry registry;
   registerDlcDialects(registry);
   MLIRContext context(registry);

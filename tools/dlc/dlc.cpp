@@ -66,6 +66,11 @@ static cl::opt<bool> noMergeKernels(
     "no-merge-kernels",
     cl::desc("Keep independent kernels of one shape as separate launches"),
     cl::cat(dlcCategory));
+static cl::opt<bool> noReferenceModel(
+    "no-reference-model",
+    cl::desc("Leave the reference model out of the package (smaller and "
+             "faster to write; `dlc run --check` cannot check it)"),
+    cl::cat(dlcCategory));
 static cl::opt<bool> noGraphRewrites(
     "no-graph-rewrites",
     cl::desc("Disable the rewrites around fusion: sibling GEMMs, attention, "
@@ -177,6 +182,7 @@ static ::dlc::CompileOptions compileOptions() {
   options.fuse = !noFuse;
   options.mergeKernels = !noMergeKernels;
   options.graphRewrites = !noGraphRewrites;
+  options.referenceModel = !noReferenceModel;
   options.maxOpsPerKernel = maxOpsPerKernel;
   options.inPlace = !noInPlace;
   options.compileCubins = !noCubin;

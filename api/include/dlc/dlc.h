@@ -49,6 +49,11 @@ struct CompileOptions {
   /// Canonicalization and CSE after lowering (off only to test that results
   /// do not depend on them).
   bool canonicalize = true;
+  /// Store the lowered model in the package (MLIR bytecode, weights
+  /// included) so that `dlc run --check` can compare a package's outputs
+  /// with the reference interpreter. Off, a weight-heavy package is about
+  /// half the size and compiles faster, but cannot be checked.
+  bool referenceModel = true;
   /// Name of the function to compile.
   std::string entry = "main";
   /// Static shapes of ONNX graph inputs by name (required for inputs with
