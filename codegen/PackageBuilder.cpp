@@ -66,8 +66,11 @@ private:
   LogicalResult addConstant(ConstantOp op);
   LogicalResult resultStorage(Operation *op);
   rt::BufferRef storageOf(Value v);
-  LogicalResult addKernel(KernelOp op, const EmittedKernel &emitted);
-  LogicalResult addAttention(AttentionOp op, const EmittedAttention &emitted);
+  /// A kernel launch step for `op` (a dlc.kernel or dlc.attention): its
+  /// operands, then its results, are the kernel's parameters.
+  LogicalResult addLaunch(Operation *op, const rt::KernelInfo &info,
+                          const uint32_t (&grid)[3], const uint32_t (&block)[3],
+                          uint32_t sharedBytes, const std::string &label);
   LogicalResult addMatmul(MatmulOp op);
 
   func::FuncOp func;
@@ -204,46 +207,28 @@ rt::BufferRef PackageBuilder::storageOf(Value v) {
   return it->second;
 }
 
-LogicalResult PackageBuilder::addKernel(KernelOp op,
-                                        const EmittedKernel &emitted) {
+LogicalResult
+PackageBuilder::addLaunch(Operation *op, const rt::KernelInfo &info,
+                          const uint32_t (&grid)[3], const uint32_t (&block)[3],
+                          uint32_t sharedBytes, const std::string &label) {
   if (failed(resultStorage(op)))
     return failure();
   rt::Step step;
   step.kind = rt::Step::Kind::Kernel;
-  step.label = emitted.label;
+  step.label = label;
   rt::KernelStep &k = step.kernel;
   k.kernel = pkg.kernels.size();
   for (int d = 0; d < 3; ++d) {
-    k.grid[d] = emitted.grid[d];
-    k.block[d] = emitted.block[d];
+    k.grid[d] = grid[d];
+    k.block[d] = block[d];
   }
-  k.sharedBytes = emitted.sharedBytes;
-  for (Value v : op.getInputs())
-    k.args.push_back(storageOf(v));
-  for (Value v : op.getResults())
-    k.args.push_back(storage[v]);
-  pkg.kernels.push_back(emitted.info);
-  pkg.steps.push_back(std::move(step));
-  return success();
-}
-
-LogicalResult PackageBuilder::addAttention(AttentionOp op,
-                                           const EmittedAttention &emitted) {
-  if (failed(resultStorage(op)))
-    return failure();
-  rt::Step step;
-  step.kind = rt::Step::Kind::Kernel;
-  step.label = emitted.label;
-  rt::KernelStep &k = step.kernel;
-  k.kernel = pkg.kernels.size();
-  for (int d = 0; d < 3; ++d) {
-    k.grid[d] = emitted.grid[d];
-    k.block[d] = emitted.block[d];
-  }
+  k.sharedBytes = sharedBytes;
+  // The kernel's parameters: its operands, then its results.
   for (Value v : op->getOperands())
     k.args.push_back(storageOf(v));
-  k.args.push_back(storage[op.getResult()]);
-  pkg.kernels.push_back(emitted.info);
+  for (Value v : op->getResults())
+    k.args.push_back(storage[v]);
+  pkg.kernels.push_back(info);
   pkg.steps.push_back(std::move(step));
   return success();
 }
@@ -524,7 +509,9 @@ FailureOr<rt::Package> PackageBuilder::build() {
       // emitCudaKernels emitted every top-level kernel in this order.
       assert(nextKernel < kernels.size() && kernels[nextKernel].op == kernel &&
              "kernel not emitted as CUDA code");
-      if (failed(addKernel(kernel, kernels[nextKernel++])))
+      const EmittedKernel &emitted = kernels[nextKernel++];
+      if (failed(addLaunch(kernel, emitted.info, emitted.grid, emitted.block,
+                           emitted.sharedBytes, emitted.label)))
         return failure();
     } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
       if (failed(addMatmul(matmul)))
@@ -533,7 +520,9 @@ FailureOr<rt::Package> PackageBuilder::build() {
       assert(nextAttention < attentions.size() &&
              attentions[nextAttention].op == attention &&
              "attention not emitted as CUDA code");
-      if (failed(addAttention(attention, attentions[nextAttention++])))
+      const EmittedAttention &emitted = attentions[nextAttention++];
+      if (failed(addLaunch(attention, emitted.info, emitted.grid, emitted.block,
+                           /*sharedBytes=*/0, emitted.label)))
         return failure();
     } else if (isa<func::ReturnOp>(op)) {
       continue;
