@@ -2,7 +2,9 @@
 #include "ir/Dialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -751,6 +753,11 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   }
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
     return dense.reshape(getType());
+  // A weight blob in the new shape: the same bytes, so the same handle
+  // (the bias vectors of imported models reach their adds this way).
+  if (auto blob =
+          dyn_cast_or_null<DenseResourceElementsAttr>(adaptor.getInput()))
+    return DenseResourceElementsAttr::get(getType(), blob.getRawHandle());
   return {};
 }
 

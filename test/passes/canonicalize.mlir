@@ -249,3 +249,25 @@ func.func @transpose_constant() -> (tensor<3x2xf32>, tensor<2x2x2xi1>, tensor<2x
   %5 = dlc.transpose %4 {perm = array<i64: 1, 0>} : (tensor<3x2xf16>) -> tensor<2x3xf16>
   return %1, %3, %5 : tensor<3x2xf32>, tensor<2x2x2xi1>, tensor<2x3xf16>
 }
+
+// -----
+
+// A reshape of a weight blob is the same blob in the new shape (no copy):
+// a bias vector reaches its broadcast add as a constant.
+// CHECK-LABEL: func.func @reshape_resource
+// CHECK: %[[C:.*]] = dlc.constant dense_resource<bias> : tensor<1x4xf32>
+// CHECK-NOT: dlc.reshape
+// CHECK: return %[[C]]
+func.func @reshape_resource() -> tensor<1x4xf32> {
+  %c = dlc.constant dense_resource<bias> : tensor<4xf32>
+  %r = dlc.reshape %c : tensor<4xf32> -> tensor<1x4xf32>
+  return %r : tensor<1x4xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      bias: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
