@@ -62,6 +62,134 @@ std::optional<double> splatValue(Value v) {
 
 bool isHiddenScore(double v) { return v <= kMaskedScore; }
 
+/// A mask computed from constants only (causal masks built at run time
+/// from position ranges: cmp(ge, rows, cols) selecting 0 or -1e9), as
+/// row-major values.
+struct ConstantValues {
+  SmallVector<int64_t> shape;
+  std::vector<double> data;
+};
+
+/// Largest mask evaluated at compile time, in elements.
+constexpr int64_t kMaxEvaluatedMask = int64_t(1) << 24;
+
+/// The position in `from` (broadcast to `to`, equal ranks) of the element
+/// at row-major position `flat` of `to`.
+int64_t broadcastPosition(int64_t flat, ArrayRef<int64_t> to,
+                          ArrayRef<int64_t> from) {
+  int64_t pos = 0, stride = 1;
+  for (int64_t d = int64_t(to.size()) - 1; d >= 0; --d) {
+    int64_t i = flat % to[d];
+    flat /= to[d];
+    if (from[d] != 1)
+      pos += i * stride;
+    stride *= from[d];
+  }
+  return pos;
+}
+
+/// Evaluates `v` when it is computed from dense constants by a few
+/// elementwise ops (cmp, select, cast, reshape); nullopt otherwise.
+std::optional<ConstantValues> evaluateConstant(Value v, int depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || depth > 8 ||
+      type.getNumElements() > kMaxEvaluatedMask)
+    return std::nullopt;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  ConstantValues out;
+  out.shape.assign(type.getShape().begin(), type.getShape().end());
+  int64_t n = type.getNumElements();
+  if (auto constant = dyn_cast<ConstantOp>(def)) {
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!dense)
+      return std::nullopt;
+    Type element = dense.getElementType();
+    out.data.reserve(n);
+    if (isa<FloatType>(element)) {
+      for (APFloat f : dense.getValues<APFloat>())
+        out.data.push_back(toDouble(f));
+    } else if (element.isInteger(1)) {
+      for (bool b : dense.getValues<bool>())
+        out.data.push_back(b ? 1 : 0);
+    } else if (isa<IntegerType>(element)) {
+      for (APInt i : dense.getValues<APInt>())
+        out.data.push_back(double(i.getSExtValue()));
+    } else {
+      return std::nullopt;
+    }
+    if (dense.isSplat())
+      out.data.assign(n, out.data.empty() ? 0 : out.data.front());
+    return out;
+  }
+  if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+    std::optional<ConstantValues> in =
+        evaluateConstant(reshape.getInput(), depth + 1);
+    if (!in)
+      return std::nullopt;
+    out.data = std::move(in->data);
+    return out;
+  }
+  if (auto castOp = dyn_cast<CastOp>(def)) {
+    // Only to float types: the values are compared with the hiding
+    // threshold or with 0, which a float rounding keeps.
+    if (!isa<FloatType>(type.getElementType()))
+      return std::nullopt;
+    std::optional<ConstantValues> in =
+        evaluateConstant(castOp.getInput(), depth + 1);
+    if (!in)
+      return std::nullopt;
+    out.data = std::move(in->data);
+    return out;
+  }
+  SmallVector<ConstantValues> operands;
+  if (!isa<CmpOp, SelectOp>(def))
+    return std::nullopt;
+  for (Value operand : def->getOperands()) {
+    std::optional<ConstantValues> in = evaluateConstant(operand, depth + 1);
+    if (!in || in->shape.size() != out.shape.size())
+      return std::nullopt;
+    operands.push_back(std::move(*in));
+  }
+  out.data.resize(n);
+  auto at = [&](size_t k, int64_t flat) {
+    return operands[k]
+        .data[broadcastPosition(flat, out.shape, operands[k].shape)];
+  };
+  if (auto cmp = dyn_cast<CmpOp>(def)) {
+    for (int64_t i = 0; i < n; ++i) {
+      double a = at(0, i), b = at(1, i);
+      bool r = false;
+      switch (cmp.getPredicate()) {
+      case CmpPredicate::eq:
+        r = a == b;
+        break;
+      case CmpPredicate::ne:
+        r = a != b;
+        break;
+      case CmpPredicate::lt:
+        r = a < b;
+        break;
+      case CmpPredicate::le:
+        r = a <= b;
+        break;
+      case CmpPredicate::gt:
+        r = a > b;
+        break;
+      case CmpPredicate::ge:
+        r = a >= b;
+        break;
+      }
+      out.data[i] = r ? 1 : 0;
+    }
+    return out;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    out.data[i] = at(0, i) != 0 ? at(1, i) : at(2, i);
+  return out;
+}
+
 /// Whether `op` reduces the last axis (and only it).
 bool reducesLastAxis(ReduceOp op, ReduceKind kind) {
   if (op.getKind() != kind)
@@ -324,14 +452,14 @@ bool Matcher::matchScores(Value y, double multiplier, ArrayRef<int64_t> shape,
 
 bool Matcher::isCausalMask(const MaskTerm &term, ArrayRef<int64_t> scores) {
   Value value = term.value;
-  auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant)
+  // A constant, or a mask computed from constants (evaluated here).
+  std::optional<ConstantValues> values = evaluateConstant(value);
+  if (!values)
     return false;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  if (!dense || dense.isSplat())
-    return false;
-  ArrayRef<int64_t> shape = tensorType(value).getShape();
+  ArrayRef<int64_t> shape = values->shape;
   int64_t r = shape.size();
+  if (r < 2 || int64_t(scores.size()) != r)
+    return false;
   int64_t sq = scores[r - 2], sk = scores[r - 1];
   // A query that would see no key is a row of zeros for dlc.attention but
   // not for the decomposed softmax: only masks where every query sees a key.
@@ -341,25 +469,23 @@ bool Matcher::isCausalMask(const MaskTerm &term, ArrayRef<int64_t> scores) {
     if (shape[d] != 1)
       return false;
   int64_t offset = sk - sq;
+  Type element = tensorType(value).getElementType();
   if (term.isSelect) {
-    if (!dense.getElementType().isInteger(1))
+    if (!element.isInteger(1))
       return false;
-    int64_t flat = 0;
-    for (bool cond : dense.getValues<bool>()) {
+    for (int64_t flat = 0, n = sq * sk; flat < n; ++flat) {
       int64_t i = flat / sk, j = flat % sk;
-      ++flat;
+      bool cond = values->data[flat] != 0;
       if (cond != ((j > i + offset) == term.fillOnTrue))
         return false;
     }
     return true;
   }
-  if (!isa<FloatType>(dense.getElementType()) || term.multiplier <= 0)
+  if (!isa<FloatType>(element) || term.multiplier <= 0)
     return false;
-  int64_t flat = 0;
-  for (APFloat element : dense.getValues<APFloat>()) {
+  for (int64_t flat = 0, n = sq * sk; flat < n; ++flat) {
     int64_t i = flat / sk, j = flat % sk;
-    ++flat;
-    double v = toDouble(element) * term.multiplier;
+    double v = values->data[flat] * term.multiplier;
     if (j > i + offset ? !isHiddenScore(v) : v != 0)
       return false;
   }

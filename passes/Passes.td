@@ -190,7 +190,7 @@ def MergeKernels : Pass<"dlc-merge-kernels", "func::FuncOp"> {
     results comes before it (so neither depends on the other, and the
     merged kernel can stand where the later one was), the merged body
     still has a pointwise plan, stays within `max-ops-per-kernel` and its
-    iteration space has at most `max-elements` elements (beyond that a
+    iteration space has at most `max-elements` elements (16M; beyond that a
     launch costs little next to the kernel's own time, and merging only
     raises register pressure).
 
@@ -207,7 +207,7 @@ def MergeKernels : Pass<"dlc-merge-kernels", "func::FuncOp"> {
   let options = [
     Option<"maxOpsPerKernel", "max-ops-per-kernel", "unsigned", "256",
            "Largest number of operations in a merged kernel">,
-    Option<"maxElements", "max-elements", "int64_t", "4194304",
+    Option<"maxElements", "max-elements", "int64_t", "16777216",
            "Largest iteration space (elements) of kernels that merge">,
   ];
 }

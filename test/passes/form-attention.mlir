@@ -468,3 +468,58 @@ func.func @tanh_between(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8
   %o = dlc.matmul %p, %v : (tensor<4x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }
+
+// -----
+
+// A causal mask built from position ranges (GPT-2's form as exported):
+// cmp(ge, rows, cols) selecting 0 or -1e9, added to the scaled scores. It
+// is evaluated at compile time, recognised as causal and dropped.
+// CHECK-LABEL: func.func @computed_causal_mask
+// CHECK: dlc.attention %arg0, %arg1, %arg2 {causal, scale = 1.250000e-01 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NOT: dlc.cmp
+// CHECK-NOT: dlc.select
+func.func @computed_causal_mask(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %rows = dlc.constant dense<[[[0], [1], [2], [3]]]> : tensor<1x4x1xi32>
+  %cols = dlc.constant dense<[[[0, 1, 2, 3]]]> : tensor<1x1x4xi32>
+  %zero = dlc.constant dense<0.0> : tensor<1x1x1xf32>
+  %big = dlc.constant dense<-1.0e9> : tensor<1x1x1xf32>
+  %c = dlc.cmp ge, %rows, %cols : (tensor<1x4x1xi32>, tensor<1x1x4xi32>) -> tensor<1x4x4xi1>
+  %mask = dlc.select %c, %zero, %big : (tensor<1x4x4xi1>, tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x4x4xf32>
+  %eighth = dlc.constant dense<0.125> : tensor<1x1x1xf32>
+  %s = dlc.matmul %q, %k {transpose_b} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x4xf32>
+  %t = dlc.mul %s, %eighth : (tensor<2x4x4xf32>, tensor<1x1x1xf32>) -> tensor<2x4x4xf32>
+  %u = dlc.add %t, %mask : (tensor<2x4x4xf32>, tensor<1x4x4xf32>) -> tensor<2x4x4xf32>
+  %m = dlc.reduce max %u {axes = array<i64: 2>} : (tensor<2x4x4xf32>) -> tensor<2x4x1xf32>
+  %d = dlc.sub %u, %m : (tensor<2x4x4xf32>, tensor<2x4x1xf32>) -> tensor<2x4x4xf32>
+  %e = dlc.exp %d : tensor<2x4x4xf32>
+  %z = dlc.reduce sum %e {axes = array<i64: 2>} : (tensor<2x4x4xf32>) -> tensor<2x4x1xf32>
+  %p = dlc.div %e, %z : (tensor<2x4x4xf32>, tensor<2x4x1xf32>) -> tensor<2x4x4xf32>
+  %o = dlc.matmul %p, %v : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// The same with the comparison reversed (gt instead of ge): the diagonal is
+// hidden too, which is not causal; the mask stays an operand.
+// CHECK-LABEL: func.func @computed_mask_not_causal
+// CHECK: dlc.attention %arg0, %arg1, %arg2, %{{.*}} {scale = 1.250000e-01 : f64}
+func.func @computed_mask_not_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %rows = dlc.constant dense<[[[0], [1], [2], [3]]]> : tensor<1x4x1xi32>
+  %cols = dlc.constant dense<[[[0, 1, 2, 3]]]> : tensor<1x1x4xi32>
+  %zero = dlc.constant dense<0.0> : tensor<1x1x1xf32>
+  %big = dlc.constant dense<-1.0e9> : tensor<1x1x1xf32>
+  %c = dlc.cmp gt, %rows, %cols : (tensor<1x4x1xi32>, tensor<1x1x4xi32>) -> tensor<1x4x4xi1>
+  %mask = dlc.select %c, %zero, %big : (tensor<1x4x4xi1>, tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x4x4xf32>
+  %eighth = dlc.constant dense<0.125> : tensor<1x1x1xf32>
+  %s = dlc.matmul %q, %k {transpose_b} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x4xf32>
+  %t = dlc.mul %s, %eighth : (tensor<2x4x4xf32>, tensor<1x1x1xf32>) -> tensor<2x4x4xf32>
+  %u = dlc.add %t, %mask : (tensor<2x4x4xf32>, tensor<1x4x4xf32>) -> tensor<2x4x4xf32>
+  %m = dlc.reduce max %u {axes = array<i64: 2>} : (tensor<2x4x4xf32>) -> tensor<2x4x1xf32>
+  %d = dlc.sub %u, %m : (tensor<2x4x4xf32>, tensor<2x4x1xf32>) -> tensor<2x4x4xf32>
+  %e = dlc.exp %d : tensor<2x4x4xf32>
+  %z = dlc.reduce sum %e {axes = array<i64: 2>} : (tensor<2x4x4xf32>) -> tensor<2x4x1xf32>
+  %p = dlc.div %e, %z : (tensor<2x4x4xf32>, tensor<2x4x1xf32>) -> tensor<2x4x4xf32>
+  %o = dlc.matmul %p, %v : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
