@@ -96,6 +96,9 @@ FailureOr<rt::TensorDesc> PackageBuilder::describe(Type type, Location loc) {
   return desc;
 }
 
+/// The largest splat constant stored expanded in a package.
+constexpr uint64_t kMaxExpandedSplatBytes = uint64_t(1) << 30;
+
 LogicalResult PackageBuilder::addConstant(ConstantOp op) {
   auto type = cast<RankedTensorType>(op.getType());
   // dlc.constant's result is a dlc tensor (ODS): its element type has a
@@ -105,6 +108,16 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
   size_t elementSize = rt::dtypeSize(*dtype);
   int64_t n = type.getNumElements();
   uint64_t bytes = n * elementSize;
+  // A splat is stored expanded: a tiny attribute must not become gigabytes
+  // of package (kernels read splats as literals; only a splat used by a
+  // GEMM or returned gets here).
+  if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+      dense && dense.isSplat() && bytes > kMaxExpandedSplatBytes)
+    return op.emitOpError()
+           << "is a splat constant of " << bytes
+           << " bytes that the package would store expanded (at most "
+           << kMaxExpandedSplatBytes << " bytes); compute it in the model "
+           << "instead (for example a broadcast of a smaller constant)";
   std::vector<uint8_t> &blob = pkg.constants;
   blob.resize((blob.size() + kConstantAlignment - 1) / kConstantAlignment *
               kConstantAlignment);

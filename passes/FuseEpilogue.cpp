@@ -71,6 +71,14 @@ struct Epilogue {
   llvm::SetVector<Operation *> ops;
 };
 
+/// Whether `v` is a splat dlc.constant.
+bool isSplat(Value v) {
+  auto constant = v.getDefiningOp<ConstantOp>();
+  auto dense =
+      constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+  return dense && dense.isSplat();
+}
+
 class Matcher {
 public:
   explicit Matcher(MatmulOp matmul)
@@ -86,7 +94,9 @@ public:
       Value other = add.getLhs() == e.result ? add.getRhs() : add.getLhs();
       if (!e.bias && isBiasShaped(other))
         e.bias = other;
-      else if (!e.addend && other.getType() == type)
+      else if (!e.addend && other.getType() == type && !isSplat(other))
+        // (A splat addend stays a literal in an elementwise kernel: as the
+        // GEMM's C it would be a full-size constant in the package.)
         e.addend = other;
       else
         return;

@@ -196,3 +196,11 @@ func.func @resource_in_kernel(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dl
     }
   }
 #-}
+
+// -----
+
+func.func @huge_splat() -> tensor<536870912xf32> attributes {dlc.arena_bytes = 0 : i64} {
+  // expected-error @+1 {{'dlc.constant' op is a splat constant of 2147483648 bytes that the package would store expanded (at most 1073741824 bytes); compute it in the model instead (for example a broadcast of a smaller constant)}}
+  %c = dlc.constant dense<1.0> : tensor<536870912xf32>
+  return %c : tensor<536870912xf32>
+}

@@ -228,3 +228,17 @@ func.func @partial(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<1x16xf3
   %32 = dlc.mul %30, %31 : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   return %1, %2, %9, %12, %22, %32, %29 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// A splat addend stays a literal in an elementwise kernel: as the GEMM's C
+// it would be a full-size constant in the package.
+// CHECK-LABEL: func.func @splat_addend
+// CHECK: %[[P:.*]] = dlc.matmul %arg0, %arg1 :
+// CHECK: dlc.add %[[P]], %{{.*}}
+func.func @splat_addend(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %c = dlc.constant dense<2.0> : tensor<4x16xf32>
+  %p = dlc.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %r = dlc.add %p, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
