@@ -2169,11 +2169,11 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
     if (position)
       *position = j;
     if (!cacheRows || length != rowLength) {
-      Scope *loop = openScope(
-          rowScope,
-          fmt::format("for ({0} {1} = {2}; {1} < {3}; {1} += {4}) {{", idxType,
-                      j, laneVar, length, stride),
-          /*barrier=*/false);
+      Scope *loop =
+          openScope(rowScope,
+                    fmt::format("for ({0} {1} = {2}; {1} < {3}; {1} += {4}) {{",
+                                idxType, j, laneVar, length, stride),
+                    /*barrier=*/false);
       declare(loop, j, length);
       inner = declareIndex(loop, j, shape, "c");
       return loop;
@@ -2181,8 +2181,8 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
     std::string t = fresh("it");
     Scope *loop = openScope(
         rowScope,
-        fmt::format("#pragma unroll\nfor (int {0} = 0; {0} < {1}; ++{0}) {{",
-                    t, items),
+        fmt::format("#pragma unroll\nfor (int {0} = 0; {0} < {1}; ++{0}) {{", t,
+                    items),
         /*barrier=*/false);
     declare(loop, t, items);
     line(loop, fmt::format("const {} {} = {} + {} * {};", idxType, j, laneVar,
@@ -2211,8 +2211,8 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
   // The loads into the caches: the only reads of those rows from memory.
   for (auto &[argNumber, cacheName] : rowCache) {
     BlockArgument arg = kernel.getBodyBlock().getArgument(argNumber);
-    line(rowScope, fmt::format("{} {}[{}];", computeType(elemOf(arg)),
-                               cacheName, items));
+    line(rowScope,
+         fmt::format("{} {}[{}];", computeType(elemOf(arg)), cacheName, items));
   }
   if (cacheRows) {
     SmallVector<std::string> inner;

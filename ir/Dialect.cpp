@@ -44,6 +44,24 @@ Operation *DlcDialect::materializeConstant(OpBuilder &builder, Attribute value,
 // Shared verification helpers
 //===----------------------------------------------------------------------===//
 
+bool mlir::dlc::compare(CmpPredicate predicate, double a, double b) {
+  switch (predicate) {
+  case CmpPredicate::eq:
+    return a == b;
+  case CmpPredicate::ne:
+    return a != b;
+  case CmpPredicate::lt:
+    return a < b;
+  case CmpPredicate::le:
+    return a <= b;
+  case CmpPredicate::gt:
+    return a > b;
+  case CmpPredicate::ge:
+    return a >= b;
+  }
+  return false;
+}
+
 std::string mlir::dlc::formatShape(ArrayRef<int64_t> shape) {
   std::string s = "[";
   for (auto [i, d] : llvm::enumerate(shape)) {

@@ -31,6 +31,8 @@ LogicalResult verifyFloatElements(Operation *op);
 /// The broadcast shape of two equal-rank shapes, or failure.
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
                                                 ArrayRef<int64_t> b);
+/// The result of `dlc.cmp <predicate>` on two values.
+bool compare(CmpPredicate predicate, double a, double b);
 /// "[2, 3, 4]": shapes in diagnostics.
 std::string formatShape(ArrayRef<int64_t> shape);
 /// Whether `op` is an elementwise operation of this dialect (unary, binary,

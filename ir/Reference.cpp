@@ -683,27 +683,7 @@ Tensor Interpreter::evalCmp(CmpOp op) {
   CmpPredicate pred = op.getPredicate();
   for (size_t i = 0; i < out.data.size(); ++i) {
     double a = lhs.data[lmap[i]], b = rhs.data[rmap[i]];
-    bool r = false;
-    switch (pred) {
-    case CmpPredicate::eq:
-      r = a == b;
-      break;
-    case CmpPredicate::ne:
-      r = a != b;
-      break;
-    case CmpPredicate::lt:
-      r = a < b;
-      break;
-    case CmpPredicate::le:
-      r = a <= b;
-      break;
-    case CmpPredicate::gt:
-      r = a > b;
-      break;
-    case CmpPredicate::ge:
-      r = a >= b;
-      break;
-    }
+    bool r = compare(pred, a, b);
     out.data[i] = r ? 1.0 : 0.0;
   }
   return out;

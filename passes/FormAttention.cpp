@@ -159,28 +159,7 @@ std::optional<ConstantValues> evaluateConstant(Value v, int depth = 0) {
   };
   if (auto cmp = dyn_cast<CmpOp>(def)) {
     for (int64_t i = 0; i < n; ++i) {
-      double a = at(0, i), b = at(1, i);
-      bool r = false;
-      switch (cmp.getPredicate()) {
-      case CmpPredicate::eq:
-        r = a == b;
-        break;
-      case CmpPredicate::ne:
-        r = a != b;
-        break;
-      case CmpPredicate::lt:
-        r = a < b;
-        break;
-      case CmpPredicate::le:
-        r = a <= b;
-        break;
-      case CmpPredicate::gt:
-        r = a > b;
-        break;
-      case CmpPredicate::ge:
-        r = a >= b;
-        break;
-      }
+      bool r = compare(cmp.getPredicate(), at(0, i), at(1, i));
       out.data[i] = r ? 1 : 0;
     }
     return out;
