@@ -29,6 +29,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -553,6 +554,9 @@ int checkOneFile() {
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "dlc-fuzz: random-graph differential testing\n");
+  // The sim compiles each package's kernels at -O0 unless the user chose a
+  // level: random programs are small, so compile time is most of a check.
+  ::setenv("DLC_SIM_OPT_LEVEL", "0", /*overwrite=*/0);
   if (printSeed >= 0) {
     Program p = generateProgram(uint64_t(printSeed), generatorOptions());
     llvm::outs() << printProgram(p, dlcOnly ? Flavor::DlcOnly
