@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/AttentionEmitter.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -91,8 +92,9 @@ __device__ __forceinline__ void dlc_attn_portable(
     const typename dlc_attn_elem<E>::T *__restrict__ k,
     const typename dlc_attn_elem<E>::T *__restrict__ v,
     const typename dlc_attn_elem<ME>::T *__restrict__ mask, long long maskRow,
-    long long maskCol, typename dlc_attn_elem<E>::T *__restrict__ out, int sq,
-    int sk, int q0, float scale) {
+    long long maskCol, typename dlc_attn_elem<E>::T *__restrict__ out,
+    long long qP, long long kP, long long vP, long long oP, int sq, int sk,
+    int q0, float scale) {
   typedef dlc_attn_elem<E> El;
   typedef typename El::T T;
   constexpr int NT = BR * TPR;
@@ -107,7 +109,7 @@ __device__ __forceinline__ void dlc_attn_portable(
   const int row = q0 + r;
   for (int i = tid; i < BR * D; i += NT) {
     const int rr = i / D, c = i - rr * D;
-    qs[rr * DP + c] = q0 + rr < sq ? q[(long long)(q0 + rr) * D + c] : (T)0;
+    qs[rr * DP + c] = q0 + rr < sq ? q[(long long)(q0 + rr) * qP + c] : (T)0;
   }
   const int kEnd = dlc_attn_key_end<CAUSAL>(sq, sk, q0, BR);
   float m = dlc_attn_neg_inf(), l = 0.0f;
@@ -119,11 +121,11 @@ __device__ __forceinline__ void dlc_attn_portable(
     __syncthreads(); // the previous tile is consumed (and qs is complete)
     for (int i = tid; i < BC * D; i += NT) {
       const int j = i / D, c = i - j * D;
-      ks[j * DP + c] = k0 + j < sk ? k[(long long)(k0 + j) * D + c] : (T)0;
+      ks[j * DP + c] = k0 + j < sk ? k[(long long)(k0 + j) * kP + c] : (T)0;
     }
     for (int i = tid; i < BC * DV; i += NT) {
       const int j = i / DV, c = i - j * DV;
-      vs[i] = k0 + j < sk ? v[(long long)(k0 + j) * DV + c] : (T)0;
+      vs[i] = k0 + j < sk ? v[(long long)(k0 + j) * vP + c] : (T)0;
     }
     __syncthreads();
     float s[NS];
@@ -188,7 +190,7 @@ __device__ __forceinline__ void dlc_attn_portable(
     for (int a = 0; a < NA; ++a) {
       const int c = t + a * TPR;
       if (c < DV)
-        out[(long long)row * DV + c] = El::store(acc[a] * inv);
+        out[(long long)row * oP + c] = El::store(acc[a] * inv);
     }
   }
 }
@@ -295,7 +297,8 @@ __device__ __forceinline__ void dlc_attn_mma(
     const unsigned short *__restrict__ q, const unsigned short *__restrict__ k,
     const unsigned short *__restrict__ v,
     const typename dlc_attn_elem<ME>::T *__restrict__ mask, long long maskRow,
-    long long maskCol, unsigned short *__restrict__ out, int sq, int sk, int q0,
+    long long maskCol, unsigned short *__restrict__ out, long long qP,
+    long long kP, long long vP, long long oP, int sq, int sk, int q0,
     float scale) {
   constexpr int KP = D + 8, VP = BC + 8; // even pitches: 32-bit loads stay aligned
   // Declared as words so that the arrays are 4-byte aligned.
@@ -310,8 +313,8 @@ __device__ __forceinline__ void dlc_attn_mma(
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     const int c = kk * 16 + 2 * tg;
-    const unsigned short *q0p = q + (long long)r0 * D + c;
-    const unsigned short *q1p = q + (long long)r1 * D + c;
+    const unsigned short *q0p = q + (long long)r0 * qP + c;
+    const unsigned short *q1p = q + (long long)r1 * qP + c;
     qa[kk][0] = r0 < sq ? dlc_attn_ld32(q0p) : 0u;
     qa[kk][1] = r1 < sq ? dlc_attn_ld32(q1p) : 0u;
     qa[kk][2] = r0 < sq ? dlc_attn_ld32(q0p + 8) : 0u;
@@ -328,11 +331,11 @@ __device__ __forceinline__ void dlc_attn_mma(
     for (int i = tid; i < BC * (D / 2); i += 128) {
       const int j = i / (D / 2), c = (i - j * (D / 2)) * 2;
       dlc_attn_st32(ks + j * KP + c,
-                    k0 + j < sk ? dlc_attn_ld32(k + (long long)(k0 + j) * D + c) : 0u);
+                    k0 + j < sk ? dlc_attn_ld32(k + (long long)(k0 + j) * kP + c) : 0u);
     }
     for (int i = tid; i < BC * DV; i += 128) {
       const int j = i / DV, c = i - j * DV;
-      vt[c * VP + j] = k0 + j < sk ? v[(long long)(k0 + j) * DV + c] : (unsigned short)0;
+      vt[c * VP + j] = k0 + j < sk ? v[(long long)(k0 + j) * vP + c] : (unsigned short)0;
     }
     __syncthreads();
     float s[BC / 8][4];
@@ -419,10 +422,10 @@ __device__ __forceinline__ void dlc_attn_mma(
   for (int nd = 0; nd < DV / 8; ++nd) {
     const int c = nd * 8 + 2 * tg;
     if (r0 < sq)
-      dlc_attn_st32(out + (long long)r0 * DV + c,
+      dlc_attn_st32(out + (long long)r0 * oP + c,
                     dlc_attn_pack<E>(o[nd][0] * i0, o[nd][1] * i0));
     if (r1 < sq)
-      dlc_attn_st32(out + (long long)r1 * DV + c,
+      dlc_attn_st32(out + (long long)r1 * oP + c,
                     dlc_attn_pack<E>(o[nd][2] * i1, o[nd][3] * i1));
   }
 }
@@ -534,11 +537,19 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
   int elem = elemCode(op.getType());
   int maskElem = maskValue ? elemCode(maskValue.getType()) : 0;
   ArrayRef<int64_t> result = op.getType().getShape();
-  size_t rank = result.size(), nb = rank - 2;
-  ArrayRef<int64_t> batch = result.take_front(nb);
-  int64_t sq = result[rank - 2], dv = result[rank - 1];
-  int64_t sk = shapeOf(op.getK())[rank - 2], d = shapeOf(op.getQ())[rank - 1];
-  int64_t batches = product(batch);
+  size_t rank = result.size();
+  bool headsLayout = op.isHeadsLayout();
+  // The result matrices [Sq, Dv]: one per batch index, and per head in the
+  // heads layout ([B, Sq, H, Dv]), where batch index b is (b / H, b % H).
+  ArrayRef<int64_t> batch =
+      headsLayout ? result.take_front(1) : result.take_front(rank - 2);
+  size_t nb = batch.size();
+  int64_t heads = headsLayout ? result[2] : 1;
+  int64_t sq = headsLayout ? result[1] : result[rank - 2];
+  int64_t dv = result[rank - 1];
+  int64_t sk = shapeOf(op.getK())[headsLayout ? 1 : rank - 2];
+  int64_t d = shapeOf(op.getQ())[rank - 1];
+  int64_t batches = product(batch) * heads;
   bool hasMask = static_cast<bool>(maskValue);
 
   out.op = op;
@@ -547,26 +558,32 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
       fmt::format("{}: attention {}x{}x{} d{}", name, batches, sq, sk, d);
   if (dv != d)
     out.label += fmt::format("/{}", dv);
+  if (headsLayout)
+    out.label += " [b,s,h,d]";
   if (op.getCausal())
     out.label += " causal";
   if (hasMask)
     out.label += " masked";
 
+  // Parameters: each distinct input value once, then the result.
   std::string qType = storageType(elem);
   SmallVector<std::string> params, casts;
-  unsigned argIndex = 0;
-  auto addInput = [&](const std::string &type) {
-    params.push_back(
-        fmt::format("const {}* __restrict__ in{}", type, params.size()));
-    casts.push_back(fmt::format("(const {}*)args[{}]", type, argIndex++));
-  };
-  addInput(qType);
-  addInput(qType);
-  addInput(qType);
+  DenseMap<Value, std::string> param;
+  SmallVector<Value> operands = {op.getQ(), op.getK(), op.getV()};
   if (hasMask)
-    addInput(storageType(maskElem));
+    operands.push_back(maskValue);
+  for (Value v : operands) {
+    if (param.count(v))
+      continue;
+    std::string type = storageType(v == maskValue ? maskElem : elem);
+    std::string pname = fmt::format("in{}", params.size());
+    params.push_back(fmt::format("const {}* __restrict__ {}", type, pname));
+    casts.push_back(fmt::format("(const {}*)args[{}]", type, casts.size()));
+    param[v] = pname;
+    out.inputs.push_back(v);
+  }
   params.push_back(fmt::format("{}* __restrict__ out0", qType));
-  casts.push_back(fmt::format("({}*)args[{}]", qType, argIndex++));
+  casts.push_back(fmt::format("({}*)args[{}]", qType, casts.size()));
 
   std::string body;
   std::string comment;
@@ -600,47 +617,86 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
                         "{0}LL;\n  const long long b = (long long)blockIdx.x "
                         "/ {0}LL;\n",
                         tiles);
-    SmallVector<int64_t> indexed; // batch dimensions above 1, innermost first
-    for (int64_t i = int64_t(nb) - 1; i >= 0; --i)
-      if (batch[i] != 1)
-        indexed.push_back(i);
-    if (indexed.size() == 1)
-      body += fmt::format("  const long long i{} = b;\n", indexed.front());
-    if (indexed.size() > 1) {
-      body += "  long long rest = b;\n";
-      for (auto [n, i] : llvm::enumerate(indexed)) {
-        if (n + 1 == indexed.size()) {
-          body += fmt::format("  const long long i{} = rest;\n", i);
-          continue;
-        }
-        body += fmt::format("  const long long i{0} = rest % {1}LL;\n  rest "
-                            "/= {1}LL;\n",
-                            i, batch[i]);
-      }
-    }
-    auto offsetOf = [&](const std::string &var, Value v) {
-      std::string stmt = batchOffset(var, shapeOf(v), batch);
-      body += stmt;
-      return stmt.empty() ? std::string("0LL") : var;
-    };
-    std::string qOff = offsetOf("qOff", op.getQ());
-    std::string kOff = offsetOf("kOff", op.getK());
-    std::string vOff = offsetOf("vOff", op.getV());
+    std::string common;
     std::string maskArg = "(const float*)0", maskRow = "0LL", maskCol = "0LL";
-    if (hasMask) {
-      ArrayRef<int64_t> ms = shapeOf(maskValue);
-      std::string mOff = offsetOf("mOff", maskValue);
-      maskArg = fmt::format("in3 + {}", mOff);
-      if (ms[rank - 2] != 1)
-        maskRow = fmt::format("{}LL", ms[rank - 1]);
-      if (ms[rank - 1] != 1)
-        maskCol = "1LL";
+    if (headsLayout) {
+      // b = bi * H + h; row pitches are those of [B, S, N, D] tensors.
+      ArrayRef<int64_t> offsets = *op.getHeadOffsets();
+      body += fmt::format("  const long long bi = b / {0}LL, h = b % {0}LL;\n",
+                          heads);
+      auto offsetOf = [&](const char *var, Value v, int64_t headOffset) {
+        ArrayRef<int64_t> s = shapeOf(v);
+        std::string batchTerm =
+            s[0] == 1 ? "" : fmt::format("bi * {}LL + ", s[1] * s[2] * s[3]);
+        body += fmt::format("  const long long {} = {}({}LL + h) * {}LL;\n",
+                            var, batchTerm, headOffset, s[3]);
+        return s[2] * s[3];
+      };
+      int64_t qPitch = offsetOf("qOff", op.getQ(), offsets[0]);
+      int64_t kPitch = offsetOf("kOff", op.getK(), offsets[1]);
+      int64_t vPitch = offsetOf("vOff", op.getV(), offsets[2]);
+      if (hasMask) {
+        ArrayRef<int64_t> ms = shapeOf(maskValue);
+        body +=
+            fmt::format("  const long long mOff = ({} * {}LL + {}) * {}LL;\n",
+                        ms[0] == 1 ? "0LL" : "bi", ms[1],
+                        ms[1] == 1 ? "0LL" : "h", ms[2] * ms[3]);
+        maskArg = fmt::format("{} + mOff", param[maskValue]);
+        if (ms[2] != 1)
+          maskRow = fmt::format("{}LL", ms[3]);
+        if (ms[3] != 1)
+          maskCol = "1LL";
+      }
+      common = fmt::format(
+          "{} + qOff, {} + kOff, {} + vOff, {}, {}, {}, out0 + bi * {}LL + h "
+          "* {}LL, {}LL, {}LL, {}LL, {}LL",
+          param[op.getQ()], param[op.getK()], param[op.getV()], maskArg,
+          maskRow, maskCol, sq * heads * dv, dv, qPitch, kPitch, vPitch,
+          heads * dv);
+    } else {
+      SmallVector<int64_t> indexed; // batch dimensions above 1, innermost first
+      for (int64_t i = int64_t(nb) - 1; i >= 0; --i)
+        if (batch[i] != 1)
+          indexed.push_back(i);
+      if (indexed.size() == 1)
+        body += fmt::format("  const long long i{} = b;\n", indexed.front());
+      if (indexed.size() > 1) {
+        body += "  long long rest = b;\n";
+        for (auto [n, i] : llvm::enumerate(indexed)) {
+          if (n + 1 == indexed.size()) {
+            body += fmt::format("  const long long i{} = rest;\n", i);
+            continue;
+          }
+          body += fmt::format("  const long long i{0} = rest % {1}LL;\n  rest "
+                              "/= {1}LL;\n",
+                              i, batch[i]);
+        }
+      }
+      auto offsetOf = [&](const std::string &var, Value v) {
+        std::string stmt = batchOffset(var, shapeOf(v), batch);
+        body += stmt;
+        return stmt.empty() ? std::string("0LL") : var;
+      };
+      std::string qOff = offsetOf("qOff", op.getQ());
+      std::string kOff = offsetOf("kOff", op.getK());
+      std::string vOff = offsetOf("vOff", op.getV());
+      if (hasMask) {
+        ArrayRef<int64_t> ms = shapeOf(maskValue);
+        std::string mOff = offsetOf("mOff", maskValue);
+        maskArg = fmt::format("{} + {}", param[maskValue], mOff);
+        if (ms[rank - 2] != 1)
+          maskRow = fmt::format("{}LL", ms[rank - 1]);
+        if (ms[rank - 1] != 1)
+          maskCol = "1LL";
+      }
+      common = fmt::format(
+          "{} + {}, {} + {}, {} + {}, {}, {}, {}, out0 + b * {}LL, {}LL, "
+          "{}LL, {}LL, {}LL",
+          param[op.getQ()], qOff, param[op.getK()], kOff, param[op.getV()],
+          vOff, maskArg, maskRow, maskCol, sq * dv, d, d, dv, dv);
     }
-    std::string common = fmt::format(
-        "in0 + {}, in1 + {}, in2 + {}, {}, {}, {}, out0 + b * {}LL, {}, {}, "
-        "(int)tile * {}, {}",
-        qOff, kOff, vOff, maskArg, maskRow, maskCol, sq * dv, sq, sk,
-        config->rows, floatLiteral(op.getScale().convertToDouble()));
+    common += fmt::format(", {}, {}, (int)tile * {}, {}", sq, sk, config->rows,
+                          floatLiteral(op.getScale().convertToDouble()));
     std::string flags = fmt::format("{}, {}", op.getCausal() ? "true" : "false",
                                     hasMask ? "true" : "false");
     std::string portable = fmt::format(

@@ -3,7 +3,8 @@
 // Internal to codegen/: every top-level dlc.attention becomes one
 // `extern "C" __global__` kernel (named attn0, attn1, ... in schedule order)
 // with the argument contract of the fused kernels (q, k, v, [mask], result
-// pointers), so the package builder launches it as a KernelStep and the sim
+// pointers; a value that is several of q, k and v is passed once), so the
+// package builder launches it as a KernelStep and the sim
 // device runs it through its trampoline like any other kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +26,9 @@ struct EmittedAttention {
   uint32_t block[3] = {1, 1, 1};
   /// "attn0: attention 8x64x64 d64 causal".
   std::string label;
+  /// The kernel's input parameters, in order: q, k, v and the mask, each
+  /// distinct value once (a packed QKV tensor is one parameter).
+  SmallVector<Value> inputs;
 };
 
 /// Appends the kernels of every top-level dlc.attention of `func`, in order,

@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::dlc;
 namespace rt = ::dlc::rt;
@@ -67,10 +69,12 @@ private:
   LogicalResult resultStorage(Operation *op);
   rt::BufferRef storageOf(Value v);
   /// A kernel launch step for `op` (a dlc.kernel or dlc.attention): its
-  /// operands, then its results, are the kernel's parameters.
+  /// operands (or `inputs` where given), then its results, are the kernel's
+  /// parameters.
   LogicalResult addLaunch(Operation *op, const rt::KernelInfo &info,
                           const uint32_t (&grid)[3], const uint32_t (&block)[3],
-                          uint32_t sharedBytes, const std::string &label);
+                          uint32_t sharedBytes, const std::string &label,
+                          std::optional<ValueRange> inputs = std::nullopt);
   LogicalResult addMatmul(MatmulOp op);
 
   func::FuncOp func;
@@ -223,7 +227,8 @@ rt::BufferRef PackageBuilder::storageOf(Value v) {
 LogicalResult
 PackageBuilder::addLaunch(Operation *op, const rt::KernelInfo &info,
                           const uint32_t (&grid)[3], const uint32_t (&block)[3],
-                          uint32_t sharedBytes, const std::string &label) {
+                          uint32_t sharedBytes, const std::string &label,
+                          std::optional<ValueRange> inputs) {
   if (failed(resultStorage(op)))
     return failure();
   rt::Step step;
@@ -236,8 +241,9 @@ PackageBuilder::addLaunch(Operation *op, const rt::KernelInfo &info,
     k.block[d] = block[d];
   }
   k.sharedBytes = sharedBytes;
-  // The kernel's parameters: its operands, then its results.
-  for (Value v : op->getOperands())
+  // The kernel's parameters: its operands (or the given inputs), then its
+  // results.
+  for (Value v : inputs ? *inputs : ValueRange(op->getOperands()))
     k.args.push_back(storageOf(v));
   for (Value v : op->getResults())
     k.args.push_back(storage[v]);
@@ -535,7 +541,7 @@ FailureOr<rt::Package> PackageBuilder::build() {
              "attention not emitted as CUDA code");
       const EmittedAttention &emitted = attentions[nextAttention++];
       if (failed(addLaunch(attention, emitted.info, emitted.grid, emitted.block,
-                           /*sharedBytes=*/0, emitted.label)))
+                           /*sharedBytes=*/0, emitted.label, emitted.inputs)))
         return failure();
     } else if (isa<func::ReturnOp>(op)) {
       continue;

@@ -613,6 +613,8 @@ LogicalResult AttentionOp::verify() {
                          << element << ", " << k.getElementType() << ", "
                          << v.getElementType() << " and "
                          << result.getElementType();
+  if (isHeadsLayout())
+    return verifyHeadsLayout();
   int64_t sq = q.getDimSize(r - 2), d = q.getDimSize(r - 1);
   int64_t sk = k.getDimSize(r - 2), dv = v.getDimSize(r - 1);
   if (k.getDimSize(r - 1) != d)
@@ -638,14 +640,20 @@ LogicalResult AttentionOp::verify() {
   if (ArrayRef<int64_t>(expected) != result.getShape())
     return emitOpError() << "expects result shape " << formatShape(expected)
                          << ", but got " << formatShape(result.getShape());
+  SmallVector<int64_t> scores = *batch;
+  scores.push_back(sq);
+  scores.push_back(sk);
+  return verifyMaskAndScale(scores);
+}
+
+LogicalResult AttentionOp::verifyMaskAndScale(ArrayRef<int64_t> scores) {
   if (Value maskValue = getMask()) {
     auto mask = tensorType(maskValue);
+    Type element = getType().getElementType();
     if (mask.getElementType() != element && !mask.getElementType().isF32())
       return emitOpError() << "expects a mask of element type " << element
                            << " or f32, but got " << mask.getElementType();
-    SmallVector<int64_t> scores = *batch;
-    scores.push_back(sq);
-    scores.push_back(sk);
+    int64_t r = scores.size();
     bool fits = mask.getRank() == r;
     for (int64_t i = 0; fits && i < r; ++i)
       fits = mask.getDimSize(i) == 1 || mask.getDimSize(i) == scores[i];
@@ -658,6 +666,52 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "expects a finite scale, but got "
                          << getScaleAttr();
   return success();
+}
+
+/// The `[B, S, heads, D]` form: see the op's description.
+LogicalResult AttentionOp::verifyHeadsLayout() {
+  auto q = tensorType(getQ()), k = tensorType(getK()), v = tensorType(getV());
+  auto result = getType();
+  if (q.getRank() != 4 || result.getRank() != 4)
+    return emitOpError() << "with head_offsets expects q, k, v and the "
+                            "result of rank 4 ([B, S, heads, D]), but got "
+                         << q.getRank() << " and " << result.getRank();
+  ArrayRef<int64_t> offsets = *getHeadOffsets();
+  if (offsets.size() != 3)
+    return emitOpError() << "expects head_offsets of 3 entries (q, k, v), "
+                            "but got "
+                         << offsets.size();
+  int64_t heads = result.getDimSize(2);
+  const char *names[3] = {"q", "k", "v"};
+  RankedTensorType types[3] = {q, k, v};
+  for (int i = 0; i < 3; ++i)
+    if (offsets[i] < 0 || offsets[i] > types[i].getDimSize(2) - heads)
+      return emitOpError() << "head offset " << offsets[i] << " of " << names[i]
+                           << " with " << heads << " result heads exceeds its "
+                           << types[i].getDimSize(2) << " heads";
+  int64_t sq = q.getDimSize(1), d = q.getDimSize(3);
+  int64_t sk = k.getDimSize(1), dv = v.getDimSize(3);
+  if (k.getDimSize(3) != d)
+    return emitOpError() << "expects q and k of one head size (last "
+                            "dimension), but got "
+                         << d << " and " << k.getDimSize(3);
+  if (v.getDimSize(1) != sk)
+    return emitOpError() << "expects v with one row per key (" << sk
+                         << "), but got " << v.getDimSize(1);
+  auto batch =
+      broadcastShapes(q.getShape().take_front(1), k.getShape().take_front(1));
+  if (succeeded(batch))
+    batch = broadcastShapes(*batch, v.getShape().take_front(1));
+  if (failed(batch))
+    return emitOpError() << "batch dimensions " << q.getDimSize(0) << ", "
+                         << k.getDimSize(0) << " and " << v.getDimSize(0)
+                         << " of q, k and v are not broadcast-compatible";
+  int64_t b = (*batch)[0];
+  SmallVector<int64_t> expected = {b, sq, heads, dv};
+  if (ArrayRef<int64_t>(expected) != result.getShape())
+    return emitOpError() << "expects result shape " << formatShape(expected)
+                         << ", but got " << formatShape(result.getShape());
+  return verifyMaskAndScale({b, heads, sq, sk});
 }
 
 //===----------------------------------------------------------------------===//

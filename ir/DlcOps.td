@@ -312,15 +312,36 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [Pure]> {
     flash-attention kernel per op, which never stores the `Sq x Sk` scores
     in device memory.
 
+    With `head_offsets = array<i64: oq, ok, ov>` the operands are in the
+    layout of the projections that produce them, heads beside the head
+    size: q `[B, Sq, Nq, D]`, k `[B, Sk, Nk, D]`, v `[B, Sk, Nv, Dv]`, and
+    the result is `[B, Sq, H, Dv]`, ready for the output projection as
+    `[B * Sq, H * Dv]`. Head `h < H` of the result attends with head
+    `oq + h` of q, `ok + h` of k and `ov + h` of v, so one packed QKV
+    projection `[B, S, 3H, D]` can be q, k and v at once (offsets 0, H,
+    2H). Dimension 0 of q, k and v broadcasts; the mask (rank 4) broadcasts
+    to the scores `[B, H, Sq, Sk]`. `dlc-attention-layout` forms this
+    layout from the head split and merge transposes around the op.
+
     ```mlir
     %o = dlc.attention %q, %k, %v {scale = 0.125 : f64, causal} : (tensor<8x64x64xf32>, tensor<8x64x64xf32>, tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
     %m = dlc.attention %q, %k, %v, %mask {scale = 0.125 : f64} : (tensor<2x4x16x32xf16>, tensor<2x4x24x32xf16>, tensor<2x4x24x32xf16>, tensor<2x1x1x24xf16>) -> tensor<2x4x16x32xf16>
+    %p = dlc.attention %qkv, %qkv, %qkv {head_offsets = array<i64: 0, 4, 8>, scale = 0.125 : f64} : (tensor<2x16x12x32xbf16>, tensor<2x16x12x32xbf16>, tensor<2x16x12x32xbf16>) -> tensor<2x16x4x32xbf16>
     ```
   }];
   let arguments = (ins Dlc_Tensor:$q, Dlc_Tensor:$k, Dlc_Tensor:$v,
                        Optional<Dlc_Tensor>:$mask, F64Attr:$scale,
-                       UnitAttr:$causal);
+                       UnitAttr:$causal,
+                       OptionalAttr<DenseI64ArrayAttr>:$head_offsets);
   let results = (outs Dlc_Tensor:$result);
+  let extraClassDeclaration = [{
+    /// Whether the operands and the result are `[B, S, heads, D]`
+    /// (`head_offsets` is present).
+    bool isHeadsLayout() { return getHeadOffsets().has_value(); }
+    /// Parts of verify().
+    ::mlir::LogicalResult verifyHeadsLayout();
+    ::mlir::LogicalResult verifyMaskAndScale(::llvm::ArrayRef<int64_t> scores);
+  }];
   let assemblyFormat =
       "$q `,` $k `,` $v (`,` $mask^)? attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

@@ -887,35 +887,71 @@ Tensor Interpreter::evalAttention(AttentionOp op) {
   const Tensor *mask = op.getMask() ? &get(op.getMask()) : nullptr;
   Tensor out = emptyLike(op.getResult());
   int64_t rank = out.shape.size();
-  int64_t sq = q.shape[rank - 2], d = q.shape[rank - 1];
-  int64_t sk = k.shape[rank - 2], dv = v.shape[rank - 1];
   double scale = op.getScale().convertToDouble();
   bool causal = op.getCausal();
-  ArrayRef<int64_t> outBatch = ArrayRef<int64_t>(out.shape).drop_back(2);
-  std::vector<int64_t> qMap =
-      broadcastMap(ArrayRef<int64_t>(q.shape).drop_back(2), outBatch);
-  std::vector<int64_t> kMap =
-      broadcastMap(ArrayRef<int64_t>(k.shape).drop_back(2), outBatch);
-  std::vector<int64_t> vMap =
-      broadcastMap(ArrayRef<int64_t>(v.shape).drop_back(2), outBatch);
-  // The mask's element offsets: its batch matrix, then stride 0 along a
-  // broadcast query or key dimension.
-  std::vector<int64_t> maskMap;
+  // Each result matrix [Sq, Dv] (one per batch index, and per head in the
+  // heads layout): where its q, k, v, mask and output rows start, and the
+  // distance between consecutive rows of each.
+  struct Matrix {
+    int64_t q, k, v, mask, out;
+  };
+  std::vector<Matrix> matrices;
+  int64_t sq, d, sk, dv, qPitch, kPitch, vPitch, outPitch;
   int64_t maskRowStride = 0, maskColStride = 0;
-  if (mask) {
-    ArrayRef<int64_t> ms = mask->shape;
-    maskMap = broadcastMap(ms.drop_back(2), outBatch);
-    maskColStride = ms[rank - 1] == 1 ? 0 : 1;
-    maskRowStride = ms[rank - 2] == 1 ? 0 : ms[rank - 1];
-    for (int64_t &m : maskMap)
-      m *= ms[rank - 2] * ms[rank - 1];
+  if (op.isHeadsLayout()) {
+    // [B, S, heads, D]; the mask broadcasts to [B, H, Sq, Sk].
+    ArrayRef<int64_t> offsets = *op.getHeadOffsets();
+    sq = q.shape[1], d = q.shape[3], sk = k.shape[1], dv = v.shape[3];
+    int64_t batches = out.shape[0], heads = out.shape[2];
+    qPitch = q.shape[2] * d, kPitch = k.shape[2] * d, vPitch = v.shape[2] * dv;
+    outPitch = heads * dv;
+    SmallVector<int64_t> ms = mask ? SmallVector<int64_t>(mask->shape)
+                                   : SmallVector<int64_t>{1, 1, 1, 1};
+    maskColStride = ms[3] == 1 ? 0 : 1;
+    maskRowStride = ms[2] == 1 ? 0 : ms[3];
+    for (int64_t b = 0; b < batches; ++b)
+      for (int64_t h = 0; h < heads; ++h) {
+        Matrix m;
+        m.q = (q.shape[0] == 1 ? 0 : b) * sq * qPitch + (offsets[0] + h) * d;
+        m.k = (k.shape[0] == 1 ? 0 : b) * sk * kPitch + (offsets[1] + h) * d;
+        m.v = (v.shape[0] == 1 ? 0 : b) * sk * vPitch + (offsets[2] + h) * dv;
+        m.mask = ((ms[0] == 1 ? 0 : b) * ms[1] + (ms[1] == 1 ? 0 : h)) * ms[2] *
+                 ms[3];
+        m.out = b * sq * outPitch + h * dv;
+        matrices.push_back(m);
+      }
+  } else {
+    sq = q.shape[rank - 2], d = q.shape[rank - 1];
+    sk = k.shape[rank - 2], dv = v.shape[rank - 1];
+    qPitch = d, kPitch = d, vPitch = dv, outPitch = dv;
+    ArrayRef<int64_t> outBatch = ArrayRef<int64_t>(out.shape).drop_back(2);
+    std::vector<int64_t> qMap =
+        broadcastMap(ArrayRef<int64_t>(q.shape).drop_back(2), outBatch);
+    std::vector<int64_t> kMap =
+        broadcastMap(ArrayRef<int64_t>(k.shape).drop_back(2), outBatch);
+    std::vector<int64_t> vMap =
+        broadcastMap(ArrayRef<int64_t>(v.shape).drop_back(2), outBatch);
+    // The mask's element offsets: its batch matrix, then stride 0 along a
+    // broadcast query or key dimension.
+    std::vector<int64_t> maskMap(qMap.size(), 0);
+    if (mask) {
+      ArrayRef<int64_t> ms = mask->shape;
+      maskMap = broadcastMap(ms.drop_back(2), outBatch);
+      maskColStride = ms[rank - 1] == 1 ? 0 : 1;
+      maskRowStride = ms[rank - 2] == 1 ? 0 : ms[rank - 1];
+      for (int64_t &m : maskMap)
+        m *= ms[rank - 2] * ms[rank - 1];
+    }
+    for (size_t b = 0; b < qMap.size(); ++b)
+      matrices.push_back({qMap[b] * sq * d, kMap[b] * sk * d, vMap[b] * sk * dv,
+                          maskMap[b], int64_t(b) * sq * dv});
   }
   std::vector<double> scores(sk);
-  for (size_t b = 0; b < qMap.size(); ++b) {
-    const double *Q = q.data.data() + qMap[b] * sq * d;
-    const double *K = k.data.data() + kMap[b] * sk * d;
-    const double *V = v.data.data() + vMap[b] * sk * dv;
-    double *O = out.data.data() + b * sq * dv;
+  for (const Matrix &mat : matrices) {
+    const double *Q = q.data.data() + mat.q;
+    const double *K = k.data.data() + mat.k;
+    const double *V = v.data.data() + mat.v;
+    double *O = out.data.data() + mat.out;
     for (int64_t i = 0; i < sq; ++i) {
       // Keys past i + (sk - sq) are hidden under `causal`.
       int64_t visible =
@@ -924,10 +960,10 @@ Tensor Interpreter::evalAttention(AttentionOp op) {
       for (int64_t j = 0; j < visible; ++j) {
         double dot = 0;
         for (int64_t c = 0; c < d; ++c)
-          dot += Q[i * d + c] * K[j * d + c];
+          dot += Q[i * qPitch + c] * K[j * kPitch + c];
         double s = scale * dot;
         if (mask)
-          s += mask->data[maskMap[b] + i * maskRowStride + j * maskColStride];
+          s += mask->data[mat.mask + i * maskRowStride + j * maskColStride];
         scores[j] = s;
         max = std::max(max, s);
       }
@@ -941,8 +977,8 @@ Tensor Interpreter::evalAttention(AttentionOp op) {
       for (int64_t c = 0; c < dv; ++c) {
         double acc = 0;
         for (int64_t j = 0; j < visible; ++j)
-          acc += scores[j] * V[j * dv + c];
-        O[i * dv + c] = acc / sum;
+          acc += scores[j] * V[j * vPitch + c];
+        O[i * outPitch + c] = acc / sum;
       }
     }
   }

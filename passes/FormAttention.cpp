@@ -644,7 +644,8 @@ void rewrite(const AttentionMatch &m) {
   Value mask = buildMask(b, loc, m.masks);
   auto attention = b.create<AttentionOp>(
       loc, output.getType(), q, k, v, mask, b.getF64FloatAttr(m.scale),
-      m.causal ? b.getUnitAttr() : UnitAttr());
+      m.causal ? b.getUnitAttr() : UnitAttr(),
+      /*head_offsets=*/DenseI64ArrayAttr());
   output.replaceAllUsesWith(attention.getResult());
   eraseDeadChain(output);
 }

@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Twine.h"
 
@@ -431,15 +432,17 @@ private:
   }
 
   void reportAttention(AttentionOp attention, std::vector<std::string> &lines) {
+    // A packed QKV tensor that is q, k and v at once is read once.
+    llvm::SetVector<Value> inputs(attention->operand_begin(),
+                                  attention->operand_end());
     int64_t read = 0;
-    for (Value v : attention->getOperands())
+    for (Value v : inputs)
       read += tensorBytes(v.getType());
     int64_t written = tensorBytes(attention.getType());
     lines.push_back("kernel " + kernelNames[attention] +
                     ": attention (a flash-attention kernel; the scores stay "
                     "on chip), never fused");
-    lines.push_back("  " +
-                    bytesLine(read, attention->getNumOperands(), written, 1));
+    lines.push_back("  " + bytesLine(read, inputs.size(), written, 1));
   }
 
   void reportMatmul(MatmulOp matmul, std::vector<std::string> &lines) {

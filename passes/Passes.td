@@ -115,6 +115,40 @@ def FormAttention : Pass<"dlc-form-attention", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def AttentionLayout : Pass<"dlc-attention-layout", "func::FuncOp"> {
+  let summary = "Give dlc.attention the layout of its projections";
+  let description = [{
+    Rewrites a `dlc.attention` whose operands are head splits
+    (`transpose [0, 2, 1, 3]` of a `[B, S, H, D]` value, under a reshape
+    merging B and H) and whose result is merged back the same way into the
+    op's heads layout (`head_offsets`): it reads q, k and v where the
+    projections wrote them and writes `[B, S, H, Dv]`, so the split and
+    merge transposes (each a kernel reading and writing the whole tensor)
+    disappear. A split that slices whole heads out of the last dimension
+    of a wider product (a packed QKV projection) reads that product
+    directly, at a head offset. Operands without a split are transposed
+    into the layout and other uses of the result get it transposed back;
+    the rewrite is made only when it removes more transposes than it adds.
+    A mask is reshaped to `[B | 1, H | 1, Sq | 1, Sk | 1]`.
+
+    Before:
+    ```mlir
+    %s = dlc.slice %qkv {start = array<i64: 0, 64>} : (tensor<32x192xf32>) -> tensor<32x64xf32>
+    %r = dlc.reshape %s : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+    %k = dlc.transpose %r {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+    ... (q and v alike)
+    %o = dlc.attention %q, %k, %v {scale = 2.500000e-01 : f64} : (...) -> tensor<2x4x16x16xf32>
+    %m = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+    ```
+    After:
+    ```mlir
+    %p = dlc.reshape %qkv : tensor<32x192xf32> -> tensor<2x16x12x16xf32>
+    %m = dlc.attention %p, %p, %p {head_offsets = array<i64: 0, 4, 8>, scale = 2.500000e-01 : f64} : (...) -> tensor<2x16x4x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
 def LowerConv : Pass<"dlc-lower-conv", "func::FuncOp"> {
   let summary = "Compute dense convolutions as matrix products";
   let description = [{

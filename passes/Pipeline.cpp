@@ -29,6 +29,7 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   if (rewrites) {
     fpm.addPass(createHorizontalFuse());
     fpm.addPass(createFormAttention());
+    fpm.addPass(createAttentionLayout());
   }
   fpm.addPass(createLowerConv());
   if (rewrites)

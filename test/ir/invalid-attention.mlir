@@ -94,3 +94,75 @@ func.func @attention_scale(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %v: tensor<
   %0 = dlc.attention %q, %k, %v {scale = 0x7FF0000000000000 : f64} : (tensor<4x8xf32>, tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
   return
 }
+
+// -----
+
+func.func @heads_rank(%q: tensor<2x5x6xf32>) {
+  // expected-error @+1 {{'dlc.attention' op with head_offsets expects q, k, v and the result of rank 4 ([B, S, heads, D]), but got 3 and 3}}
+  %0 = dlc.attention %q, %q, %q {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64} : (tensor<2x5x6xf32>, tensor<2x5x6xf32>, tensor<2x5x6xf32>) -> tensor<2x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @heads_offsets_count(%q: tensor<2x5x6x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects head_offsets of 3 entries (q, k, v), but got 2}}
+  %0 = dlc.attention %q, %q, %q {head_offsets = array<i64: 0, 2>, scale = 1.0 : f64} : (tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>) -> tensor<2x5x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @heads_offset_range(%qkv: tensor<2x5x6x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op head offset 5 of v with 2 result heads exceeds its 6 heads}}
+  %0 = dlc.attention %qkv, %qkv, %qkv {head_offsets = array<i64: 0, 2, 5>, scale = 1.0 : f64} : (tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>) -> tensor<2x5x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @heads_negative_offset(%qkv: tensor<2x5x6x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op head offset -1 of q with 2 result heads exceeds its 6 heads}}
+  %0 = dlc.attention %qkv, %qkv, %qkv {head_offsets = array<i64: -1, 2, 4>, scale = 1.0 : f64} : (tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>) -> tensor<2x5x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @heads_head_size(%q: tensor<2x5x2x8xf32>, %k: tensor<2x7x2x4xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects q and k of one head size (last dimension), but got 8 and 4}}
+  %0 = dlc.attention %q, %k, %k {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64} : (tensor<2x5x2x8xf32>, tensor<2x7x2x4xf32>, tensor<2x7x2x4xf32>) -> tensor<2x5x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @heads_value_rows(%q: tensor<2x5x2x8xf32>, %k: tensor<2x7x2x8xf32>, %v: tensor<2x6x2x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects v with one row per key (7), but got 6}}
+  %0 = dlc.attention %q, %k, %v {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64} : (tensor<2x5x2x8xf32>, tensor<2x7x2x8xf32>, tensor<2x6x2x8xf32>) -> tensor<2x5x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @heads_batch(%q: tensor<2x5x2x8xf32>, %k: tensor<3x7x2x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op batch dimensions 2, 3 and 3 of q, k and v are not broadcast-compatible}}
+  %0 = dlc.attention %q, %k, %k {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64} : (tensor<2x5x2x8xf32>, tensor<3x7x2x8xf32>, tensor<3x7x2x8xf32>) -> tensor<2x5x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @heads_result(%q: tensor<2x5x2x8xf32>, %k: tensor<1x7x2x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects result shape [2, 5, 2, 8], but got [2, 5, 2, 4]}}
+  %0 = dlc.attention %q, %k, %k {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64} : (tensor<2x5x2x8xf32>, tensor<1x7x2x8xf32>, tensor<1x7x2x8xf32>) -> tensor<2x5x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @heads_mask(%q: tensor<2x5x2x8xf32>, %k: tensor<2x7x2x8xf32>, %m: tensor<2x5x1x7xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects a mask that broadcasts to the scores [2, 2, 5, 7], but got shape [2, 5, 1, 7]}}
+  %0 = dlc.attention %q, %k, %k, %m {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64} : (tensor<2x5x2x8xf32>, tensor<2x7x2x8xf32>, tensor<2x7x2x8xf32>, tensor<2x5x1x7xf32>) -> tensor<2x5x2x8xf32>
+  return
+}

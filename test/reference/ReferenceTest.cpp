@@ -119,6 +119,17 @@ rt::HostTensor i1(std::vector<int64_t> shape, std::vector<double> v) {
   return make(rt::DType::I1, std::move(shape), v);
 }
 
+/// `n` values in [-2, 2) from a fixed linear congruential sequence.
+std::vector<double> pseudoRandom(size_t n, uint64_t seed) {
+  std::vector<double> out(n);
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (double &v : out) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v = double(x >> 11) / double(1ull << 53) * 4.0 - 2.0;
+  }
+  return out;
+}
+
 std::vector<double> valuesOf(const rt::HostTensor &t) {
   size_t n = elementBytes(t.dtype);
   std::vector<double> out(t.data.size() / n);
@@ -675,6 +686,54 @@ TEST_F(ReferenceTest, MatmulBatchBroadcasting) {
   expectTensor(out[1], rt::DType::F32, {2, 2, 2},
                {58, 64, 139, 154, 1, 2, 4, 5}, "lhs batch 1");
   expectTensor(out[2], rt::DType::I32, {2, 2}, {58, 64, 139, 154}, "i32");
+}
+
+TEST_F(ReferenceTest, AttentionHeadsLayoutMatchesSplitHeads) {
+  // dlc.attention with head_offsets against the same attention on heads
+  // split out by slices and transposes: a packed QKV [2, 5, 6, 3] (two
+  // heads each of q, k and v) with a per-key mask; and q separate from a
+  // packed KV whose batch of 1 broadcasts, causal with fewer queries than
+  // keys.
+  auto out = eval(R"mlir(
+    func.func @main(%qkv: tensor<2x5x6x3xf32>, %mask: tensor<2x1x1x5xf32>,
+                    %q: tensor<2x3x2x3xf32>, %kv: tensor<1x5x4x3xf32>)
+        -> (tensor<2x5x2x3xf32>, tensor<2x5x2x3xf32>,
+            tensor<2x3x2x3xf32>, tensor<2x3x2x3xf32>) {
+      %0 = dlc.attention %qkv, %qkv, %qkv, %mask {head_offsets = array<i64: 0, 2, 4>, scale = 0.5 : f64} : (tensor<2x5x6x3xf32>, tensor<2x5x6x3xf32>, tensor<2x5x6x3xf32>, tensor<2x1x1x5xf32>) -> tensor<2x5x2x3xf32>
+      %qs = dlc.slice %qkv {start = array<i64: 0, 0, 0, 0>} : (tensor<2x5x6x3xf32>) -> tensor<2x5x2x3xf32>
+      %ks = dlc.slice %qkv {start = array<i64: 0, 0, 2, 0>} : (tensor<2x5x6x3xf32>) -> tensor<2x5x2x3xf32>
+      %vs = dlc.slice %qkv {start = array<i64: 0, 0, 4, 0>} : (tensor<2x5x6x3xf32>) -> tensor<2x5x2x3xf32>
+      %qt = dlc.transpose %qs {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x5x2x3xf32>) -> tensor<2x2x5x3xf32>
+      %kt = dlc.transpose %ks {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x5x2x3xf32>) -> tensor<2x2x5x3xf32>
+      %vt = dlc.transpose %vs {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x5x2x3xf32>) -> tensor<2x2x5x3xf32>
+      %a = dlc.attention %qt, %kt, %vt, %mask {scale = 0.5 : f64} : (tensor<2x2x5x3xf32>, tensor<2x2x5x3xf32>, tensor<2x2x5x3xf32>, tensor<2x1x1x5xf32>) -> tensor<2x2x5x3xf32>
+      %1 = dlc.transpose %a {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x2x5x3xf32>) -> tensor<2x5x2x3xf32>
+      %2 = dlc.attention %q, %kv, %kv {causal, head_offsets = array<i64: 0, 0, 2>, scale = 0.7 : f64} : (tensor<2x3x2x3xf32>, tensor<1x5x4x3xf32>, tensor<1x5x4x3xf32>) -> tensor<2x3x2x3xf32>
+      %q2 = dlc.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x3x2x3xf32>) -> tensor<2x2x3x3xf32>
+      %k2s = dlc.slice %kv {start = array<i64: 0, 0, 0, 0>} : (tensor<1x5x4x3xf32>) -> tensor<1x5x2x3xf32>
+      %v2s = dlc.slice %kv {start = array<i64: 0, 0, 2, 0>} : (tensor<1x5x4x3xf32>) -> tensor<1x5x2x3xf32>
+      %k2 = dlc.transpose %k2s {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x5x2x3xf32>) -> tensor<1x2x5x3xf32>
+      %v2 = dlc.transpose %v2s {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x5x2x3xf32>) -> tensor<1x2x5x3xf32>
+      %b = dlc.attention %q2, %k2, %v2 {causal, scale = 0.7 : f64} : (tensor<2x2x3x3xf32>, tensor<1x2x5x3xf32>, tensor<1x2x5x3xf32>) -> tensor<2x2x3x3xf32>
+      %3 = dlc.transpose %b {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x2x3x3xf32>) -> tensor<2x3x2x3xf32>
+      return %0, %1, %2, %3 : tensor<2x5x2x3xf32>, tensor<2x5x2x3xf32>, tensor<2x3x2x3xf32>, tensor<2x3x2x3xf32>
+    })mlir",
+                  {f32({2, 5, 6, 3}, pseudoRandom(180, 1)),
+                   f32({2, 1, 1, 5}, {0, -1, 0.5, -1e30, 0, 0, 0, 0, 2, 0}),
+                   f32({2, 3, 2, 3}, pseudoRandom(36, 2)),
+                   f32({1, 5, 4, 3}, pseudoRandom(60, 3))});
+  ASSERT_EQ(out.size(), 4u);
+  for (int pair = 0; pair < 2; ++pair) {
+    std::vector<double> heads = valuesOf(out[2 * pair]);
+    std::vector<double> split = valuesOf(out[2 * pair + 1]);
+    ASSERT_EQ(heads.size(), split.size());
+    double maxAbs = 0;
+    for (size_t i = 0; i < heads.size(); ++i) {
+      EXPECT_EQ(heads[i], split[i]) << "pair " << pair << " element " << i;
+      maxAbs = std::max(maxAbs, std::abs(heads[i]));
+    }
+    EXPECT_GT(maxAbs, 0.1) << "pair " << pair << " is not all zeros";
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -255,6 +255,8 @@ private:
   bool genSoftmax();
   bool genNormalize();
   bool genAttention();
+  bool genMultiHeadAttention();
+  int attentionChain(int q, int k, int v);
   bool genConv();
   bool genPool();
   bool genGather();
@@ -1674,6 +1676,19 @@ bool Generator::genAttention() {
   };
   int k = self ? q : weights(sk, d);
   int v = self ? q : weights(sk, dv);
+  settle(attentionChain(q, k, v));
+  return true;
+}
+
+/// matmul(softmax(scale * q k^T [+ mask]), v) for q [batch..., Sq, D], k
+/// [batch..., Sk, D] and v [batch..., Sk, Dv] of one rank; returns the
+/// result.
+int Generator::attentionChain(int q, int k, int v) {
+  const TensorType qt = val(q).type;
+  DType t = qt.dtype;
+  size_t r = qt.shape.size();
+  int64_t sq = qt.shape[r - 2], d = qt.shape[r - 1];
+  int64_t sk = val(k).type.shape[r - 2];
   std::vector<int64_t> swapLast(r);
   std::iota(swapLast.begin(), swapLast.end(), 0);
   std::swap(swapLast[r - 1], swapLast[r - 2]);
@@ -1720,7 +1735,114 @@ bool Generator::genAttention() {
                   : binary(BinaryKind::Mul, e, unary(UnaryKind::Reciprocal, z));
   p.values[probs].lo = 0;
   p.values[probs].hi = 1;
-  settle(matmul(probs, v, false, false));
+  return matmul(probs, v, false, false);
+}
+
+/// Multi-head attention as models write it: q, k and v are heads split out
+/// of [B, S, H * D] values (slices of whole heads of one packed QKV value,
+/// the value itself for self-attention, or constant keys and values) by a
+/// reshape to [B, S, H, D] and a transpose to [B, H, S, D] (then often a
+/// reshape to [B * H, S, D]); the heads are merged back after the chain
+/// the same way. dlc-attention-layout removes the splits and the merge.
+bool Generator::genMultiHeadAttention() {
+  int x = pickValue([&](int v) {
+    const Value &w = val(v);
+    size_t r = w.type.shape.size();
+    return isFloat(w.type.dtype) && (r == 2 || r == 3) &&
+           w.type.shape[r - 1] >= 1 && product(w.type.shape) > 0;
+  });
+  if (x < 0)
+    return false;
+  x = bounded(x, 2);
+  const TensorType xt = val(x).type;
+  DType t = xt.dtype;
+  int64_t c = xt.shape.back(), rows = product(xt.shape) / c;
+  int64_t b = 1;
+  if (xt.shape.size() == 3) {
+    b = xt.shape[0];
+  } else {
+    std::vector<int64_t> batches;
+    for (int64_t n : {1, 2, 3, 4})
+      if (rows % n == 0)
+        batches.push_back(n);
+    b = rng.pick(batches);
+  }
+  int64_t s = rows / b;
+  std::vector<int64_t> sizes;
+  for (int64_t n = 1; n <= std::min<int64_t>(c, 64); ++n)
+    if (c % n == 0)
+      sizes.push_back(n);
+  int64_t d = rng.pick(sizes), n = c / d;
+  // 0: packed QKV (slices of whole heads, now and then one that is not),
+  // 1: self-attention on x, 2: constant keys and values.
+  int kind = rng.weighted({45, 25, 30});
+  if (kind == 0 && n < 3)
+    kind = 1;
+  int64_t h = kind == 0 ? rng.range(1, n / 3) : n;
+  int64_t sk = s;
+  if (kind == 2) {
+    sk = randomDim();
+    while (sk > 1 && b * sk * h * d > kMaxConstantElements)
+      sk = std::max<int64_t>(1, sk / 2);
+    if (b * sk * h * d > kMaxConstantElements)
+      return false;
+  }
+  if (b * h * s * sk > kMaxElements)
+    return false;
+  bool merged = rng.chance(0.6);
+  // [B, S', H * D] (any value with B * S' rows of `width` columns, a
+  // column range of it) -> [B, H, S', D] or [B * H, S', D].
+  auto split = [&](int v, int64_t start, int64_t seq) {
+    const Shape vs = val(v).type.shape;
+    if (vs.back() != h * d) {
+      std::vector<int64_t> begin(vs.size(), 0);
+      begin.back() = start;
+      Shape size = vs;
+      size.back() = h * d;
+      v = slice(v, begin, size);
+    }
+    v = reshape(v, {b, seq, h, d});
+    v = transpose(v, {0, 2, 1, 3});
+    return merged ? reshape(v, {b * h, seq, d}) : v;
+  };
+  int q, k, v;
+  if (kind == 0) {
+    // Three blocks of h heads in some order, shifted by whole heads; one
+    // start in ten moved by a column (no longer whole heads).
+    std::vector<int64_t> order = {0, 1, 2};
+    for (int i = 2; i > 0; --i)
+      std::swap(order[i], order[rng.range(0, i)]);
+    int64_t shift = rng.range(0, n - 3 * h);
+    int64_t starts[3];
+    for (int i = 0; i < 3; ++i) {
+      starts[i] = (order[i] * h + shift) * d;
+      if (rng.chance(0.1) && starts[i] + h * d < c)
+        starts[i] += 1;
+    }
+    q = split(x, starts[0], s);
+    k = split(x, starts[1], s);
+    v = split(x, starts[2], s);
+  } else if (kind == 1) {
+    q = k = v = split(x, 0, s);
+  } else {
+    auto weights = [&]() {
+      std::vector<double> data;
+      for (int64_t i = 0, e = b * sk * h * d; i < e; ++i)
+        data.push_back(gridValue(-1, 1, 1.0 / 32));
+      return constant({t, {b, sk, h * d}}, std::move(data));
+    };
+    q = split(x, 0, s);
+    k = split(weights(), 0, sk);
+    v = split(weights(), 0, sk);
+  }
+  int o = attentionChain(q, k, v);
+  if (rng.chance(0.2))
+    settle(o); // a use of the heads-first result besides the merge
+  if (merged)
+    o = reshape(o, {b, h, s, d});
+  o = transpose(o, {0, 2, 1, 3});
+  settle(rng.chance(0.5) ? reshape(o, {b, s, h * d})
+                         : reshape(o, {b * s, h * d}));
   return true;
 }
 
@@ -2407,7 +2529,10 @@ Program Generator::run() {
       genGemmEpilogue();
       break;
     case 23:
-      genAttention();
+      if (rng.chance(0.5))
+        genMultiHeadAttention();
+      else
+        genAttention();
       break;
     default:
       genResize();

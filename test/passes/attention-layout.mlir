@@ -1,0 +1,148 @@
+// RUN: dlc-opt %s -split-input-file --dlc-attention-layout | FileCheck %s
+// dlc-attention-layout: attention reads q, k and v where the projections
+// wrote them ([B, S, N, D], heads at offsets) and writes [B, S, H, Dv], so
+// the head split and merge transposes around it disappear.
+
+// A packed QKV product split into heads by slices: q, k and v become one
+// view of the product at head offsets 0, 4 and 8; the merged mask batch
+// splits into [B, H]; no transpose is left.
+// CHECK-LABEL: func.func @packed
+// CHECK-NOT: dlc.transpose
+// CHECK-NOT: dlc.slice
+// CHECK-DAG: %[[M:.*]] = dlc.reshape %arg1 : tensor<8x1x16xf32> -> tensor<2x4x1x16xf32>
+// CHECK-DAG: %[[P:.*]] = dlc.reshape %arg0 : tensor<32x192xf32> -> tensor<2x16x12x16xf32>
+// CHECK: %[[O:.*]] = dlc.attention %[[P]], %[[P]], %[[P]], %[[M]] {head_offsets = array<i64: 0, 4, 8>, scale = 2.500000e-01 : f64} : ({{.*}}) -> tensor<2x16x4x16xf32>
+// CHECK-NOT: dlc.transpose
+// CHECK: %[[R:.*]] = dlc.reshape %[[O]] : tensor<2x16x4x16xf32> -> tensor<32x64xf32>
+// CHECK: return %[[R]]
+func.func @packed(%qkv: tensor<32x192xf32>, %m: tensor<8x1x16xf32>) -> tensor<32x64xf32> {
+  %qs = dlc.slice %qkv {start = array<i64: 0, 0>} : (tensor<32x192xf32>) -> tensor<32x64xf32>
+  %ks = dlc.slice %qkv {start = array<i64: 0, 64>} : (tensor<32x192xf32>) -> tensor<32x64xf32>
+  %vs = dlc.slice %qkv {start = array<i64: 0, 128>} : (tensor<32x192xf32>) -> tensor<32x64xf32>
+  %qr = dlc.reshape %qs : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+  %kr = dlc.reshape %ks : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+  %vr = dlc.reshape %vs : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+  %qt = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %kt = dlc.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %vt = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %q = dlc.reshape %qt : tensor<2x4x16x16xf32> -> tensor<8x16x16xf32>
+  %k = dlc.reshape %kt : tensor<2x4x16x16xf32> -> tensor<8x16x16xf32>
+  %v = dlc.reshape %vt : tensor<2x4x16x16xf32> -> tensor<8x16x16xf32>
+  %o = dlc.attention %q, %k, %v, %m {scale = 2.500000e-01 : f64} : (tensor<8x16x16xf32>, tensor<8x16x16xf32>, tensor<8x16x16xf32>, tensor<8x1x16xf32>) -> tensor<8x16x16xf32>
+  %or = dlc.reshape %o : tensor<8x16x16xf32> -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %or {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  %out = dlc.reshape %ot : tensor<2x16x4x16xf32> -> tensor<32x64xf32>
+  return %out : tensor<32x64xf32>
+}
+
+// -----
+
+// Separate projections: each operand is its projection viewed as
+// [B, S, H, D]; causal is kept.
+// CHECK-LABEL: func.func @separate
+// CHECK-NOT: dlc.transpose
+// CHECK: dlc.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, head_offsets = array<i64: 0, 0, 0>, scale = 2.500000e-01 : f64} : (tensor<2x16x4x16xf16>, tensor<2x16x4x16xf16>, tensor<2x16x4x16xf16>) -> tensor<2x16x4x16xf16>
+// CHECK-NOT: dlc.transpose
+func.func @separate(%x: tensor<2x16x64xf16>, %y: tensor<2x16x64xf16>, %z: tensor<2x16x64xf16>) -> tensor<2x16x4x16xf16> {
+  %qr = dlc.reshape %x : tensor<2x16x64xf16> -> tensor<2x16x4x16xf16>
+  %kr = dlc.reshape %y : tensor<2x16x64xf16> -> tensor<2x16x4x16xf16>
+  %vr = dlc.reshape %z : tensor<2x16x64xf16> -> tensor<2x16x4x16xf16>
+  %q = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf16>) -> tensor<2x4x16x16xf16>
+  %k = dlc.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf16>) -> tensor<2x4x16x16xf16>
+  %v = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf16>) -> tensor<2x4x16x16xf16>
+  %o = dlc.attention %q, %k, %v {causal, scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>) -> tensor<2x4x16x16xf16>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf16>) -> tensor<2x16x4x16xf16>
+  return %ot : tensor<2x16x4x16xf16>
+}
+
+// -----
+
+// A key without a head split is transposed into the layout, and the use of
+// the result in the old layout gets it transposed back: two transposes
+// added, three removed.
+// CHECK-LABEL: func.func @plain_key
+// CHECK: %[[K4:.*]] = dlc.reshape %arg1 : tensor<8x16x16xf32> -> tensor<2x4x16x16xf32>
+// CHECK: %[[K:.*]] = dlc.transpose %[[K4]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+// CHECK: %[[O:.*]] = dlc.attention %{{.*}}, %[[K]], %{{.*}} {head_offsets = array<i64: 0, 0, 0>
+// CHECK: %[[B:.*]] = dlc.transpose %[[O]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+// CHECK: %[[B3:.*]] = dlc.reshape %[[B]] : tensor<2x4x16x16xf32> -> tensor<8x16x16xf32>
+// CHECK: return %[[O]], %[[B3]]
+func.func @plain_key(%x: tensor<2x16x64xf32>, %k: tensor<8x16x16xf32>, %z: tensor<2x16x64xf32>) -> (tensor<2x16x4x16xf32>, tensor<8x16x16xf32>) {
+  %qr = dlc.reshape %x : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %vr = dlc.reshape %z : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %qt = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %vt = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %q = dlc.reshape %qt : tensor<2x4x16x16xf32> -> tensor<8x16x16xf32>
+  %v = dlc.reshape %vt : tensor<2x4x16x16xf32> -> tensor<8x16x16xf32>
+  %o = dlc.attention %q, %k, %v {scale = 2.500000e-01 : f64} : (tensor<8x16x16xf32>, tensor<8x16x16xf32>, tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %or = dlc.reshape %o : tensor<8x16x16xf32> -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %or {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  return %ot, %o : tensor<2x16x4x16xf32>, tensor<8x16x16xf32>
+}
+
+// -----
+
+// A slice that does not start at a whole head stays; the attention reads
+// its result as [B, S, H, D].
+// CHECK-LABEL: func.func @unaligned_slice
+// CHECK: %[[S:.*]] = dlc.slice %arg0 {start = array<i64: 0, 3>}
+// CHECK: %[[R:.*]] = dlc.reshape %[[S]] : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+// CHECK: dlc.attention %[[R]], %[[R]], %[[R]] {head_offsets = array<i64: 0, 0, 0>
+// CHECK-NOT: dlc.transpose
+func.func @unaligned_slice(%qkv: tensor<32x200xf32>) -> tensor<2x16x4x16xf32> {
+  %qs = dlc.slice %qkv {start = array<i64: 0, 3>} : (tensor<32x200xf32>) -> tensor<32x64xf32>
+  %qr = dlc.reshape %qs : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+  %q = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %o = dlc.attention %q, %q, %q {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  return %ot : tensor<2x16x4x16xf32>
+}
+
+// -----
+
+// Refused: only the merge would go, three transposes would be added.
+// CHECK-LABEL: func.func @no_split
+// CHECK: dlc.attention %arg0, %arg1, %arg2 {scale = 2.500000e-01 : f64}
+// CHECK: dlc.transpose
+func.func @no_split(%q: tensor<8x16x16xf32>, %k: tensor<8x16x16xf32>, %v: tensor<8x16x16xf32>) -> tensor<2x16x4x16xf32> {
+  %o = dlc.attention %q, %k, %v {scale = 2.500000e-01 : f64} : (tensor<8x16x16xf32>, tensor<8x16x16xf32>, tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %or = dlc.reshape %o : tensor<8x16x16xf32> -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %or {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  return %ot : tensor<2x16x4x16xf32>
+}
+
+// -----
+
+// Refused: keys and values shared by every head (a broadcast batch) have
+// no heads layout.
+// CHECK-LABEL: func.func @broadcast_keys
+// CHECK: dlc.transpose
+// CHECK: dlc.attention %{{.*}}, %arg1, %arg2 {scale = 2.500000e-01 : f64}
+// CHECK: dlc.transpose
+func.func @broadcast_keys(%x: tensor<2x16x64xf32>, %k: tensor<1x16x16xf32>, %v: tensor<1x16x16xf32>) -> tensor<2x16x4x16xf32> {
+  %qr = dlc.reshape %x : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %qt = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %q = dlc.reshape %qt : tensor<2x4x16x16xf32> -> tensor<8x16x16xf32>
+  %o = dlc.attention %q, %k, %v {scale = 2.500000e-01 : f64} : (tensor<8x16x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>) -> tensor<8x16x16xf32>
+  %or = dlc.reshape %o : tensor<8x16x16xf32> -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %or {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  return %ot : tensor<2x16x4x16xf32>
+}
+
+// -----
+
+// Rank-4 masks keep their shape: [B, H, Sq, Sk] and [1, 1, 1, Sk].
+// CHECK-LABEL: func.func @mask_heads
+// CHECK-NOT: dlc.transpose
+// CHECK: dlc.attention %[[X:.*]], %[[X]], %[[X]], %arg1 {head_offsets = array<i64: 0, 0, 0>
+// CHECK: dlc.attention %[[X]], %[[X]], %[[X]], %arg2 {head_offsets = array<i64: 0, 0, 0>
+// CHECK-NOT: dlc.transpose
+func.func @mask_heads(%x: tensor<2x16x64xf32>, %m: tensor<2x4x16x16xf32>, %n: tensor<1x1x1x16xf32>) -> (tensor<2x16x4x16xf32>, tensor<2x16x4x16xf32>) {
+  %qr = dlc.reshape %x : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %q = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %o = dlc.attention %q, %q, %q, %m {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  %p = dlc.attention %q, %q, %q, %n {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<1x1x1x16xf32>) -> tensor<2x4x16x16xf32>
+  %pt = dlc.transpose %p {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  return %ot, %pt : tensor<2x16x4x16xf32>, tensor<2x16x4x16xf32>
+}
