@@ -541,13 +541,14 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
   bool headsLayout = op.isHeadsLayout();
   // The result matrices [Sq, Dv]: one per batch index, and per head in the
   // heads layout ([B, Sq, H, Dv]), where batch index b is (b / H, b % H).
-  ArrayRef<int64_t> batch =
-      headsLayout ? result.take_front(1) : result.take_front(rank - 2);
+  int64_t seqDim = headsLayout ? op.seqDim() : int64_t(rank) - 2;
+  ArrayRef<int64_t> batch = headsLayout ? result.slice(op.batchDim(), 1)
+                                        : result.take_front(rank - 2);
   size_t nb = batch.size();
   int64_t heads = headsLayout ? result[2] : 1;
-  int64_t sq = headsLayout ? result[1] : result[rank - 2];
+  int64_t sq = result[seqDim];
   int64_t dv = result[rank - 1];
-  int64_t sk = shapeOf(op.getK())[headsLayout ? 1 : rank - 2];
+  int64_t sk = shapeOf(op.getK())[seqDim];
   int64_t d = shapeOf(op.getQ())[rank - 1];
   int64_t batches = product(batch) * heads;
   bool hasMask = static_cast<bool>(maskValue);
@@ -559,7 +560,7 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
   if (dv != d)
     out.label += fmt::format("/{}", dv);
   if (headsLayout)
-    out.label += " [b,s,h,d]";
+    out.label += op.getSeqFirst() ? " [s,b,h,d]" : " [b,s,h,d]";
   if (op.getCausal())
     out.label += " causal";
   if (hasMask)
@@ -620,17 +621,25 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
     std::string common;
     std::string maskArg = "(const float*)0", maskRow = "0LL", maskCol = "0LL";
     if (headsLayout) {
-      // b = bi * H + h; row pitches are those of [B, S, N, D] tensors.
+      // b = bi * H + h. In a [B, S, N, D] or [S, B, N, D] tensor, dimension
+      // 0 steps by dim1 * N * D elements and dimension 1 by N * D: the row
+      // pitch is the sequence dimension's step, a batch's offset that of
+      // the batch dimension (none where it broadcasts).
       ArrayRef<int64_t> offsets = *op.getHeadOffsets();
+      int64_t batchDim = op.batchDim();
+      auto stride = [](ArrayRef<int64_t> s, int64_t dim) {
+        return dim == 0 ? s[1] * s[2] * s[3] : s[2] * s[3];
+      };
       body += fmt::format("  const long long bi = b / {0}LL, h = b % {0}LL;\n",
                           heads);
       auto offsetOf = [&](const char *var, Value v, int64_t headOffset) {
         ArrayRef<int64_t> s = shapeOf(v);
         std::string batchTerm =
-            s[0] == 1 ? "" : fmt::format("bi * {}LL + ", s[1] * s[2] * s[3]);
+            s[batchDim] == 1 ? ""
+                             : fmt::format("bi * {}LL + ", stride(s, batchDim));
         body += fmt::format("  const long long {} = {}({}LL + h) * {}LL;\n",
                             var, batchTerm, headOffset, s[3]);
-        return s[2] * s[3];
+        return stride(s, seqDim);
       };
       int64_t qPitch = offsetOf("qOff", op.getQ(), offsets[0]);
       int64_t kPitch = offsetOf("kOff", op.getK(), offsets[1]);
@@ -651,8 +660,8 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
           "{} + qOff, {} + kOff, {} + vOff, {}, {}, {}, out0 + bi * {}LL + h "
           "* {}LL, {}LL, {}LL, {}LL, {}LL",
           param[op.getQ()], param[op.getK()], param[op.getV()], maskArg,
-          maskRow, maskCol, sq * heads * dv, dv, qPitch, kPitch, vPitch,
-          heads * dv);
+          maskRow, maskCol, stride(result, batchDim), dv, qPitch, kPitch,
+          vPitch, stride(result, seqDim));
     } else {
       SmallVector<int64_t> indexed; // batch dimensions above 1, innermost first
       for (int64_t i = int64_t(nb) - 1; i >= 0; --i)

@@ -615,6 +615,8 @@ LogicalResult AttentionOp::verify() {
                          << result.getElementType();
   if (isHeadsLayout())
     return verifyHeadsLayout();
+  if (getSeqFirst())
+    return emitOpError() << "expects seq_first only with head_offsets";
   int64_t sq = q.getDimSize(r - 2), d = q.getDimSize(r - 1);
   int64_t sk = k.getDimSize(r - 2), dv = v.getDimSize(r - 1);
   if (k.getDimSize(r - 1) != d)
@@ -668,14 +670,17 @@ LogicalResult AttentionOp::verifyMaskAndScale(ArrayRef<int64_t> scores) {
   return success();
 }
 
-/// The `[B, S, heads, D]` form: see the op's description.
+/// The `[B, S, heads, D]` (or, `seq_first`, `[S, B, heads, D]`) form: see
+/// the op's description.
 LogicalResult AttentionOp::verifyHeadsLayout() {
   auto q = tensorType(getQ()), k = tensorType(getK()), v = tensorType(getV());
   auto result = getType();
+  const char *layout = getSeqFirst() ? "[S, B, heads, D]" : "[B, S, heads, D]";
   if (q.getRank() != 4 || result.getRank() != 4)
     return emitOpError() << "with head_offsets expects q, k, v and the "
-                            "result of rank 4 ([B, S, heads, D]), but got "
-                         << q.getRank() << " and " << result.getRank();
+                            "result of rank 4 ("
+                         << layout << "), but got " << q.getRank() << " and "
+                         << result.getRank();
   ArrayRef<int64_t> offsets = *getHeadOffsets();
   if (offsets.size() != 3)
     return emitOpError() << "expects head_offsets of 3 entries (q, k, v), "
@@ -689,25 +694,27 @@ LogicalResult AttentionOp::verifyHeadsLayout() {
       return emitOpError() << "head offset " << offsets[i] << " of " << names[i]
                            << " with " << heads << " result heads exceeds its "
                            << types[i].getDimSize(2) << " heads";
-  int64_t sq = q.getDimSize(1), d = q.getDimSize(3);
-  int64_t sk = k.getDimSize(1), dv = v.getDimSize(3);
+  int64_t sd = seqDim(), bd = batchDim();
+  int64_t sq = q.getDimSize(sd), d = q.getDimSize(3);
+  int64_t sk = k.getDimSize(sd), dv = v.getDimSize(3);
   if (k.getDimSize(3) != d)
     return emitOpError() << "expects q and k of one head size (last "
                             "dimension), but got "
                          << d << " and " << k.getDimSize(3);
-  if (v.getDimSize(1) != sk)
+  if (v.getDimSize(sd) != sk)
     return emitOpError() << "expects v with one row per key (" << sk
-                         << "), but got " << v.getDimSize(1);
-  auto batch =
-      broadcastShapes(q.getShape().take_front(1), k.getShape().take_front(1));
+                         << "), but got " << v.getDimSize(sd);
+  auto batch = broadcastShapes({q.getDimSize(bd)}, {k.getDimSize(bd)});
   if (succeeded(batch))
-    batch = broadcastShapes(*batch, v.getShape().take_front(1));
+    batch = broadcastShapes(*batch, {v.getDimSize(bd)});
   if (failed(batch))
-    return emitOpError() << "batch dimensions " << q.getDimSize(0) << ", "
-                         << k.getDimSize(0) << " and " << v.getDimSize(0)
+    return emitOpError() << "batch dimensions " << q.getDimSize(bd) << ", "
+                         << k.getDimSize(bd) << " and " << v.getDimSize(bd)
                          << " of q, k and v are not broadcast-compatible";
   int64_t b = (*batch)[0];
   SmallVector<int64_t> expected = {b, sq, heads, dv};
+  if (getSeqFirst())
+    std::swap(expected[0], expected[1]);
   if (ArrayRef<int64_t>(expected) != result.getShape())
     return emitOpError() << "expects result shape " << formatShape(expected)
                          << ", but got " << formatShape(result.getShape());

@@ -320,8 +320,12 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [Pure]> {
     `oq + h` of q, `ok + h` of k and `ov + h` of v, so one packed QKV
     projection `[B, S, 3H, D]` can be q, k and v at once (offsets 0, H,
     2H). Dimension 0 of q, k and v broadcasts; the mask (rank 4) broadcasts
-    to the scores `[B, H, Sq, Sk]`. `dlc-attention-layout` forms this
-    layout from the head split and merge transposes around the op.
+    to the scores `[B, H, Sq, Sk]`. With `seq_first` as well, the sequence
+    dimension comes first, as in PyTorch's `nn.MultiheadAttention`: q
+    `[Sq, B, Nq, D]`, k `[Sk, B, Nk, D]`, v `[Sk, B, Nv, Dv]`, result
+    `[Sq, B, H, Dv]` (dimension 1 of q, k and v broadcasts).
+    `dlc-attention-layout` forms these layouts from the head split and
+    merge transposes around the op.
 
     ```mlir
     %o = dlc.attention %q, %k, %v {scale = 0.125 : f64, causal} : (tensor<8x64x64xf32>, tensor<8x64x64xf32>, tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
@@ -332,12 +336,17 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [Pure]> {
   let arguments = (ins Dlc_Tensor:$q, Dlc_Tensor:$k, Dlc_Tensor:$v,
                        Optional<Dlc_Tensor>:$mask, F64Attr:$scale,
                        UnitAttr:$causal,
-                       OptionalAttr<DenseI64ArrayAttr>:$head_offsets);
+                       OptionalAttr<DenseI64ArrayAttr>:$head_offsets,
+                       UnitAttr:$seq_first);
   let results = (outs Dlc_Tensor:$result);
   let extraClassDeclaration = [{
     /// Whether the operands and the result are `[B, S, heads, D]`
     /// (`head_offsets` is present).
     bool isHeadsLayout() { return getHeadOffsets().has_value(); }
+    /// In the heads layout: the dimensions of the sequence and of the batch
+    /// in q, k, v and the result (0 and 1 with `seq_first`, else 1 and 0).
+    int64_t seqDim() { return getSeqFirst() ? 0 : 1; }
+    int64_t batchDim() { return getSeqFirst() ? 1 : 0; }
     /// Parts of verify().
     ::mlir::LogicalResult verifyHeadsLayout();
     ::mlir::LogicalResult verifyMaskAndScale(::llvm::ArrayRef<int64_t> scores);

@@ -899,12 +899,21 @@ Tensor Interpreter::evalAttention(AttentionOp op) {
   int64_t sq, d, sk, dv, qPitch, kPitch, vPitch, outPitch;
   int64_t maskRowStride = 0, maskColStride = 0;
   if (op.isHeadsLayout()) {
-    // [B, S, heads, D]; the mask broadcasts to [B, H, Sq, Sk].
+    // [B, S, heads, D] (or [S, B, heads, D]); the mask broadcasts to
+    // [B, H, Sq, Sk]. Strides of dimensions 0 and 1 of a rank-4 tensor t.
     ArrayRef<int64_t> offsets = *op.getHeadOffsets();
-    sq = q.shape[1], d = q.shape[3], sk = k.shape[1], dv = v.shape[3];
-    int64_t batches = out.shape[0], heads = out.shape[2];
-    qPitch = q.shape[2] * d, kPitch = k.shape[2] * d, vPitch = v.shape[2] * dv;
-    outPitch = heads * dv;
+    int64_t sd = op.seqDim(), bd = op.batchDim();
+    auto stride = [](const Tensor &t, int64_t dim) {
+      return dim == 0 ? t.shape[1] * t.shape[2] * t.shape[3]
+                      : t.shape[2] * t.shape[3];
+    };
+    auto batchStride = [&](const Tensor &t) {
+      return t.shape[bd] == 1 ? 0 : stride(t, bd);
+    };
+    sq = q.shape[sd], d = q.shape[3], sk = k.shape[sd], dv = v.shape[3];
+    int64_t batches = out.shape[bd], heads = out.shape[2];
+    qPitch = stride(q, sd), kPitch = stride(k, sd), vPitch = stride(v, sd);
+    outPitch = stride(out, sd);
     SmallVector<int64_t> ms = mask ? SmallVector<int64_t>(mask->shape)
                                    : SmallVector<int64_t>{1, 1, 1, 1};
     maskColStride = ms[3] == 1 ? 0 : 1;
@@ -912,12 +921,12 @@ Tensor Interpreter::evalAttention(AttentionOp op) {
     for (int64_t b = 0; b < batches; ++b)
       for (int64_t h = 0; h < heads; ++h) {
         Matrix m;
-        m.q = (q.shape[0] == 1 ? 0 : b) * sq * qPitch + (offsets[0] + h) * d;
-        m.k = (k.shape[0] == 1 ? 0 : b) * sk * kPitch + (offsets[1] + h) * d;
-        m.v = (v.shape[0] == 1 ? 0 : b) * sk * vPitch + (offsets[2] + h) * dv;
+        m.q = b * batchStride(q) + (offsets[0] + h) * d;
+        m.k = b * batchStride(k) + (offsets[1] + h) * d;
+        m.v = b * batchStride(v) + (offsets[2] + h) * dv;
         m.mask = ((ms[0] == 1 ? 0 : b) * ms[1] + (ms[1] == 1 ? 0 : h)) * ms[2] *
                  ms[3];
-        m.out = b * sq * outPitch + h * dv;
+        m.out = b * stride(out, bd) + h * dv;
         matrices.push_back(m);
       }
   } else {

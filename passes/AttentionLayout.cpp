@@ -53,19 +53,37 @@ int64_t product(ArrayRef<int64_t> shape) {
   return n;
 }
 
-bool isHeadTranspose(TransposeOp op) {
-  return op && op.getPerm() == ArrayRef<int64_t>{0, 2, 1, 3};
+/// Where heads sit in memory: [B, S, H, D] (Hugging Face models) or
+/// [S, B, H, D] (PyTorch's nn.MultiheadAttention, sequence first).
+enum class Layout { BatchFirst, SeqFirst };
+
+/// The permutation from a rank-4 value in `layout` to [B, H, S, D], and
+/// back.
+ArrayRef<int64_t> splitPerm(Layout layout) {
+  static const int64_t batchFirst[] = {0, 2, 1, 3}, seqFirst[] = {1, 2, 0, 3};
+  return layout == Layout::BatchFirst ? ArrayRef<int64_t>(batchFirst)
+                                      : ArrayRef<int64_t>(seqFirst);
+}
+ArrayRef<int64_t> mergePerm(Layout layout) {
+  static const int64_t batchFirst[] = {0, 2, 1, 3}, seqFirst[] = {2, 0, 1, 3};
+  return layout == Layout::BatchFirst ? ArrayRef<int64_t>(batchFirst)
+                                      : ArrayRef<int64_t>(seqFirst);
 }
 
-/// A `[B, S, N, D]` tensor and the first head of it that an operand uses.
+/// A head split behind an attention operand: `source` holds the operand's
+/// rows as [A0, A1, ...] with B * S rows of H * D elements (A0, A1 = B, S
+/// or S, B), and `transpose` is the split.
+struct Split {
+  Layout layout = Layout::BatchFirst;
+  int64_t batch = 0, heads = 0;
+  Value source;
+  Operation *transpose = nullptr;
+};
+
+/// A `[A0, A1, N, D]` tensor and the first head of it that an operand uses.
 struct HeadsOperand {
   Value value;
   int64_t offset = 0;
-};
-
-/// B and H of one attention: the batch and head counts of the heads layout.
-struct Geometry {
-  int64_t batch = 0, heads = 0;
 };
 
 class Rewriter {
@@ -76,31 +94,65 @@ public:
     auto result = op.getType();
     int64_t rank = result.getRank();
     Value operands[3] = {op.getQ(), op.getK(), op.getV()};
-    // The head split behind each operand, if any; B and H from the first.
-    std::optional<Geometry> geometry;
-    SmallVector<TransposeOp> splits;
+    // The head split behind each operand, if any; the layout, B and H from
+    // the first, and the others must agree.
+    std::optional<Split> first;
+    SmallVector<std::optional<Split>> splits;
     for (Value x : operands) {
-      TransposeOp split = findSplit(x);
-      if (split && !geometry) {
-        auto shape = tensorType(split.getResult()).getShape();
-        geometry = Geometry{shape[0], shape[1]};
-      }
+      std::optional<Split> split = findSplit(x);
+      if (split && first &&
+          (split->layout != first->layout || split->batch != first->batch ||
+           split->heads != first->heads))
+        split.reset();
+      if (split && !first)
+        first = split;
       splits.push_back(split);
     }
-    // The merges after the result.
+    if (!first)
+      return failure();
+    Layout layout = first->layout;
+    int64_t b = first->batch, h = first->heads;
+    // Empty tensors gain nothing (and have no heads to count).
+    for (Value v : op->getOperands())
+      if (product(tensorType(v).getShape()) == 0)
+        return failure();
+    if (product(result.getShape()) == 0)
+      return failure();
+    int64_t sq = result.getDimSize(rank - 2), dv = result.getDimSize(rank - 1);
+    // Every operand must be a full [B * H] batch of matrices (broadcast
+    // batches stay in the plain form).
+    if (product(result.getShape().drop_back(2)) != b * h)
+      return failure();
+    for (Value x : operands)
+      if (product(tensorType(x).getShape().drop_back(2)) != b * h)
+        return failure();
+    // The merges after the result: the inverse transpose of a [B, H, Sq, Dv]
+    // view of it, or with the sequence first and B and H merged,
+    // [B * H, Sq, Dv] transposed to [Sq, B * H, Dv].
     SmallVector<TransposeOp> merges;
     SmallVector<OpOperand *> otherUses;
+    SmallVector<int64_t> bhsd = {b, h, sq, dv};
+    auto isMerge = [&](Operation *user) {
+      auto t = dyn_cast<TransposeOp>(user);
+      if (!t)
+        return false;
+      auto in = tensorType(t.getInput()).getShape();
+      if (in == ArrayRef<int64_t>(bhsd) && t.getPerm() == mergePerm(layout))
+        return true;
+      return layout == Layout::SeqFirst &&
+             in == ArrayRef<int64_t>{b * h, sq, dv} &&
+             t.getPerm() == ArrayRef<int64_t>{1, 0, 2};
+    };
     for (OpOperand &use : op.getResult().getUses()) {
       Operation *user = use.getOwner();
-      if (auto t = dyn_cast<TransposeOp>(user); t && isHeadTranspose(t)) {
-        merges.push_back(t);
+      if (isMerge(user)) {
+        merges.push_back(cast<TransposeOp>(user));
         continue;
       }
-      if (auto r = dyn_cast<ReshapeOp>(user);
-          r && tensorType(r.getResult()).getRank() == 4) {
+      if (auto r = dyn_cast<ReshapeOp>(user)) {
         bool all = !r.getResult().use_empty();
         for (Operation *u : r.getResult().getUsers())
-          all = all && isHeadTranspose(dyn_cast<TransposeOp>(u));
+          all = all && isMerge(u);
         if (all) {
           for (Operation *u : r.getResult().getUsers())
             merges.push_back(cast<TransposeOp>(u));
@@ -109,36 +161,11 @@ public:
       }
       otherUses.push_back(&use);
     }
-    if (!geometry && !merges.empty()) {
-      auto shape = tensorType(merges.front().getInput()).getShape();
-      geometry = Geometry{shape[0], shape[1]};
-    }
-    if (!geometry)
-      return failure();
-    int64_t b = geometry->batch, h = geometry->heads;
-    int64_t sq = result.getDimSize(rank - 2), dv = result.getDimSize(rank - 1);
-    // Every operand must be a full [B * H] batch of matrices (broadcast
-    // batches stay in the plain form), and every merge of the result must
-    // see the same B and H.
-    SmallVector<int64_t> resultBatch(result.getShape().drop_back(2));
-    if (product(resultBatch) != b * h)
-      return failure();
-    for (Value x : operands)
-      if (product(tensorType(x).getShape().drop_back(2)) != b * h)
-        return failure();
-    for (TransposeOp merge : merges)
-      if (tensorType(merge.getInput()).getShape() !=
-          ArrayRef<int64_t>{b, h, sq, dv})
-        return failure();
-    for (TransposeOp &split : splits)
-      if (split && tensorType(split.getResult()).getShape().take_front(2) !=
-                       ArrayRef<int64_t>{b, h})
-        split = nullptr;
     // Transposes removed minus transposes added.
-    int64_t removed = llvm::count_if(splits, [](TransposeOp t) { return t; }) +
-                      int64_t(merges.size());
-    int64_t added = llvm::count_if(splits, [](TransposeOp t) { return !t; }) +
-                    (otherUses.empty() ? 0 : 1);
+    int64_t found = llvm::count_if(
+        splits, [](const std::optional<Split> &s) { return s.has_value(); });
+    int64_t removed = found + int64_t(merges.size());
+    int64_t added = (3 - found) + (otherUses.empty() ? 0 : 1);
     if (removed <= added)
       return failure();
 
@@ -151,32 +178,42 @@ public:
 
     SmallVector<HeadsOperand> heads;
     for (int i = 0; i < 3; ++i)
-      heads.push_back(splits[i] ? headsOperand(splits[i])
-                                : transposed(operands[i], b, h));
-    auto type = RankedTensorType::get({b, sq, h, dv}, result.getElementType());
+      heads.push_back(splits[i] ? headsOperand(*splits[i])
+                                : transposed(operands[i], layout, b, h));
+    SmallVector<int64_t> shape = {b, sq, h, dv};
+    if (layout == Layout::SeqFirst)
+      std::swap(shape[0], shape[1]);
+    auto type = RankedTensorType::get(shape, result.getElementType());
     SmallVector<int64_t> offsets = {heads[0].offset, heads[1].offset,
                                     heads[2].offset};
     auto attention = builder.create<AttentionOp>(
         op.getLoc(), type, heads[0].value, heads[1].value, heads[2].value, mask,
         op.getScaleAttr(), op.getCausalAttr(),
-        builder.getDenseI64ArrayAttr(offsets));
+        builder.getDenseI64ArrayAttr(offsets),
+        layout == Layout::SeqFirst ? builder.getUnitAttr() : UnitAttr());
     for (TransposeOp merge : merges) {
       Value input = merge.getInput();
-      merge.getResult().replaceAllUsesWith(attention.getResult());
+      Value replacement = attention.getResult();
+      if (merge.getType() != type) {
+        // [Sq, B, H, Dv] viewed as the merge's [Sq, B * H, Dv].
+        OpBuilder at(merge);
+        replacement =
+            at.create<ReshapeOp>(merge.getLoc(), merge.getType(), replacement);
+      }
+      merge.getResult().replaceAllUsesWith(replacement);
       merge.erase();
-      // The reshape to [B, H, Sq, Dv] between the result and its merges.
+      // A reshape between the result and its merges.
       if (auto reshape = input.getDefiningOp<ReshapeOp>();
           reshape && reshape.getResult().use_empty())
         reshape.erase();
     }
     if (!otherUses.empty()) {
-      // [B, Sq, H, Dv] -> [B, H, Sq, Dv] -> the old result type.
-      auto bhsd =
-          RankedTensorType::get({b, h, sq, dv}, result.getElementType());
+      // Back to [B, H, Sq, Dv], then the old result type.
+      auto bhsdType = RankedTensorType::get(bhsd, result.getElementType());
       Value back = builder.create<TransposeOp>(
-          op.getLoc(), bhsd, attention.getResult(),
-          builder.getDenseI64ArrayAttr({0, 2, 1, 3}));
-      if (bhsd != result)
+          op.getLoc(), bhsdType, attention.getResult(),
+          builder.getDenseI64ArrayAttr(splitPerm(layout)));
+      if (bhsdType != result)
         back = builder.create<ReshapeOp>(op.getLoc(), result, back);
       for (OpOperand *use : otherUses)
         use->set(back);
@@ -187,75 +224,126 @@ public:
   }
 
 private:
-  /// The transpose by [0, 2, 1, 3] of a [B, S, H, D] value that `x`
-  /// ([B..., S, D] with the batch dimensions a reshape of [B, H]) is.
-  TransposeOp findSplit(Value x) {
+  /// The head split that `x` ([B..., S, D], the batch dimensions a reshape
+  /// of [B, H]) is:
+  /// - a transpose of [B, S, H, D] by [0, 2, 1, 3];
+  /// - a transpose of [S, B, H, D] by [1, 2, 0, 3];
+  /// - a transpose of [S, B * H, D] by [1, 0, 2], where that is a reshape of
+  ///   an [S, B, H * D] or [S, B, H, D] value (which tells B from H).
+  std::optional<Split> findSplit(Value x) {
     Value t = x;
     if (auto reshape = x.getDefiningOp<ReshapeOp>())
       t = reshape.getInput();
     auto transpose = t.getDefiningOp<TransposeOp>();
-    if (!isHeadTranspose(transpose))
-      return nullptr;
-    auto shape = tensorType(transpose.getResult()).getShape();
+    if (!transpose)
+      return std::nullopt;
     auto xShape = tensorType(x).getShape();
-    if (xShape.size() < 2 || xShape.take_back(2) != shape.take_back(2))
-      return nullptr;
-    return transpose;
-  }
-
-  /// The operand a head split reads from: behind the split's input
-  /// [B, S, H, D], a slice of whole heads out of the last dimension of a
-  /// wider product [..., C] (the packed QKV), else the input itself.
-  HeadsOperand headsOperand(TransposeOp split) {
-    Value y = split.getInput();
+    auto tShape = tensorType(t).getShape();
+    if (xShape.size() < 2 || xShape.take_back(2) != tShape.take_back(2))
+      return std::nullopt;
+    Value y = transpose.getInput();
     auto yShape = tensorType(y).getShape();
-    int64_t d = yShape[3];
-    if (auto reshape = y.getDefiningOp<ReshapeOp>()) {
-      if (auto slice = reshape.getInput().getDefiningOp<SliceOp>()) {
-        Value w = slice.getInput();
-        auto wShape = tensorType(w).getShape();
-        auto zShape = tensorType(slice.getResult()).getShape();
-        ArrayRef<int64_t> start = slice.getStart();
-        size_t r = wShape.size();
-        bool unitSteps =
-            !slice.getStrides() ||
-            llvm::all_of(*slice.getStrides(), [](int64_t s) { return s == 1; });
-        bool lastOnly = r >= 1 && unitSteps && d > 0 &&
-                        zShape.back() == yShape[2] * d &&
-                        wShape.back() % d == 0 && start.back() % d == 0;
-        for (size_t i = 0; lastOnly && i + 1 < r; ++i)
-          lastOnly = start[i] == 0 && zShape[i] == wShape[i];
-        if (lastOnly)
-          return {packed(w, yShape[0], yShape[1], d), start.back() / d};
-      }
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    Split split;
+    split.transpose = transpose;
+    if (perm == splitPerm(Layout::BatchFirst)) {
+      split.batch = yShape[0];
+      split.heads = yShape[2];
+      split.source = y;
+      return split;
     }
-    return {y, 0};
+    if (perm == splitPerm(Layout::SeqFirst)) {
+      split.layout = Layout::SeqFirst;
+      split.batch = yShape[1];
+      split.heads = yShape[2];
+      split.source = y;
+      return split;
+    }
+    if (perm == ArrayRef<int64_t>{1, 0, 2}) {
+      auto reshape = y.getDefiningOp<ReshapeOp>();
+      if (!reshape)
+        return std::nullopt;
+      Value z = reshape.getInput();
+      auto zShape = tensorType(z).getShape();
+      if ((zShape.size() != 3 && zShape.size() != 4) ||
+          zShape[0] != yShape[0] || zShape[1] <= 0 ||
+          yShape[1] % zShape[1] != 0)
+        return std::nullopt;
+      int64_t heads = yShape[1] / zShape[1];
+      if ((zShape.size() == 3 && zShape[2] != heads * yShape[2]) ||
+          (zShape.size() == 4 &&
+           (zShape[2] != heads || zShape[3] != yShape[2])))
+        return std::nullopt;
+      split.layout = Layout::SeqFirst;
+      split.batch = zShape[1];
+      split.heads = heads;
+      split.source = z;
+      return split;
+    }
+    return std::nullopt;
   }
 
-  /// `w` ([..., C], B * S rows) as [B, S, C / D, D]: one reshape per value.
-  Value packed(Value w, int64_t b, int64_t s, int64_t d) {
-    auto it = packedViews.find(w);
-    if (it != packedViews.end())
-      return it->second;
+  /// The operand a head split reads from: behind its source, a slice of
+  /// whole heads out of the last dimension of a wider product [..., C] (the
+  /// packed QKV), else the source itself, viewed as [A0, A1, H, D].
+  HeadsOperand headsOperand(const Split &split) {
+    auto dims = tensorType(split.source).getShape();
+    int64_t a0 = dims[0], a1 = dims[1];
+    int64_t d = tensorType(split.transpose->getResult(0)).getShape().back();
+    Value src = split.source;
+    Value sliced = src;
+    if (auto reshape = src.getDefiningOp<ReshapeOp>())
+      sliced = reshape.getInput();
+    if (auto slice = sliced.getDefiningOp<SliceOp>()) {
+      Value w = slice.getInput();
+      auto wShape = tensorType(w).getShape();
+      auto zShape = tensorType(slice.getResult()).getShape();
+      ArrayRef<int64_t> start = slice.getStart();
+      size_t r = wShape.size();
+      bool unitSteps =
+          !slice.getStrides() ||
+          llvm::all_of(*slice.getStrides(), [](int64_t s) { return s == 1; });
+      bool lastOnly = r >= 1 && unitSteps && d > 0 &&
+                      zShape.back() == split.heads * d &&
+                      wShape.back() % d == 0 && start.back() % d == 0;
+      for (size_t i = 0; lastOnly && i + 1 < r; ++i)
+        lastOnly = start[i] == 0 && zShape[i] == wShape[i];
+      if (lastOnly)
+        return {view(w, a0, a1, d), start.back() / d};
+    }
+    return {view(src, a0, a1, d), 0};
+  }
+
+  /// `w` (A0 * A1 rows of N * D elements) as [A0, A1, N, D]: one reshape
+  /// per value.
+  Value view(Value w, int64_t a0, int64_t a1, int64_t d) {
     auto wType = tensorType(w);
-    auto type = RankedTensorType::get({b, s, wType.getShape().back() / d, d},
-                                      wType.getElementType());
-    Value view = builder.create<ReshapeOp>(op.getLoc(), type, w);
-    packedViews[w] = view;
-    return view;
+    int64_t n = product(wType.getShape()) / (a0 * a1 * d);
+    auto type = RankedTensorType::get({a0, a1, n, d}, wType.getElementType());
+    if (wType == type)
+      return w;
+    auto it = views.find(w);
+    if (it != views.end())
+      return it->second;
+    Value v = builder.create<ReshapeOp>(op.getLoc(), type, w);
+    views[w] = v;
+    return v;
   }
 
-  /// An operand without a head split, transposed into the heads layout.
-  HeadsOperand transposed(Value x, int64_t b, int64_t h) {
+  /// An operand without a head split, transposed into the layout.
+  HeadsOperand transposed(Value x, Layout layout, int64_t b, int64_t h) {
     auto shape = tensorType(x).getShape();
     int64_t s = shape[shape.size() - 2], d = shape.back();
     Type element = tensorType(x).getElementType();
     auto bhsd = RankedTensorType::get({b, h, s, d}, element);
     if (tensorType(x) != bhsd)
       x = builder.create<ReshapeOp>(op.getLoc(), bhsd, x);
+    SmallVector<int64_t> target = {b, s, h, d};
+    if (layout == Layout::SeqFirst)
+      std::swap(target[0], target[1]);
     Value t = builder.create<TransposeOp>(
-        op.getLoc(), RankedTensorType::get({b, s, h, d}, element), x,
-        builder.getDenseI64ArrayAttr({0, 2, 1, 3}));
+        op.getLoc(), RankedTensorType::get(target, element), x,
+        builder.getDenseI64ArrayAttr(mergePerm(layout)));
     return {t, 0};
   }
 
@@ -285,8 +373,8 @@ private:
     return builder.create<ReshapeOp>(op.getLoc(), targetType, m);
   }
 
-  /// Erases `root` and then every op of the old split and merge chains that
-  /// lost its last user.
+  /// Erases `root` and then every op of the old split chains that lost its
+  /// last user.
   void eraseDeadChain(Operation *root) {
     SmallVector<Operation *> work = {root};
     while (!work.empty()) {
@@ -307,7 +395,7 @@ private:
 
   AttentionOp op;
   OpBuilder builder;
-  DenseMap<Value, Value> packedViews;
+  DenseMap<Value, Value> views;
 };
 
 struct AttentionLayoutPass

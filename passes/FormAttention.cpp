@@ -645,7 +645,7 @@ void rewrite(const AttentionMatch &m) {
   auto attention = b.create<AttentionOp>(
       loc, output.getType(), q, k, v, mask, b.getF64FloatAttr(m.scale),
       m.causal ? b.getUnitAttr() : UnitAttr(),
-      /*head_offsets=*/DenseI64ArrayAttr());
+      /*head_offsets=*/DenseI64ArrayAttr(), /*seq_first=*/UnitAttr());
   output.replaceAllUsesWith(attention.getResult());
   eraseDeadChain(output);
 }

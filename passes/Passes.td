@@ -129,7 +129,12 @@ def AttentionLayout : Pass<"dlc-attention-layout", "func::FuncOp"> {
     directly, at a head offset. Operands without a split are transposed
     into the layout and other uses of the result get it transposed back;
     the rewrite is made only when it removes more transposes than it adds.
-    A mask is reshaped to `[B | 1, H | 1, Sq | 1, Sk | 1]`.
+    A mask is reshaped to `[B | 1, H | 1, Sq | 1, Sk | 1]`. Both the
+    batch-first layout `[B, S, H, D]` (split by `transpose [0, 2, 1, 3]`)
+    and the sequence-first one of `nn.MultiheadAttention` exports
+    (`[S, B, H, D]`, split by `transpose [1, 2, 0, 3]`, or as
+    `transpose [1, 0, 2]` of `[S, B * H, D]` reshaped from `[S, B, H * D]`;
+    the op's `seq_first`) are recognised.
 
     Before:
     ```mlir

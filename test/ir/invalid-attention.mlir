@@ -166,3 +166,19 @@ func.func @heads_mask(%q: tensor<2x5x2x8xf32>, %k: tensor<2x7x2x8xf32>, %m: tens
   %0 = dlc.attention %q, %k, %k, %m {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64} : (tensor<2x5x2x8xf32>, tensor<2x7x2x8xf32>, tensor<2x7x2x8xf32>, tensor<2x5x1x7xf32>) -> tensor<2x5x2x8xf32>
   return
 }
+
+// -----
+
+func.func @seq_first_without_heads(%q: tensor<2x5x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects seq_first only with head_offsets}}
+  %0 = dlc.attention %q, %q, %q {scale = 1.0 : f64, seq_first} : (tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>) -> tensor<2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @seq_first_result(%q: tensor<5x2x2x8xf32>, %k: tensor<7x2x2x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects result shape [5, 2, 2, 8], but got [2, 5, 2, 8]}}
+  %0 = dlc.attention %q, %k, %k {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64, seq_first} : (tensor<5x2x2x8xf32>, tensor<7x2x2x8xf32>, tensor<7x2x2x8xf32>) -> tensor<2x5x2x8xf32>
+  return
+}

@@ -146,3 +146,62 @@ func.func @mask_heads(%x: tensor<2x16x64xf32>, %m: tensor<2x4x16x16xf32>, %n: te
   %pt = dlc.transpose %p {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
   return %ot, %pt : tensor<2x16x4x16xf32>, tensor<2x16x4x16xf32>
 }
+
+// -----
+
+// nn.MultiheadAttention as exported to ONNX: sequence first, the packed
+// projection [S, B, 3E] sliced and reshaped to [S, B * H, D], heads to the
+// front by transpose [1, 0, 2]; the result goes back the same way.
+// CHECK-LABEL: func.func @mha_export
+// CHECK-NOT: dlc.transpose
+// CHECK: %[[P:.*]] = dlc.reshape %{{.*}} : tensor<64x2x768xf32> -> tensor<64x2x12x64xf32>
+// CHECK: %[[O:.*]] = dlc.attention %[[P]], %[[P]], %[[P]] {head_offsets = array<i64: 0, 4, 8>, scale = 1.250000e-01 : f64, seq_first} : ({{.*}}) -> tensor<64x2x4x64xf32>
+// CHECK: dlc.reshape %[[O]] : tensor<64x2x4x64xf32> -> tensor<64x8x64xf32>
+// CHECK-NOT: dlc.transpose
+func.func @mha_export(%x: tensor<64x2x256xf32>, %w: tensor<1x256x768xf32>) -> tensor<128x256xf32> {
+  %p = dlc.matmul %x, %w : (tensor<64x2x256xf32>, tensor<1x256x768xf32>) -> tensor<64x2x768xf32>
+  %qs = dlc.slice %p {start = array<i64: 0, 0, 0>} : (tensor<64x2x768xf32>) -> tensor<64x2x256xf32>
+  %ks = dlc.slice %p {start = array<i64: 0, 0, 256>} : (tensor<64x2x768xf32>) -> tensor<64x2x256xf32>
+  %vs = dlc.slice %p {start = array<i64: 0, 0, 512>} : (tensor<64x2x768xf32>) -> tensor<64x2x256xf32>
+  %qr = dlc.reshape %qs : tensor<64x2x256xf32> -> tensor<64x8x64xf32>
+  %kr = dlc.reshape %ks : tensor<64x2x256xf32> -> tensor<64x8x64xf32>
+  %vr = dlc.reshape %vs : tensor<64x2x256xf32> -> tensor<64x8x64xf32>
+  %q = dlc.transpose %qr {perm = array<i64: 1, 0, 2>} : (tensor<64x8x64xf32>) -> tensor<8x64x64xf32>
+  %k = dlc.transpose %kr {perm = array<i64: 1, 0, 2>} : (tensor<64x8x64xf32>) -> tensor<8x64x64xf32>
+  %v = dlc.transpose %vr {perm = array<i64: 1, 0, 2>} : (tensor<64x8x64xf32>) -> tensor<8x64x64xf32>
+  %o = dlc.attention %q, %k, %v {scale = 1.250000e-01 : f64} : (tensor<8x64x64xf32>, tensor<8x64x64xf32>, tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 1, 0, 2>} : (tensor<8x64x64xf32>) -> tensor<64x8x64xf32>
+  %or = dlc.reshape %ot : tensor<64x8x64xf32> -> tensor<128x256xf32>
+  return %or : tensor<128x256xf32>
+}
+
+// -----
+
+// Sequence-first rank-4 splits and merge.
+// CHECK-LABEL: func.func @seq_first_4d
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %arg0, %arg1, %arg1 {causal, head_offsets = array<i64: 0, 0, 0>, scale = 2.500000e-01 : f64, seq_first}
+// CHECK-NEXT: return %[[O]]
+func.func @seq_first_4d(%x: tensor<16x2x4x8xbf16>, %y: tensor<16x2x4x8xbf16>) -> tensor<16x2x4x8xbf16> {
+  %q = dlc.transpose %x {perm = array<i64: 1, 2, 0, 3>} : (tensor<16x2x4x8xbf16>) -> tensor<2x4x16x8xbf16>
+  %k = dlc.transpose %y {perm = array<i64: 1, 2, 0, 3>} : (tensor<16x2x4x8xbf16>) -> tensor<2x4x16x8xbf16>
+  %o = dlc.attention %q, %k, %k {causal, scale = 2.500000e-01 : f64} : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>) -> tensor<2x4x16x8xbf16>
+  %ot = dlc.transpose %o {perm = array<i64: 2, 0, 1, 3>} : (tensor<2x4x16x8xbf16>) -> tensor<16x2x4x8xbf16>
+  return %ot : tensor<16x2x4x8xbf16>
+}
+
+// -----
+
+// The first split decides the layout; an operand split the other way is
+// transposed into it.
+// CHECK-LABEL: func.func @mixed_layouts
+// CHECK: %[[T:.*]] = dlc.transpose %arg1 {perm = array<i64: 1, 2, 0, 3>}
+// CHECK: %[[K:.*]] = dlc.transpose %[[T]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: dlc.attention %arg0, %[[K]], %arg0 {head_offsets = array<i64: 0, 0, 0>, scale = 2.500000e-01 : f64}
+// CHECK-NOT: seq_first
+func.func @mixed_layouts(%x: tensor<2x16x4x8xf32>, %y: tensor<16x2x4x8xf32>) -> tensor<2x16x4x8xf32> {
+  %q = dlc.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x8xf32>) -> tensor<2x4x16x8xf32>
+  %k = dlc.transpose %y {perm = array<i64: 1, 2, 0, 3>} : (tensor<16x2x4x8xf32>) -> tensor<2x4x16x8xf32>
+  %o = dlc.attention %q, %k, %q {scale = 2.500000e-01 : f64} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x8xf32>) -> tensor<2x16x4x8xf32>
+  return %ot : tensor<2x16x4x8xf32>
+}

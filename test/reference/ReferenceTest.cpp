@@ -688,6 +688,21 @@ TEST_F(ReferenceTest, MatmulBatchBroadcasting) {
   expectTensor(out[2], rt::DType::I32, {2, 2}, {58, 64, 139, 154}, "i32");
 }
 
+/// Outputs 2i and 2i + 1 are equal element for element, and not all zero.
+void expectPairsEqual(const std::vector<rt::HostTensor> &out) {
+  for (size_t pair = 0; pair < out.size() / 2; ++pair) {
+    std::vector<double> heads = valuesOf(out[2 * pair]);
+    std::vector<double> split = valuesOf(out[2 * pair + 1]);
+    ASSERT_EQ(heads.size(), split.size());
+    double maxAbs = 0;
+    for (size_t i = 0; i < heads.size(); ++i) {
+      EXPECT_EQ(heads[i], split[i]) << "pair " << pair << " element " << i;
+      maxAbs = std::max(maxAbs, std::abs(heads[i]));
+    }
+    EXPECT_GT(maxAbs, 0.1) << "pair " << pair << " is not all zeros";
+  }
+}
+
 TEST_F(ReferenceTest, AttentionHeadsLayoutMatchesSplitHeads) {
   // dlc.attention with head_offsets against the same attention on heads
   // split out by slices and transposes: a packed QKV [2, 5, 6, 3] (two
@@ -723,17 +738,43 @@ TEST_F(ReferenceTest, AttentionHeadsLayoutMatchesSplitHeads) {
                    f32({2, 3, 2, 3}, pseudoRandom(36, 2)),
                    f32({1, 5, 4, 3}, pseudoRandom(60, 3))});
   ASSERT_EQ(out.size(), 4u);
-  for (int pair = 0; pair < 2; ++pair) {
-    std::vector<double> heads = valuesOf(out[2 * pair]);
-    std::vector<double> split = valuesOf(out[2 * pair + 1]);
-    ASSERT_EQ(heads.size(), split.size());
-    double maxAbs = 0;
-    for (size_t i = 0; i < heads.size(); ++i) {
-      EXPECT_EQ(heads[i], split[i]) << "pair " << pair << " element " << i;
-      maxAbs = std::max(maxAbs, std::abs(heads[i]));
-    }
-    EXPECT_GT(maxAbs, 0.1) << "pair " << pair << " is not all zeros";
-  }
+  expectPairsEqual(out);
+}
+
+TEST_F(ReferenceTest, AttentionSequenceFirstMatchesSplitHeads) {
+  // seq_first: q, k, v [S, B, N, D] (a packed QKV, as nn.MultiheadAttention
+  // lays it out) against heads split out by slices and transposes, with a
+  // [B, H, Sq, Sk] mask; and causal with keys of batch 1.
+  auto out = eval(R"mlir(
+    func.func @main(%qkv: tensor<5x2x6x3xf32>, %mask: tensor<2x2x5x5xf32>,
+                    %q: tensor<3x2x2x3xf32>, %kv: tensor<5x1x4x3xf32>)
+        -> (tensor<5x2x2x3xf32>, tensor<5x2x2x3xf32>,
+            tensor<3x2x2x3xf32>, tensor<3x2x2x3xf32>) {
+      %0 = dlc.attention %qkv, %qkv, %qkv, %mask {head_offsets = array<i64: 0, 2, 4>, scale = 0.5 : f64, seq_first} : (tensor<5x2x6x3xf32>, tensor<5x2x6x3xf32>, tensor<5x2x6x3xf32>, tensor<2x2x5x5xf32>) -> tensor<5x2x2x3xf32>
+      %qs = dlc.slice %qkv {start = array<i64: 0, 0, 0, 0>} : (tensor<5x2x6x3xf32>) -> tensor<5x2x2x3xf32>
+      %ks = dlc.slice %qkv {start = array<i64: 0, 0, 2, 0>} : (tensor<5x2x6x3xf32>) -> tensor<5x2x2x3xf32>
+      %vs = dlc.slice %qkv {start = array<i64: 0, 0, 4, 0>} : (tensor<5x2x6x3xf32>) -> tensor<5x2x2x3xf32>
+      %qt = dlc.transpose %qs {perm = array<i64: 1, 2, 0, 3>} : (tensor<5x2x2x3xf32>) -> tensor<2x2x5x3xf32>
+      %kt = dlc.transpose %ks {perm = array<i64: 1, 2, 0, 3>} : (tensor<5x2x2x3xf32>) -> tensor<2x2x5x3xf32>
+      %vt = dlc.transpose %vs {perm = array<i64: 1, 2, 0, 3>} : (tensor<5x2x2x3xf32>) -> tensor<2x2x5x3xf32>
+      %a = dlc.attention %qt, %kt, %vt, %mask {scale = 0.5 : f64} : (tensor<2x2x5x3xf32>, tensor<2x2x5x3xf32>, tensor<2x2x5x3xf32>, tensor<2x2x5x5xf32>) -> tensor<2x2x5x3xf32>
+      %1 = dlc.transpose %a {perm = array<i64: 2, 0, 1, 3>} : (tensor<2x2x5x3xf32>) -> tensor<5x2x2x3xf32>
+      %2 = dlc.attention %q, %kv, %kv {causal, head_offsets = array<i64: 0, 0, 2>, scale = 0.7 : f64, seq_first} : (tensor<3x2x2x3xf32>, tensor<5x1x4x3xf32>, tensor<5x1x4x3xf32>) -> tensor<3x2x2x3xf32>
+      %q2 = dlc.transpose %q {perm = array<i64: 1, 2, 0, 3>} : (tensor<3x2x2x3xf32>) -> tensor<2x2x3x3xf32>
+      %k2s = dlc.slice %kv {start = array<i64: 0, 0, 0, 0>} : (tensor<5x1x4x3xf32>) -> tensor<5x1x2x3xf32>
+      %v2s = dlc.slice %kv {start = array<i64: 0, 0, 2, 0>} : (tensor<5x1x4x3xf32>) -> tensor<5x1x2x3xf32>
+      %k2 = dlc.transpose %k2s {perm = array<i64: 1, 2, 0, 3>} : (tensor<5x1x2x3xf32>) -> tensor<1x2x5x3xf32>
+      %v2 = dlc.transpose %v2s {perm = array<i64: 1, 2, 0, 3>} : (tensor<5x1x2x3xf32>) -> tensor<1x2x5x3xf32>
+      %b = dlc.attention %q2, %k2, %v2 {causal, scale = 0.7 : f64} : (tensor<2x2x3x3xf32>, tensor<1x2x5x3xf32>, tensor<1x2x5x3xf32>) -> tensor<2x2x3x3xf32>
+      %3 = dlc.transpose %b {perm = array<i64: 2, 0, 1, 3>} : (tensor<2x2x3x3xf32>) -> tensor<3x2x2x3xf32>
+      return %0, %1, %2, %3 : tensor<5x2x2x3xf32>, tensor<5x2x2x3xf32>, tensor<3x2x2x3xf32>, tensor<3x2x2x3xf32>
+    })mlir",
+                  {f32({5, 2, 6, 3}, pseudoRandom(180, 4)),
+                   f32({2, 2, 5, 5}, pseudoRandom(100, 5)),
+                   f32({3, 2, 2, 3}, pseudoRandom(36, 6)),
+                   f32({5, 1, 4, 3}, pseudoRandom(60, 7))});
+  ASSERT_EQ(out.size(), 4u);
+  expectPairsEqual(out);
 }
 
 //===----------------------------------------------------------------------===//

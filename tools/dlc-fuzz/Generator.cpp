@@ -1743,7 +1743,10 @@ int Generator::attentionChain(int q, int k, int v) {
 /// the value itself for self-attention, or constant keys and values) by a
 /// reshape to [B, S, H, D] and a transpose to [B, H, S, D] (then often a
 /// reshape to [B * H, S, D]); the heads are merged back after the chain
-/// the same way. dlc-attention-layout removes the splits and the merge.
+/// the same way. Three in ten are sequence first, [S, B, H * D], split by
+/// a reshape to [S, B, H, D] and a transpose, or as nn.MultiheadAttention
+/// exports do, by a reshape to [S, B * H, D] and transpose [1, 0, 2].
+/// dlc-attention-layout removes the splits and the merge.
 bool Generator::genMultiHeadAttention() {
   int x = pickValue([&](int v) {
     const Value &w = val(v);
@@ -1757,9 +1760,10 @@ bool Generator::genMultiHeadAttention() {
   const TensorType xt = val(x).type;
   DType t = xt.dtype;
   int64_t c = xt.shape.back(), rows = product(xt.shape) / c;
+  bool seqFirst = rng.chance(0.3);
   int64_t b = 1;
   if (xt.shape.size() == 3) {
-    b = xt.shape[0];
+    b = xt.shape[seqFirst ? 1 : 0];
   } else {
     std::vector<int64_t> batches;
     for (int64_t n : {1, 2, 3, 4})
@@ -1790,8 +1794,9 @@ bool Generator::genMultiHeadAttention() {
   if (b * h * s * sk > kMaxElements)
     return false;
   bool merged = rng.chance(0.6);
-  // [B, S', H * D] (any value with B * S' rows of `width` columns, a
-  // column range of it) -> [B, H, S', D] or [B * H, S', D].
+  bool exportStyle = seqFirst && merged && rng.chance(0.5);
+  // [B, S', H * D] or [S', B, H * D] (any value of B * S' rows of H * D
+  // elements, or a column range of one) -> [B, H, S', D] or [B * H, S', D].
   auto split = [&](int v, int64_t start, int64_t seq) {
     const Shape vs = val(v).type.shape;
     if (vs.back() != h * d) {
@@ -1801,8 +1806,12 @@ bool Generator::genMultiHeadAttention() {
       size.back() = h * d;
       v = slice(v, begin, size);
     }
-    v = reshape(v, {b, seq, h, d});
-    v = transpose(v, {0, 2, 1, 3});
+    if (exportStyle)
+      return transpose(reshape(v, {seq, b * h, d}), {1, 0, 2});
+    if (seqFirst)
+      v = transpose(reshape(v, {seq, b, h, d}), {1, 2, 0, 3});
+    else
+      v = transpose(reshape(v, {b, seq, h, d}), {0, 2, 1, 3});
     return merged ? reshape(v, {b * h, seq, d}) : v;
   };
   int q, k, v;
@@ -1829,7 +1838,8 @@ bool Generator::genMultiHeadAttention() {
       std::vector<double> data;
       for (int64_t i = 0, e = b * sk * h * d; i < e; ++i)
         data.push_back(gridValue(-1, 1, 1.0 / 32));
-      return constant({t, {b, sk, h * d}}, std::move(data));
+      return constant({t, seqFirst ? Shape{sk, b, h * d} : Shape{b, sk, h * d}},
+                      std::move(data));
     };
     q = split(x, 0, s);
     k = split(weights(), 0, sk);
@@ -1838,11 +1848,17 @@ bool Generator::genMultiHeadAttention() {
   int o = attentionChain(q, k, v);
   if (rng.chance(0.2))
     settle(o); // a use of the heads-first result besides the merge
-  if (merged)
-    o = reshape(o, {b, h, s, d});
-  o = transpose(o, {0, 2, 1, 3});
-  settle(rng.chance(0.5) ? reshape(o, {b, s, h * d})
-                         : reshape(o, {b * s, h * d}));
+  if (exportStyle) {
+    o = transpose(o, {1, 0, 2}); // [S, B * H, D]
+  } else {
+    if (merged)
+      o = reshape(o, {b, h, s, d});
+    o = transpose(o, seqFirst ? std::vector<int64_t>{2, 0, 1, 3}
+                              : std::vector<int64_t>{0, 2, 1, 3});
+  }
+  settle(rng.chance(0.5)
+             ? reshape(o, {seqFirst ? s : b, seqFirst ? b : s, h * d})
+             : reshape(o, {b * s, h * d}));
   return true;
 }
 
