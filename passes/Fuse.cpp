@@ -21,6 +21,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <queue>
 
@@ -172,6 +174,12 @@ private:
   /// that path).
   bool reachesGroupFromOutside(Operation *p, unsigned group);
   void startGroup(Operation *p);
+  /// Multi-output fusion across groups: merges into each row group the
+  /// groups over the same rows that read its values (see the definition).
+  void mergeIntoRowProducers();
+  /// Whether a path leads from group `from` to group `to` through some
+  /// other node (merging them would make a cycle).
+  bool pathThroughOthers(unsigned from, unsigned to);
   LogicalResult outline();
   void outlineGroup(Group &group, OpBuilder &builder);
   /// Stores the group's notes on its kernel as `dlc.fusion_notes`.
@@ -511,6 +519,107 @@ void Fuser::attachNotes(Group &group, KernelOp kernel, ArrayRef<Value> inputs,
     kernel->setAttr("dlc.fusion_notes", ArrayAttr::get(context, notes));
 }
 
+bool Fuser::pathThroughOthers(unsigned from, unsigned to) {
+  SmallVector<Operation *> worklist;
+  llvm::SmallPtrSet<Operation *, 32> visited;
+  llvm::SmallDenseSet<unsigned> expanded = {from};
+  auto push = [&](Operation *op) {
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (Operation *top = topLevel(user))
+          if (visited.insert(top).second)
+            worklist.push_back(top);
+  };
+  // The first step leaves `from` for a node other than `to`.
+  for (Operation *member : groups[from].ops)
+    for (Value result : member->getResults())
+      for (Operation *user : result.getUsers())
+        if (Operation *top = topLevel(user)) {
+          auto it = groupOf.find(top);
+          if (it != groupOf.end() && (it->second == from || it->second == to))
+            continue;
+          if (visited.insert(top).second)
+            worklist.push_back(top);
+        }
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    auto it = groupOf.find(op);
+    if (it == groupOf.end()) {
+      push(op);
+      continue;
+    }
+    if (it->second == to)
+      return true;
+    if (!expanded.insert(it->second).second)
+      continue;
+    for (Operation *member : groups[it->second].ops) {
+      visited.insert(member);
+      push(member);
+    }
+  }
+  return false;
+}
+
+/// Greedy fusion grows groups from consumers to producers, so a producer
+/// whose value also leaves the kernel (returned, or read by another kernel)
+/// must fit the consumer group's plan as it is then: the statistics of a
+/// layer norm ([rows, 1]) cannot be an extra output of the pointwise kernel
+/// that normalizes, and the normalization ends up in a kernel of its own,
+/// reading back the centred rows the statistics kernel wrote. Here, after
+/// the greedy pass, a group over the same rows that reads values of a row
+/// group joins it when the union still has a row plan that moves no more
+/// bytes than the two kernels: the layer norm with its statistics is one
+/// kernel again.
+void Fuser::mergeIntoRowProducers() {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (unsigned a = 0; a < groups.size() && !changed; ++a) {
+      if (groups[a].ops.empty() || groups[a].plan.kind != KernelTemplate::Row)
+        continue;
+      llvm::SetVector<unsigned> consumers;
+      for (Operation *op : groups[a].ops)
+        for (Operation *user : op->getUsers())
+          if (Operation *top = topLevel(user)) {
+            auto it = groupOf.find(top);
+            if (it != groupOf.end() && it->second != a)
+              consumers.insert(it->second);
+          }
+      for (unsigned b : consumers) {
+        Group &pa = groups[a], &pb = groups[b];
+        if (pb.ops.empty() || pb.plan.space != pa.plan.space ||
+            (pb.plan.kind == KernelTemplate::Row &&
+             pb.plan.numInnerDims != pa.plan.numInnerDims) ||
+            pa.ops.size() + pb.ops.size() > maxOps || pathThroughOthers(a, b))
+          continue;
+        SmallVector<Operation *> candidate;
+        std::merge(
+            pa.ops.begin(), pa.ops.end(), pb.ops.begin(), pb.ops.end(),
+            std::back_inserter(candidate),
+            [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+        llvm::SmallPtrSet<Operation *, 32> set(candidate.begin(),
+                                               candidate.end());
+        SmallVector<Value> outputs = outputsOf(candidate, set);
+        FailureOr<KernelPlan> plan = analyzeKernel(candidate, outputs);
+        if (failed(plan) || plan->kind != KernelTemplate::Row ||
+            plan->bytesRead + plan->bytesWritten >
+                pa.plan.bytesRead + pa.plan.bytesWritten + pb.plan.bytesRead +
+                    pb.plan.bytesWritten)
+          continue;
+        pa.ops = std::move(candidate);
+        pa.plan = std::move(*plan);
+        pa.notes.append(pb.notes.begin(), pb.notes.end());
+        for (Operation *op : pb.ops)
+          groupOf[op] = a;
+        pb.ops.clear();
+        pb.notes.clear();
+        changed = true;
+        break;
+      }
+    }
+  }
+}
+
 LogicalResult Fuser::outline() {
   // Nodes of the schedule: one per group, one per other top-level op.
   SmallVector<Operation *> topOps;
@@ -696,6 +805,7 @@ LogicalResult Fuser::run() {
       groups[groupOf[p]].notes.push_back({/*isProducer=*/false, p, why});
   }
 
+  mergeIntoRowProducers();
   if (failed(outline()))
     return failure();
 
