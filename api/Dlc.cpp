@@ -113,6 +113,7 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   if (codegenOptions.archs.empty())
     codegenOptions.archs = {rt::defaultCudaArch("sm_90")};
   codegenOptions.compileCubins = options.compileCubins;
+  codegenOptions.tf32 = options.tf32;
   FailureOr<rt::Package> package =
       mlir::dlc::generatePackage(func, codegenOptions);
   if (failed(package))
@@ -245,5 +246,8 @@ std::vector<rt::HostTensor> randomInputs(const rt::Package &package,
 }
 
 double defaultTolerance(rt::DType type) { return rt::defaultTolerance(type); }
+double defaultTolerance(const rt::Package &package, rt::DType type) {
+  return rt::defaultTolerance(package, type);
+}
 
 } // namespace dlc

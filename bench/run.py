@@ -54,9 +54,9 @@ import numpy as np  # noqa: E402
 import gen_models  # noqa: E402
 
 # Relative error by norm allowed against the f32 reference (PyTorch without
-# TF32): f32 outputs of dlc (full f32 GEMMs, other summation orders), f32
-# outputs of PyTorch with TF32 matrix products (10-bit mantissas), and bf16
-# outputs (8-bit mantissas, rounded between kernels).
+# TF32): f32 outputs (full f32 GEMMs, other summation orders), f32 outputs
+# of TF32 matrix products (10-bit mantissas; PyTorch's, and dlc's with
+# --tf32), and bf16 outputs (8-bit mantissas, rounded between kernels).
 TOLERANCES = {"f32": 1e-4, "tf32": 1e-2, "bf16": 3e-2}
 
 MODES = ("dlc", "eager", "compile", "max-autotune")
@@ -184,9 +184,11 @@ class Dlc:
                               stderr=subprocess.STDOUT, universal_newlines=True,
                               timeout=timeout)
 
-    def compile(self, mlir, package, arch):
+    def compile(self, mlir, package, arch, tf32=False):
         argv = [self.dlc, "compile", mlir, "-o", package, "--quiet"]
         argv += ["--arch=" + arch] if arch else ["--no-cubin"]
+        if tf32:
+            argv.append("--tf32")
         start = time.perf_counter()
         r = self.run(argv)
         seconds = time.perf_counter() - start
@@ -426,10 +428,11 @@ def merge(paths, results_dir, tag):
 #===----------------------------------------------------------------------===#
 
 
-def profile_fractions(report, ceilings, dtype):
+def profile_fractions(report, ceilings, dtype, tf32=False):
     prof = report.get("profile") or {}
     out = []
-    gemm_ceiling = ceilings.get("gemm_bf16_TFLOPs" if dtype == "bf16" else "gemm_f32_TFLOPs")
+    gemm_ceiling = ceilings.get("gemm_bf16_TFLOPs" if dtype == "bf16" else
+                                "gemm_tf32_TFLOPs" if tf32 else "gemm_f32_TFLOPs")
     for s in prof.get("steps", []):
         ms = s["ms"] or 0.0
         gbps = s["bytes"] / (ms * 1e6) if ms > 0 else 0.0
@@ -485,14 +488,19 @@ def run_model(name, args, ctx):
             # Arguments in order: with weights as inputs, every tensor of the
             # manifest (activations and weights are listed in argument order).
             inputs = [os.path.join(mdir, t["file"]) for t in manifest["inputs"] if t["arg"]]
-            bundled = os.path.join(args.bundle, "packages", name + ".dlcpkg") \
+            # f32 models use TF32 GEMMs whenever PyTorch does (--tf32 on).
+            dlc_tf32 = tf32 and dtype == "f32"
+            bundled = os.path.join(
+                args.bundle, "packages",
+                name + (".tf32" if dlc_tf32 else "") + ".dlcpkg") \
                 if args.bundle else None
             if ctx["compile_here"]:
                 package = os.path.join(args.work, "packages", name + ".dlcpkg")
                 os.makedirs(os.path.dirname(package), exist_ok=True)
                 try:
                     entry["dlc_compile_s"] = ctx["dlc"].compile(
-                        os.path.join(mdir, "model.mlir"), package, ctx["arch"])
+                        os.path.join(mdir, "model.mlir"), package, ctx["arch"],
+                        tf32=dlc_tf32)
                     entry["dlc_weights"] = ctx["weights"]
                 except RuntimeError as e:
                     if not bundled or not os.path.exists(bundled):
@@ -512,7 +520,8 @@ def run_model(name, args, ctx):
                 args.iterations, args.warmup, args.profile_runs)
             out = gen_models.load_npy_f32(out_path)
             err = relative_error(out, ref)
-            tol = TOLERANCES[dtype]
+            tol = TOLERANCES["tf32"] if dlc_tf32 else TOLERANCES[dtype]
+            entry["dlc_tf32"] = dlc_tf32
             entry["dlc"] = dict(
                 median_ms=report["median_ms"], min_ms=report["min_ms"],
                 p10_ms=report["p10_ms"], p90_ms=report["p90_ms"], mean_ms=report["mean_ms"],
@@ -521,7 +530,7 @@ def run_model(name, args, ctx):
                 steps=report["steps"], arena_bytes=report["arena_bytes"],
                 input_bytes=report["input_bytes"], output_bytes=report["output_bytes"],
                 error=err, tolerance=tol, ok=err <= tol,
-                profile=profile_fractions(report, ctx["ceilings"], dtype))
+                profile=profile_fractions(report, ctx["ceilings"], dtype, dlc_tf32))
             ctx["dlc_device"] = report["device"]
             log("  dlc           %s ms (p10 %s, p90 %s), error %.2g%s" % (
                 fmt_ms(report["median_ms"]), fmt_ms(report["p10_ms"]),
@@ -611,7 +620,8 @@ def main(argv=None):
     p.add_argument("--profile-runs", type=int, help="runs of dlc's step profile "
                    "(default 20; smoke 2; 0: none)")
     p.add_argument("--tf32", choices=["on", "off"], default="on",
-                   help="PyTorch's TF32 matrix products for f32 models (dlc uses full f32)")
+                   help="TF32 matrix products for f32 models, in PyTorch and in dlc "
+                        "(dlc compile --tf32; the bundle's NAME.tf32.dlcpkg)")
     p.add_argument("--weights", choices=["auto", "inputs", "constants"], default="auto",
                    help="dlc's weights: compiled in as constants (needs dlc where this "
                    "runs), or passed as inputs to the bundle's packages; auto: constants "

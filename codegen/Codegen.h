@@ -17,6 +17,10 @@ struct CodegenOptions {
   /// Compile cubins with NVRTC (otherwise the package holds source only and
   /// the runtime compiles on first load).
   bool compileCubins = true;
+  /// Let f32 matrix products run on tensor cores with their operands rounded
+  /// to TF32 (GemmStep::tf32), as PyTorch's allow_tf32, XLA's default
+  /// precision and TensorRT's TF32 flag do; off, they are full f32.
+  bool tf32 = false;
 };
 
 /// Emits the CUDA C++ source of every dlc.kernel in `func` (which has been

@@ -320,6 +320,7 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   g.ldc = n;
   g.epilogue = epilogue;
   g.bias = biasRef;
+  g.tf32 = options.tf32 && g.dtype == rt::DType::F32;
   // cuBLASLt's C with beta = 1.
   if (addendRef)
     g.beta = 1.0;
@@ -339,7 +340,7 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     step.label = fmt::format("gemm {}x{}x{}", gemm.m, gemm.n, gemm.k);
     if (gemm.batch > 1)
       step.label += fmt::format(" batch {}", gemm.batch);
-    // "gemm 8x128x64 bias+relu".
+    // "gemm 8x128x64 bias+relu tf32".
     SmallVector<std::string> parts;
     if (gemm.bias)
       parts.push_back("bias");
@@ -349,6 +350,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
       parts.push_back(rt::gemmEpilogueName(gemm.epilogue));
     if (!parts.empty())
       step.label += " " + llvm::join(parts, "+");
+    if (gemm.tf32)
+      step.label += " tf32";
     pkg.steps.push_back(std::move(step));
     return success();
   };

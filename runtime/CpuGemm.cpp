@@ -93,6 +93,12 @@ struct LoadF32 {
   float operator()(int64_t i) const { return p[i]; }
 };
 
+/// Reads f32 operands rounded to TF32 (roundToTf32).
+struct LoadTf32 {
+  const float *p;
+  float operator()(int64_t i) const { return roundToTf32(p[i]); }
+};
+
 void storeElement(void *base, DType type, int64_t index, float v) {
   switch (type) {
   case DType::F16: {
@@ -391,7 +397,10 @@ private:
   };
 
   template <typename Fn> void withLoaders(Fn fn) {
-    if (g_.dtype == DType::F32)
+    if (g_.dtype == DType::F32 && g_.tf32)
+      fn(LoadTf32{reinterpret_cast<const float *>(a_.base)},
+         LoadTf32{reinterpret_cast<const float *>(b_.base)});
+    else if (g_.dtype == DType::F32)
       fn(LoadF32{reinterpret_cast<const float *>(a_.base)},
          LoadF32{reinterpret_cast<const float *>(b_.base)});
     else
@@ -497,6 +506,19 @@ const char *cpuGemmKernel() {
     return "avx2";
 #endif
   return "portable";
+}
+
+float roundToTf32(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  if ((bits & 0x7f800000u) != 0x7f800000u) {
+    // Half of the dropped 13 bits' range, then truncate: to nearest, ties
+    // away from zero (a carry into the exponent is the correct rounding).
+    bits += 0x1000u;
+    bits &= ~0x1fffu;
+  }
+  std::memcpy(&x, &bits, 4);
+  return x;
 }
 
 float gemmActivation(GemmEpilogue epilogue, float x) {

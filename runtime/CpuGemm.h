@@ -33,6 +33,12 @@ void cpuGemm(const GemmStep &gemm, const void *a, const void *b, void *c,
              int threads = 2, const void *bias = nullptr,
              const void *addend = nullptr);
 
+/// `x` rounded to TF32 (10 explicit mantissa bits, the operand precision
+/// of tensor-core f32 products): to nearest, ties away from zero, as
+/// `cvt.rna.tf32.f32`; Inf and NaN unchanged. A GemmStep with `tf32` rounds
+/// every element of A and B so before multiplying.
+float roundToTf32(float x);
+
 /// The epilogue's activation in f32, as cuBLASLt applies it (and the fake
 /// cuBLASLt of the tests, bit for bit): relu is fmax(x, 0); GELU is the
 /// tanh approximation.

@@ -87,6 +87,12 @@ cudaDataType cudaTypeOf(DType t) {
   }
 }
 
+/// The cuBLAS compute type of a GEMM step: f32 accumulation, with f32
+/// operands rounded to TF32 on tensor cores when the step allows it.
+cublasComputeType_t computeTypeOf(const GemmStep &g) {
+  return g.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
 class CudaSession final : public Session {
 public:
   CudaSession(const Package &pkg, const SessionOptions &opts,
@@ -372,7 +378,8 @@ Status CudaSession::init() {
           blas_->setWorkspace(blasHandle_, reinterpret_cast<void *>(workspace_),
                               kCublasWorkspaceBytes);
     }
-    // Default math with CUBLAS_COMPUTE_32F: full f32, no TF32.
+    // Default math: a step's compute type decides (CUBLAS_COMPUTE_32F is
+    // full f32, CUBLAS_COMPUTE_32F_FAST_TF32 for steps marked tf32).
     if (st == CUBLAS_STATUS_SUCCESS) {
       call = "cublasSetMathMode";
       st = blas_->setMathMode(blasHandle_, CUBLAS_DEFAULT_MATH);
@@ -422,10 +429,11 @@ Status CudaSession::initLt() {
     ltIndex_[i] = int(ltGemms_.size());
     ltGemms_.emplace_back();
     LtGemm &l = ltGemms_.back();
-    // Full f32 arithmetic with f32 alpha and beta, as the cuBLAS path.
+    // f32 accumulation with f32 alpha and beta (f32 operands on tensor
+    // cores as TF32 where the step allows it), as the cuBLAS path.
     cublasLtMatmulDesc_t desc = nullptr;
     DLC_RT_RETURN_IF_ERROR(checkLt(
-        lt_->cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+        lt_->cublasLtMatmulDescCreate(&desc, computeTypeOf(g), CUDA_R_32F),
         "cublasLtMatmulDescCreate", what));
     l.desc = desc;
     // Column-major, as in the cuBLAS path: the row-major C (m x n) is a
@@ -690,7 +698,7 @@ Status CudaSession::enqueueSteps(const std::vector<CUdeviceptr> &in,
           int(g.ldb), g.strideB, reinterpret_cast<const void *>(resolve(g.a)),
           type, int(g.lda), g.strideA, &beta,
           reinterpret_cast<void *>(resolve(g.c)), type, int(g.ldc), g.strideC,
-          int(g.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+          int(g.batch), computeTypeOf(g), CUBLAS_GEMM_DEFAULT);
       if (st != CUBLAS_STATUS_SUCCESS)
         return Status::error("cublasGemmStridedBatchedEx failed for " +
                              describeStep(pkg_, i) + ": " +

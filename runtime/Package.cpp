@@ -295,9 +295,11 @@ Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
             r.f64(g.alpha) && r.f64(g.beta) && p.ref(g.a) && p.ref(g.b) &&
             p.ref(g.c)))
         return p.failure();
-      // Version 1 has no epilogues.
+      // Version 1 has no epilogues, version 2 no TF32 flag.
       if (version >= 2 && !(p.epilogue(g.epilogue) && p.optionalRef(g.bias) &&
                             p.optionalRef(g.addend)))
+        return p.failure();
+      if (version >= 3 && !p.flag(g.tf32))
         return p.failure();
       break;
     }
@@ -390,6 +392,7 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
         if (r->has_value())
           writeRef(w, **r);
       }
+      w.u8(g.tf32 ? 1 : 0);
       break;
     }
     case Step::Kind::Copy:
@@ -779,6 +782,9 @@ Status validatePackage(const Package &pkg) {
         return Status::error(where + ": GEMM accumulation in " +
                              std::string(dtypeName(g.accType)) +
                              " is not supported (only f32)");
+      if (g.tf32 && g.dtype != DType::F32)
+        return Status::error(where + ": TF32 is for f32 GEMMs, not " +
+                             std::string(dtypeName(g.dtype)));
       const int64_t limit = int64_t(1) << 31;
       if (g.m < 0 || g.n < 0 || g.k < 0 || g.m >= limit || g.n >= limit ||
           g.k >= limit)
@@ -884,6 +890,14 @@ double defaultTolerance(DType type) {
   default:
     return 1e-5;
   }
+}
+
+double defaultTolerance(const Package &package, DType type) {
+  if (type == DType::F32)
+    for (const Step &s : package.steps)
+      if (s.kind == Step::Kind::Gemm && s.gemm.tf32)
+        return kTf32Tolerance;
+  return defaultTolerance(type);
 }
 
 const char *stepKindName(Step::Kind kind) {

@@ -20,9 +20,10 @@
 
 namespace dlc::rt {
 
-/// The format version written by this build. Version 1 (GEMM steps without
-/// epilogues) is still read; other versions are rejected.
-constexpr uint32_t kPackageVersion = 2;
+/// The format version written by this build. Versions 1 (GEMM steps
+/// without epilogues) and 2 (without the TF32 flag) are still read; other
+/// versions are rejected.
+constexpr uint32_t kPackageVersion = 3;
 /// The oldest format version this build reads.
 constexpr uint32_t kOldestPackageVersion = 1;
 
@@ -90,6 +91,10 @@ struct GemmStep {
   GemmEpilogue epilogue = GemmEpilogue::None;
   std::optional<BufferRef> bias;
   std::optional<BufferRef> addend;
+  /// f32 products on tensor cores: A and B rounded to TF32 (10 mantissa
+  /// bits), products accumulated in f32 (cuBLAS's
+  /// CUBLAS_COMPUTE_32F_FAST_TF32). Only for dtype F32.
+  bool tf32 = false;
   /// Whether the step needs the epilogue path (a bias, an addend or an
   /// activation); plain products run as cuBLAS GEMMs.
   bool hasEpilogue() const {
@@ -168,6 +173,14 @@ Status validatePackage(const Package &package);
 std::vector<HostTensor> randomInputs(const Package &package, uint64_t seed);
 /// The relative error accepted against the reference for outputs of `type`.
 double defaultTolerance(DType type);
+/// The same for outputs of `package`: f32 outputs of a package with TF32
+/// GEMM steps get the TF32 tolerance (kTf32Tolerance).
+double defaultTolerance(const Package &package, DType type);
+/// Relative error accepted for f32 results of TF32 matrix products: inputs
+/// rounded to 10 mantissa bits (unit roundoff 2^-11) give errors of ~1e-3
+/// by norm, which later layers carry along (the sim sees ~1e-4 on the
+/// examples).
+constexpr double kTf32Tolerance = 5e-3;
 /// "kernel", "gemm" or "copy".
 const char *stepKindName(Step::Kind kind);
 

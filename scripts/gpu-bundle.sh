@@ -8,7 +8,8 @@
 #   OUT/packages/*.dlcpkg  every benchmark model compiled here with its
 #                          weights as inputs, cubins for --arch (sm_90 covers
 #                          H100 and H200): the fallback when dlc does not run
-#                          there
+#                          there; f32 models also as NAME.tf32.dlcpkg
+#                          (compiled with --tf32)
 #   OUT/bundle.json        size, seed, weights mode, arch, commit, models
 #
 # No weights travel: bench/run.py generates them there from the seed
@@ -71,11 +72,18 @@ only=()
 names=$(/usr/bin/python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['models']))" "$tmp/models.json")
 export DLC_CACHE_DIR="${DLC_CACHE_DIR:-$build/test/kernel-cache}"
 for name in $names; do
-  start=$(date +%s.%N)
-  "$build/bin/dlc" compile "$tmp/$name/model.mlir" -o "$out/packages/$name.dlcpkg" \
-    --arch="$arch" --quiet
-  printf '  %-22s %6.1f s  %s\n' "$name" "$(echo "$(date +%s.%N) - $start" | bc)" \
-    "$(du -h "$out/packages/$name.dlcpkg" | cut -f1)"
+  # f32 models twice: full f32 GEMMs, and TF32 ones (NAME.tf32.dlcpkg, what
+  # bench/run.py runs while PyTorch's TF32 is on, its default).
+  variants=("$name|")
+  case "$name" in *_f32) variants+=("$name.tf32|--tf32") ;; esac
+  for v in "${variants[@]}"; do
+    file="${v%%|*}" flag="${v#*|}"
+    start=$(date +%s.%N)
+    "$build/bin/dlc" compile "$tmp/$name/model.mlir" -o "$out/packages/$file.dlcpkg" \
+      --arch="$arch" --quiet $flag
+    printf '  %-27s %6.1f s  %s\n' "$file" "$(echo "$(date +%s.%N) - $start" | bc)" \
+      "$(du -h "$out/packages/$file.dlcpkg" | cut -f1)"
+  done
 done
 
 glibc=$(objdump -T "$out/bin/dlc" "$out/bin/dlc-run" | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -1)

@@ -94,7 +94,8 @@ TEST_F(NvrtcTest, ErrorsCarryTheNvrtcLog) {
 
   Result<std::vector<uint8_t>> arch = compileCudaToCubin(kSaxpy, "compute_90");
   ASSERT_FALSE(arch.isOk());
-  EXPECT_THAT(arch.message(), HasSubstr("invalid GPU architecture 'compute_90'"));
+  EXPECT_THAT(arch.message(),
+              HasSubstr("invalid GPU architecture 'compute_90'"));
 }
 
 TEST_F(NvrtcTest, SecondCompileHitsTheCache) {
@@ -125,15 +126,15 @@ TEST_F(NvrtcTest, CorruptEntriesAreDetectedAndRewritten) {
   const std::vector<uint8_t> original = test::readBytes(path);
 
   std::vector<std::vector<uint8_t>> damaged;
-  damaged.push_back({});                                            // empty
+  damaged.push_back({}); // empty
   damaged.push_back(std::vector<uint8_t>(original.begin(),
-                                         original.begin() + 20));   // header cut
+                                         original.begin() + 20)); // header cut
   damaged.push_back(std::vector<uint8_t>(original.begin(),
-                                         original.end() - 100));    // truncated
+                                         original.end() - 100)); // truncated
   std::vector<uint8_t> flipped = original;
-  flipped[flipped.size() / 2] ^= 0x01;                              // bit flip
+  flipped[flipped.size() / 2] ^= 0x01; // bit flip
   damaged.push_back(flipped);
-  std::vector<uint8_t> garbage(original.size(), 0x5a);              // garbage
+  std::vector<uint8_t> garbage(original.size(), 0x5a); // garbage
   damaged.push_back(garbage);
 
   for (size_t i = 0; i < damaged.size(); ++i) {
@@ -159,7 +160,8 @@ TEST_F(NvrtcTest, ConcurrentWritersProduceOneWholeEntry) {
       threads, Result<std::vector<uint8_t>>(Status::error("not run")));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] { results[t] = compileCudaToCubin(source, "sm_90"); });
+    pool.emplace_back(
+        [&, t] { results[t] = compileCudaToCubin(source, "sm_90"); });
   for (std::thread &t : pool)
     t.join();
   for (int t = 0; t < threads; ++t) {

@@ -111,6 +111,10 @@ HostTensor naiveGemm(const Problem &p) {
               bt * g.strideA + (g.transA ? q * g.lda + i : i * g.lda + q)));
           float bv = float(p.b.getAsDouble(
               bt * g.strideB + (g.transB ? j * g.ldb + q : q * g.ldb + j)));
+          if (g.tf32) {
+            av = roundToTf32(av);
+            bv = roundToTf32(bv);
+          }
           volatile float prod = av * bv; // no contraction into an FMA
           acc = acc + prod;
         }
@@ -206,6 +210,42 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Case> &info) {
       return caseName(info.param);
     });
+
+TEST(CpuGemmTf32, RoundsToNearestTiesAwayFromZero) {
+  EXPECT_EQ(roundToTf32(1.0f), 1.0f);
+  EXPECT_EQ(roundToTf32(0.0f), 0.0f);
+  // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10 (10 mantissa bits).
+  EXPECT_EQ(roundToTf32(1.0f + 0x1p-11f), 1.0f + 0x1p-10f);
+  EXPECT_EQ(roundToTf32(-(1.0f + 0x1p-11f)), -(1.0f + 0x1p-10f));
+  EXPECT_EQ(roundToTf32(1.0f + 0x1p-12f), 1.0f);
+  EXPECT_EQ(roundToTf32(1.0f + 0x1p-11f - 0x1p-23f), 1.0f);
+  EXPECT_EQ(roundToTf32(3.0f * 0x1p-136f), 3.0f * 0x1p-136f); // subnormal
+  EXPECT_EQ(roundToTf32(3.0f * 0x1p-140f), 0.0f); // below the last TF32 bit
+  EXPECT_EQ(roundToTf32(2.0f - 0x1p-23f), 2.0f);  // a carry into the exponent
+  EXPECT_TRUE(std::isinf(roundToTf32(INFINITY)));
+  EXPECT_TRUE(std::isnan(roundToTf32(NAN)));
+}
+
+TEST(CpuGemmTf32, MatchesTheNaiveLoopOnRoundedOperands) {
+  for (Case cs :
+       {Case{DType::F32, false, false, 73, 259, 515, 2, false, false, 1.0, 0.0},
+        Case{DType::F32, true, true, 37, 45, 300, 3, false, true, -1.5, 0.5}}) {
+    Problem p = makeProblem(cs, 11);
+    p.g.tf32 = true;
+    const HostTensor want = naiveGemm(p);
+    forEachKernel([&] {
+      HostTensor c = p.c;
+      cpuGemm(p.g, p.a.data.data(), p.b.data.data(), c.data.data(), 2);
+      expectSameBits(c, want, p.g, caseName(cs) + " tf32");
+    });
+    // And the rounding matters: full f32 gives other results.
+    Problem full = p;
+    full.g.tf32 = false;
+    HostTensor c = p.c;
+    cpuGemm(full.g, p.a.data.data(), p.b.data.data(), c.data.data(), 2);
+    EXPECT_NE(c.data, want.data) << caseName(cs);
+  }
+}
 
 /// Epilogues (runtime/CpuGemm.h): act(alpha * acc + beta * addend +
 /// bias[j]) in f32, rounded once; C itself is not read when there is an

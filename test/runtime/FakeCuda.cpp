@@ -140,6 +140,18 @@ CUresult fail(CUresult r, const std::string &why) {
   return r;
 }
 
+/// An f32 operand as tensor cores read it under
+/// CUBLAS_COMPUTE_32F_FAST_TF32: 10 mantissa bits, to nearest with ties
+/// away from zero (the rounding the sim's CpuGemm models).
+float roundToTf32(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  if ((bits & 0x7f800000u) != 0x7f800000u)
+    bits = (bits + 0x1000u) & ~0x1fffu;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
 cublasStatus_t blasFail(cublasStatus_t r, const std::string &why) {
   state().lastError = why;
   return r;
@@ -223,8 +235,10 @@ cublasStatus_t checkLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
   const LtDesc &o = L.descs[desc];
   const LtLayout &la = L.layouts[a], &lb = L.layouts[b], &lc = L.layouts[c],
                  &ld = L.layouts[d];
-  if (o.compute != CUBLAS_COMPUTE_32F || o.scale != CUDA_R_32F ||
-      la.type != lb.type || la.type != lc.type || la.type != ld.type ||
+  if ((o.compute != CUBLAS_COMPUTE_32F &&
+       !(o.compute == CUBLAS_COMPUTE_32F_FAST_TF32 && la.type == CUDA_R_32F)) ||
+      o.scale != CUDA_R_32F || la.type != lb.type || la.type != lc.type ||
+      la.type != ld.type ||
       (la.type != CUDA_R_32F && la.type != CUDA_R_16F &&
        la.type != CUDA_R_16BF))
     return blasFail(CUBLAS_STATUS_NOT_SUPPORTED,
@@ -1347,7 +1361,8 @@ cublasStatus_t cublasGemmStridedBatchedEx(
     return blasFail(CUBLAS_STATUS_NOT_INITIALIZED, "gemm: bad handle");
   if (Atype != Btype || Atype != Ctype ||
       (Atype != CUDA_R_32F && Atype != CUDA_R_16F && Atype != CUDA_R_16BF) ||
-      computeType != CUBLAS_COMPUTE_32F)
+      (computeType != CUBLAS_COMPUTE_32F &&
+       !(computeType == CUBLAS_COMPUTE_32F_FAST_TF32 && Atype == CUDA_R_32F)))
     return blasFail(CUBLAS_STATUS_NOT_SUPPORTED, "gemm: types not emulated");
   auto rowsOf = [](cublasOperation_t t, int rows, int cols) {
     return t == CUBLAS_OP_N ? rows : cols;
@@ -1364,6 +1379,8 @@ cublasStatus_t cublasGemmStridedBatchedEx(
   const float b = *static_cast<const float *>(beta);
   const size_t elem = Atype == CUDA_R_32F ? 4 : 2;
   cudaDataType type = Atype;
+  // TF32: operands rounded as the sim's CpuGemm rounds them.
+  const bool tf32 = computeType == CUBLAS_COMPUTE_32F_FAST_TF32;
   CUstream stream = handle->stream;
   ++S.stats.gemms;
   enqueue(stream, [=]() -> CUresult {
@@ -1401,6 +1418,10 @@ cublasStatus_t cublasGemmStridedBatchedEx(
                                    bBase + (transb == CUBLAS_OP_N
                                                 ? int64_t(j) * ldb + p
                                                 : int64_t(p) * ldb + j));
+            if (tf32) {
+              av = roundToTf32(av);
+              bv = roundToTf32(bv);
+            }
             acc += av * bv;
           }
           int64_t ci = cBase + int64_t(j) * ldc + i;
@@ -1711,6 +1732,10 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
                 loadElement(B, type,
                             bBase + (o.transb == CUBLAS_OP_N ? j * lb.ld + p
                                                              : p * lb.ld + j));
+            if (o.compute == CUBLAS_COMPUTE_32F_FAST_TF32) {
+              av = roundToTf32(av);
+              bv = roundToTf32(bv);
+            }
             acc += av * bv;
           }
           const int64_t di = dBase + j * ld.ld + i;

@@ -24,6 +24,17 @@ using ::testing::HasSubstr;
 
 namespace {
 
+// The fixture below skips without the fake; this test makes sure that the
+// fake, when named, loads (a missing symbol would otherwise skip them all).
+TEST(FakeCudaLibrary, LoadsWhenNamed) {
+  const char *path = std::getenv("DLC_CUDA_DRIVER_LIB");
+  if (!path || std::string(path).find("libdlc-fakecuda") == std::string::npos)
+    GTEST_SKIP() << "DLC_CUDA_DRIVER_LIB does not name libdlc-fakecuda.so";
+  void *h = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << ::dlerror();
+  EXPECT_NE(FakeCudaControl::get(), nullptr);
+}
+
 class FakeCuda : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -383,6 +394,24 @@ TEST_F(FakeCuda, EpilogueGemmsThroughCublasLtMatchSim) {
   EXPECT_EQ(s.gemms, start_.gemms); // no plain cuBLAS call
   EXPECT_EQ(s.cublasLtHandles, 0);
   EXPECT_EQ(s.cublasLtDescriptors, 0);
+}
+
+TEST_F(FakeCuda, Tf32GemmsThroughCublasAndCublasLtMatchSim) {
+  // f32 steps marked tf32 go through cuBLAS and cuBLASLt with
+  // CUBLAS_COMPUTE_32F_FAST_TF32 (which the fake accepts for f32 operands
+  // only); both the fake and the sim round the operands to TF32.
+  int marked = 0;
+  auto withTf32 = [&](Package p) {
+    for (Step &s : p.steps)
+      if (s.kind == Step::Kind::Gemm && s.gemm.dtype == DType::F32) {
+        s.gemm.tf32 = true;
+        ++marked;
+      }
+    return p;
+  };
+  compareWithSim(withTf32(scenarioPackage()), scenarioInputs());
+  compareWithSim(withTf32(epiloguePackage()), epilogueInputs());
+  EXPECT_GE(marked, 2);
 }
 
 TEST_F(FakeCuda, EpiloguesWithoutGraphsAndWithSynchronizedSteps) {

@@ -92,10 +92,11 @@ Package samplePackage() {
 }
 
 /// The STEP section of version `version` holding one GEMM step `g`, with
-/// its epilogue written as the given raw bytes (version 2 only).
+/// its epilogue (version 2 on) and TF32 flag (version 3) written as the given
+/// raw bytes.
 std::vector<uint8_t> gemmStepSection(const GemmStep &g, uint32_t version,
                                      uint8_t epilogue, uint8_t biasFlag,
-                                     uint8_t addendFlag) {
+                                     uint8_t addendFlag, uint8_t tf32Flag = 0) {
   std::vector<uint8_t> body;
   ByteWriter w(body);
   auto writeRef = [&](const BufferRef &r) {
@@ -128,6 +129,8 @@ std::vector<uint8_t> gemmStepSection(const GemmStep &g, uint32_t version,
     if (addendFlag == 1)
       writeRef(*g.addend);
   }
+  if (version >= 3)
+    w.u8(tf32Flag);
   std::vector<uint8_t> section;
   ByteWriter h(section);
   h.u32(0x50455453); // "STEP"
@@ -232,6 +235,7 @@ void expectEqual(const Package &a, const Package &b) {
       ASSERT_EQ(g.addend.has_value(), h.addend.has_value());
       if (g.addend)
         EXPECT_TRUE(sameRef(*g.addend, *h.addend));
+      EXPECT_EQ(g.tf32, h.tf32);
       break;
     }
     case Step::Kind::Copy:
@@ -291,7 +295,7 @@ TEST(Package, RejectsOtherVersions) {
   bytes[8] = 7;
   EXPECT_EQ(readError(dir, bytes),
             dir.file("model.dlcpkg") +
-                ": package format version 7, this dlc reads versions 1 to 2 "
+                ": package format version 7, this dlc reads versions 1 to 3 "
                 "(recompile the model)");
 }
 
@@ -379,6 +383,37 @@ TEST(Package, EpiloguesRoundTripAndVersion1StillReads) {
   EXPECT_EQ(r.message(), "corrupt package: section 'STEP' ends early");
 }
 
+TEST(Package, Tf32FlagRoundTripsAndVersion2StillReads) {
+  Package p = samplePackage();
+  p.steps[1].gemm.tf32 = true;
+  Result<Package> q = deserializePackage(serializePackage(p));
+  ASSERT_TRUE(q.isOk()) << q.message();
+  expectEqual(p, *q);
+  EXPECT_TRUE(q->steps[1].gemm.tf32);
+
+  // A version-2 package: GEMM steps end after the epilogue, full f32.
+  Package v2 = samplePackage();
+  v2.steps = {v2.steps[3]};
+  std::vector<uint8_t> bytes = serializePackage(v2);
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  std::vector<uint8_t> old = withPayload(
+      replaceSteps(payload, gemmStepSection(v2.steps[0].gemm, 2, 2, 1, 1)));
+  old[8] = 2;
+  Result<Package> r = deserializePackage(old);
+  ASSERT_TRUE(r.isOk()) << r.message();
+  v2.steps[0].label = "gemm";
+  expectEqual(v2, *r);
+  EXPECT_FALSE(r->steps[0].gemm.tf32);
+
+  // In version 3 the flag is a bool.
+  std::vector<uint8_t> bad = withPayload(replaceSteps(
+      payload, gemmStepSection(v2.steps[0].gemm, 3, 2, 1, 1, /*tf32=*/2)));
+  r = deserializePackage(bad);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(),
+            "corrupt package: section 'STEP' holds an invalid flag value 2");
+}
+
 TEST(Package, RejectsCorruptEpilogues) {
   Package p = samplePackage();
   std::vector<uint8_t> bytes = serializePackage(p);
@@ -386,7 +421,7 @@ TEST(Package, RejectsCorruptEpilogues) {
   const GemmStep &g = p.steps[3].gemm;
   auto read = [&](uint8_t epilogue, uint8_t bias, uint8_t addend) {
     return deserializePackage(withPayload(
-        replaceSteps(payload, gemmStepSection(g, 2, epilogue, bias, addend))));
+        replaceSteps(payload, gemmStepSection(g, 3, epilogue, bias, addend))));
   };
   Result<Package> ok = read(2, 1, 1);
   ASSERT_TRUE(ok.isOk()) << ok.message();
@@ -625,6 +660,27 @@ TEST(ValidatePackage, GemmEpilogues) {
   p.steps[3].gemm.epilogue = GemmEpilogue(5);
   EXPECT_THAT(invalid(p), HasSubstr("GEMM epilogue 5 is not one of none, "
                                     "relu and gelu_tanh"));
+}
+
+TEST(ValidatePackage, Tf32OnlyForF32Gemms) {
+  Package p = samplePackage();
+  p.steps[1].gemm.tf32 = true;
+  ASSERT_EQ(p.steps[1].gemm.dtype, DType::F32);
+  EXPECT_TRUE(validatePackage(p).isOk());
+  for (DType t : {DType::F16, DType::BF16}) {
+    p.steps[1].gemm.dtype = t;
+    EXPECT_THAT(invalid(p), HasSubstr(std::string("TF32 is for f32 GEMMs, "
+                                                  "not ") +
+                                      dtypeName(t)));
+  }
+}
+
+TEST(DefaultTolerance, Tf32LoosensF32OutputsOnly) {
+  Package p = samplePackage();
+  EXPECT_EQ(defaultTolerance(p, DType::F32), defaultTolerance(DType::F32));
+  p.steps[1].gemm.tf32 = true;
+  EXPECT_EQ(defaultTolerance(p, DType::F32), kTf32Tolerance);
+  EXPECT_EQ(defaultTolerance(p, DType::BF16), defaultTolerance(DType::BF16));
 }
 
 } // namespace

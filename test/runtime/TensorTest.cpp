@@ -1,8 +1,8 @@
 //===- TensorTest.cpp - dtypes, f16/bf16 conversions, .npy files ----------===//
 
+#include "runtime/Tensor.h"
 #include "TestUtil.h"
 #include "runtime/Support.h"
-#include "runtime/Tensor.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -308,10 +308,10 @@ TEST(Npy, ReadsVersions2And3AndNumpyVariants) {
   std::memcpy(data.data(), v, 12);
   for (int major : {2, 3}) {
     std::string path = dir.file("v" + std::to_string(major) + ".npy");
-    ASSERT_TRUE(test::writeBytes(
-        path, npyBytes("{\"descr\": \"<f4\", \"shape\": (3,), "
-                       "\"fortran_order\": False}",
-                       major, data)));
+    ASSERT_TRUE(
+        test::writeBytes(path, npyBytes("{\"descr\": \"<f4\", \"shape\": (3,), "
+                                        "\"fortran_order\": False}",
+                                        major, data)));
     Result<HostTensor> t = readNpy(path);
     ASSERT_TRUE(t.isOk()) << t.message();
     EXPECT_EQ(t->shape, std::vector<int64_t>{3});
@@ -339,7 +339,8 @@ TEST(Npy, RejectsMalformedFilesWithClearErrors) {
     return t.isOk() ? std::string() : t.message();
   };
   std::vector<uint8_t> eight(8, 0);
-  const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  const std::string f4 =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
 
   EXPECT_EQ(error("x.npy", npyBytes("{'descr': '<c8', 'fortran_order': "
                                     "False, 'shape': (1,), }",
@@ -358,8 +359,9 @@ TEST(Npy, RejectsMalformedFilesWithClearErrors) {
                                             "True, 'shape': (2,), }",
                                             1, eight)),
               HasSubstr("fortran_order True is not supported"));
-  EXPECT_THAT(error("short.npy", npyBytes(f4, 1, {1, 2, 3})),
-              HasSubstr("truncated data: f32[2] needs 8 bytes, the file has 3"));
+  EXPECT_THAT(
+      error("short.npy", npyBytes(f4, 1, {1, 2, 3})),
+      HasSubstr("truncated data: f32[2] needs 8 bytes, the file has 3"));
   EXPECT_THAT(error("long.npy", npyBytes(f4, 1, std::vector<uint8_t>(9))),
               HasSubstr("1 unexpected bytes after the data"));
   std::vector<uint8_t> cut = npyBytes(f4, 1, eight);
@@ -370,19 +372,19 @@ TEST(Npy, RejectsMalformedFilesWithClearErrors) {
   EXPECT_THAT(error("empty.npy", {}), HasSubstr("bad magic"));
   EXPECT_THAT(error("v9.npy", npyBytes(f4, 9, eight)),
               HasSubstr("unsupported .npy format version 9.0"));
-  EXPECT_THAT(error("syntax.npy",
-                    npyBytes("{'descr': '<f4', 'fortran_order': False, "
-                             "'shape': (2, x), }",
-                             1, eight)),
-              HasSubstr("malformed header"));
+  EXPECT_THAT(
+      error("syntax.npy", npyBytes("{'descr': '<f4', 'fortran_order': False, "
+                                   "'shape': (2, x), }",
+                                   1, eight)),
+      HasSubstr("malformed header"));
   EXPECT_THAT(error("keys.npy",
                     npyBytes("{'descr': '<f4', 'shape': (2,), }", 1, eight)),
               HasSubstr("malformed header"));
-  EXPECT_THAT(error("struct.npy",
-                    npyBytes("{'descr': [('a', '<f4')], 'fortran_order': "
-                             "False, 'shape': (2,), }",
-                             1, eight)),
-              HasSubstr("structured dtypes are not supported"));
+  EXPECT_THAT(
+      error("struct.npy", npyBytes("{'descr': [('a', '<f4')], 'fortran_order': "
+                                   "False, 'shape': (2,), }",
+                                   1, eight)),
+      HasSubstr("structured dtypes are not supported"));
   Result<HostTensor> missing = readNpy(dir.file("missing.npy"));
   ASSERT_FALSE(missing.isOk());
   EXPECT_THAT(missing.message(), HasSubstr("missing.npy: cannot open"));

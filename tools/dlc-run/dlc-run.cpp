@@ -369,7 +369,8 @@ int runMain(const Options &o) {
 
   bool ok = true;
   for (size_t i = 0; i < expected.size(); ++i) {
-    double tol = o.rtol >= 0 ? o.rtol : rt::defaultTolerance(outputs[i].dtype);
+    double tol =
+        o.rtol >= 0 ? o.rtol : rt::defaultTolerance(package, outputs[i].dtype);
     double err = rt::relativeError(outputs[i], expected[i]);
     bool pass = err <= tol;
     ok &= pass;

@@ -66,6 +66,12 @@ static cl::opt<bool> noMergeKernels(
     "no-merge-kernels",
     cl::desc("Keep independent kernels of one shape as separate launches"),
     cl::cat(dlcCategory));
+static cl::opt<bool>
+    tf32("tf32",
+         cl::desc("Run f32 matrix products on tensor cores with their "
+                  "operands rounded to TF32 (10 mantissa bits), as PyTorch's "
+                  "allow_tf32; --check then allows the TF32 tolerance"),
+         cl::cat(dlcCategory));
 static cl::opt<bool> noReferenceModel(
     "no-reference-model",
     cl::desc("Leave the reference model out of the package (smaller and "
@@ -186,6 +192,7 @@ static ::dlc::CompileOptions compileOptions() {
   options.maxOpsPerKernel = maxOpsPerKernel;
   options.inPlace = !noInPlace;
   options.compileCubins = !noCubin;
+  options.tf32 = tf32;
   options.entry = entry;
   return options;
 }
@@ -601,8 +608,8 @@ static int runRun() {
     return fail(reference.message());
   bool ok = true;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    double tol =
-        rtol >= 0 ? rtol.getValue() : ::dlc::defaultTolerance(outputs[i].dtype);
+    double tol = rtol >= 0 ? rtol.getValue()
+                           : ::dlc::defaultTolerance(package, outputs[i].dtype);
     double err = rt::relativeError(outputs[i], (*reference)[i]);
     bool pass = err <= tol;
     ok &= pass;

@@ -33,6 +33,9 @@ struct CompileOptions {
   std::vector<std::string> archs;
   /// Compile cubins with NVRTC at compile time (else on first CUDA load).
   bool compileCubins = true;
+  /// f32 matrix products on tensor cores with operands rounded to TF32
+  /// (PyTorch's allow_tf32, XLA's default precision); off: full f32.
+  bool tf32 = false;
   bool fuse = true;
   /// One launch for independent pointwise kernels of one shape
   /// (dlc-merge-kernels; off with fuse).
@@ -86,6 +89,8 @@ std::vector<rt::HostTensor> randomInputs(const rt::Package &package,
 /// The default tolerance of a relative error (by norm) for an output type:
 /// 1e-5 for f32 and integers, 1e-2 for f16, 2e-2 for bf16.
 double defaultTolerance(rt::DType type);
+/// The tolerance for outputs of `package` (TF32 products loosen f32's).
+double defaultTolerance(const rt::Package &package, rt::DType type);
 
 } // namespace dlc
 
