@@ -322,11 +322,11 @@ private:
     auto type = RankedTensorType::get({a0, a1, n, d}, wType.getElementType());
     if (wType == type)
       return w;
-    auto it = views.find(w);
+    auto it = views.find({w, type});
     if (it != views.end())
       return it->second;
     Value v = builder.create<ReshapeOp>(op.getLoc(), type, w);
-    views[w] = v;
+    views[{w, type}] = v;
     return v;
   }
 
@@ -395,7 +395,10 @@ private:
 
   AttentionOp op;
   OpBuilder builder;
-  DenseMap<Value, Value> views;
+  /// Reshapes made by view(), by source and type (the head size is part of
+  /// the type: values of another head size than q and k in one packed
+  /// product get a view of their own).
+  DenseMap<std::pair<Value, Type>, Value> views;
 };
 
 struct AttentionLayoutPass

@@ -205,3 +205,27 @@ func.func @mixed_layouts(%x: tensor<2x16x4x8xf32>, %y: tensor<16x2x4x8xf32>) -> 
   %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x8xf32>) -> tensor<2x16x4x8xf32>
   return %ot : tensor<2x16x4x8xf32>
 }
+
+// -----
+
+// Values of another head size (8) than queries and keys (16) in one packed
+// product: the values get a view of their own, at head offset 128 / 8.
+// CHECK-LABEL: func.func @value_head_size
+// CHECK-DAG: %[[QK:.*]] = dlc.reshape %arg0 : tensor<32x160xf32> -> tensor<2x16x10x16xf32>
+// CHECK-DAG: %[[V:.*]] = dlc.reshape %arg0 : tensor<32x160xf32> -> tensor<2x16x20x8xf32>
+// CHECK: dlc.attention %[[QK]], %[[QK]], %[[V]] {head_offsets = array<i64: 0, 4, 16>
+func.func @value_head_size(%p: tensor<32x160xf32>) -> tensor<32x32xf32> {
+  %qs = dlc.slice %p {start = array<i64: 0, 0>} : (tensor<32x160xf32>) -> tensor<32x64xf32>
+  %ks = dlc.slice %p {start = array<i64: 0, 64>} : (tensor<32x160xf32>) -> tensor<32x64xf32>
+  %vs = dlc.slice %p {start = array<i64: 0, 128>} : (tensor<32x160xf32>) -> tensor<32x32xf32>
+  %qr = dlc.reshape %qs : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+  %kr = dlc.reshape %ks : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+  %vr = dlc.reshape %vs : tensor<32x32xf32> -> tensor<2x16x4x8xf32>
+  %q = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %k = dlc.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %v = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x8xf32>) -> tensor<2x4x16x8xf32>
+  %o = dlc.attention %q, %k, %v {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x8xf32>) -> tensor<2x16x4x8xf32>
+  %r = dlc.reshape %ot : tensor<2x16x4x8xf32> -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}

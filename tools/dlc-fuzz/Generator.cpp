@@ -1797,22 +1797,24 @@ bool Generator::genMultiHeadAttention() {
   bool exportStyle = seqFirst && merged && rng.chance(0.5);
   // [B, S', H * D] or [S', B, H * D] (any value of B * S' rows of H * D
   // elements, or a column range of one) -> [B, H, S', D] or [B * H, S', D].
-  auto split = [&](int v, int64_t start, int64_t seq) {
+  // Values of a packed QKV with half the head size, now and then.
+  int64_t dv = kind == 0 && d % 2 == 0 && rng.chance(0.25) ? d / 2 : d;
+  auto split = [&](int v, int64_t start, int64_t seq, int64_t hd) {
     const Shape vs = val(v).type.shape;
-    if (vs.back() != h * d) {
+    if (vs.back() != h * hd) {
       std::vector<int64_t> begin(vs.size(), 0);
       begin.back() = start;
       Shape size = vs;
-      size.back() = h * d;
+      size.back() = h * hd;
       v = slice(v, begin, size);
     }
     if (exportStyle)
-      return transpose(reshape(v, {seq, b * h, d}), {1, 0, 2});
+      return transpose(reshape(v, {seq, b * h, hd}), {1, 0, 2});
     if (seqFirst)
-      v = transpose(reshape(v, {seq, b, h, d}), {1, 2, 0, 3});
+      v = transpose(reshape(v, {seq, b, h, hd}), {1, 2, 0, 3});
     else
-      v = transpose(reshape(v, {b, seq, h, d}), {0, 2, 1, 3});
-    return merged ? reshape(v, {b * h, seq, d}) : v;
+      v = transpose(reshape(v, {b, seq, h, hd}), {0, 2, 1, 3});
+    return merged ? reshape(v, {b * h, seq, hd}) : v;
   };
   int q, k, v;
   if (kind == 0) {
@@ -1828,11 +1830,11 @@ bool Generator::genMultiHeadAttention() {
       if (rng.chance(0.1) && starts[i] + h * d < c)
         starts[i] += 1;
     }
-    q = split(x, starts[0], s);
-    k = split(x, starts[1], s);
-    v = split(x, starts[2], s);
+    q = split(x, starts[0], s, d);
+    k = split(x, starts[1], s, d);
+    v = split(x, starts[2], s, dv);
   } else if (kind == 1) {
-    q = k = v = split(x, 0, s);
+    q = k = v = split(x, 0, s, d);
   } else {
     auto weights = [&]() {
       std::vector<double> data;
@@ -1841,24 +1843,24 @@ bool Generator::genMultiHeadAttention() {
       return constant({t, seqFirst ? Shape{sk, b, h * d} : Shape{b, sk, h * d}},
                       std::move(data));
     };
-    q = split(x, 0, s);
-    k = split(weights(), 0, sk);
-    v = split(weights(), 0, sk);
+    q = split(x, 0, s, d);
+    k = split(weights(), 0, sk, d);
+    v = split(weights(), 0, sk, d);
   }
   int o = attentionChain(q, k, v);
   if (rng.chance(0.2))
     settle(o); // a use of the heads-first result besides the merge
   if (exportStyle) {
-    o = transpose(o, {1, 0, 2}); // [S, B * H, D]
+    o = transpose(o, {1, 0, 2}); // [S, B * H, Dv]
   } else {
     if (merged)
-      o = reshape(o, {b, h, s, d});
+      o = reshape(o, {b, h, s, dv});
     o = transpose(o, seqFirst ? std::vector<int64_t>{2, 0, 1, 3}
                               : std::vector<int64_t>{0, 2, 1, 3});
   }
   settle(rng.chance(0.5)
-             ? reshape(o, {seqFirst ? s : b, seqFirst ? b : s, h * d})
-             : reshape(o, {b * s, h * d}));
+             ? reshape(o, {seqFirst ? s : b, seqFirst ? b : s, h * dv})
+             : reshape(o, {b * s, h * dv}));
   return true;
 }
 
