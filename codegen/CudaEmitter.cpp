@@ -2679,6 +2679,51 @@ LogicalResult mlir::dlc::emitCudaKernels(func::FuncOp func, std::string &source,
   return success();
 }
 
+rt::KernelInfo mlir::dlc::emitGemmEpilogueKernel(const std::string &name,
+                                                 const rt::GemmStep &g,
+                                                 std::string &source) {
+  const char *type = g.dtype == rt::DType::F32 ? "float" : "unsigned short";
+  const char *load = g.dtype == rt::DType::F16    ? "dlc_h2f"
+                     : g.dtype == rt::DType::BF16 ? "dlc_bf2f"
+                                                  : "";
+  const char *store = g.dtype == rt::DType::F16    ? "dlc_f2h"
+                      : g.dtype == rt::DType::BF16 ? "dlc_f2bf"
+                                                   : "";
+  std::string body;
+  if (g.bias)
+    body += fmt::format("    x += {}(bias[i % {}LL]);\n", load, g.n);
+  switch (g.epilogue) {
+  case rt::GemmEpilogue::Relu:
+    body += "    x = fmaxf(x, 0.0f);\n";
+    break;
+  case rt::GemmEpilogue::GeluTanh:
+    // As cuBLASLt's GELU epilogue (and rt::gemmActivation).
+    body += "    x = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f "
+            "* x * x * x)));\n";
+    break;
+  case rt::GemmEpilogue::None:
+    break;
+  }
+  const int64_t total = g.batch * g.m * g.n;
+  source += fmt::format(
+      "\n// {0}: the epilogue of a {1}x{2}x{3} GEMM (batch {4}) without "
+      "cuBLASLt\n"
+      "extern \"C\" __global__ void __launch_bounds__(256) {0}({5}* "
+      "__restrict__ c, const {5}* __restrict__ bias) {{\n"
+      "  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < "
+      "{6}LL; i += (long long)gridDim.x * 256) {{\n"
+      "    float x = {7}(c[i]);\n{8}"
+      "    c[i] = {9}(x);\n"
+      "  }}\n}}\n"
+      "#ifdef DLC_SIM\nextern \"C\" void dlc_sim_entry_{0}(void* const* "
+      "args) {{\n  {0}(({5}*)args[0], (const {5}*)args[1]);\n}}\n#endif\n",
+      name, g.m, g.n, g.k, g.batch, type, total, load, body, store);
+  rt::KernelInfo info;
+  info.name = name;
+  info.usesBarriers = false;
+  return info;
+}
+
 LogicalResult
 mlir::dlc::generateCudaSource(func::FuncOp func, std::string &source,
                               std::vector<rt::KernelInfo> *infos) {

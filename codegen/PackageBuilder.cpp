@@ -80,6 +80,8 @@ private:
   func::FuncOp func;
   const CodegenOptions &options;
   rt::Package pkg;
+  /// Epilogue kernels emitted so far (gemm_epi0, gemm_epi1, ...).
+  unsigned epilogueKernels = 0;
   DenseMap<Value, rt::BufferRef> storage;
   /// Producer results written straight into an output: the first return
   /// index whose view chain roots at them.
@@ -337,6 +339,14 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     rt::Step step;
     step.kind = rt::Step::Kind::Gemm;
     step.gemm = gemm;
+    // The kernel a device runs after a plain GEMM when cuBLASLt has no
+    // algorithm for the epilogue (rt::GemmStep::epilogueKernel).
+    if (gemm.hasEpilogue() && gemm.ldc == gemm.n &&
+        (gemm.batch == 1 || gemm.strideC == gemm.m * gemm.n)) {
+      step.gemm.epilogueKernel = int32_t(pkg.kernels.size());
+      pkg.kernels.push_back(emitGemmEpilogueKernel(
+          fmt::format("gemm_epi{}", epilogueKernels++), gemm, pkg.cudaSource));
+    }
     step.label = fmt::format("gemm {}x{}x{}", gemm.m, gemm.n, gemm.k);
     if (gemm.batch > 1)
       step.label += fmt::format(" batch {}", gemm.batch);

@@ -218,6 +218,8 @@ private:
     struct Algo {
       std::array<uint32_t, 5> alignments; ///< A, B, C, D, bias
       cublasLtMatmulAlgo_t algo;
+      /// No algorithm for these alignments: the epilogue kernel runs.
+      bool fallback = false;
     };
     std::vector<Algo> algos;
   };
@@ -229,9 +231,19 @@ private:
                          (what.empty() ? "" : " for " + what) + ": " +
                          lt_->statusName(st));
   }
+  /// Loads cuBLAS and makes its handle (once).
+  Status initBlas();
   /// Loads cuBLASLt and makes the handle, the heuristic preferences and the
   /// descriptors of every GEMM step with an epilogue.
   Status initLt();
+  /// Enqueues GEMM `g` (of step `i`; no epilogue) as one cuBLAS call.
+  Status enqueueGemm(size_t i, const GemmStep &g, CUdeviceptr a, CUdeviceptr b,
+                     CUdeviceptr c);
+  /// Enqueues GEMM step `i` without cuBLASLt: the addend copied into C, the
+  /// plain product, then the step's epilogue kernel on C.
+  Status enqueueEpilogueFallback(size_t i, CUdeviceptr a, CUdeviceptr b,
+                                 CUdeviceptr c, CUdeviceptr bias,
+                                 CUdeviceptr addend);
   Status makeLtLayout(cublasLtMatrixLayout_t &layout, cudaDataType type,
                       int64_t rows, int64_t cols, int64_t ld, int64_t stride,
                       int64_t batch, const std::string &what);
@@ -347,46 +359,58 @@ Status CudaSession::init() {
               "cuMemcpyHtoD", "the constants"));
   }
 
-  bool hasGemm = false, hasLtGemm = false;
+  bool hasGemm = false, hasLtGemm = false, hasFallback = false;
   for (const Step &s : pkg_.steps) {
     if (s.kind != Step::Kind::Gemm)
       continue;
     (s.gemm.hasEpilogue() ? hasLtGemm : hasGemm) = true;
+    hasFallback |= s.gemm.epilogueKernel >= 0;
   }
   if (hasLtGemm)
     DLC_RT_RETURN_IF_ERROR(initLt());
-  if (hasGemm) {
-    std::string why;
-    blas_ = loadCublas(&why);
-    if (!blas_)
-      return Status::error("the package has GEMM steps but cuBLAS is not "
-                           "available: " +
-                           why);
-    cublasStatus_t st = blas_->create(&blasHandle_);
-    if (st != CUBLAS_STATUS_SUCCESS) {
-      blasHandle_ = nullptr;
-      return Status::error("cublasCreate failed: " + blas_->statusName(st));
-    }
-    if (!workspace_)
-      DLC_RT_RETURN_IF_ERROR(
-          allocate(workspace_, kCublasWorkspaceBytes, "the cuBLAS workspace"));
-    const char *call = "cublasSetStream";
-    st = blas_->setStream(blasHandle_, stream_);
-    if (st == CUBLAS_STATUS_SUCCESS) {
-      call = "cublasSetWorkspace";
-      st =
-          blas_->setWorkspace(blasHandle_, reinterpret_cast<void *>(workspace_),
-                              kCublasWorkspaceBytes);
-    }
-    // Default math: a step's compute type decides (CUBLAS_COMPUTE_32F is
-    // full f32, CUBLAS_COMPUTE_32F_FAST_TF32 for steps marked tf32).
-    if (st == CUBLAS_STATUS_SUCCESS) {
-      call = "cublasSetMathMode";
-      st = blas_->setMathMode(blasHandle_, CUBLAS_DEFAULT_MATH);
-    }
-    if (st != CUBLAS_STATUS_SUCCESS)
-      return Status::error(std::string("setting up cuBLAS failed: ") + call +
-                           " returned " + blas_->statusName(st));
+  // The epilogue fallback (epilogue kernels) needs plain GEMMs too: made
+  // now when forced, else when first needed (on the first, uncaptured run).
+  if (hasGemm || (hasFallback && forceEpilogueFallback()))
+    DLC_RT_RETURN_IF_ERROR(initBlas());
+  return Status::ok();
+}
+
+Status CudaSession::initBlas() {
+  if (blasHandle_)
+    return Status::ok();
+  std::string why;
+  blas_ = loadCublas(&why);
+  if (!blas_)
+    return Status::error("the package has GEMM steps but cuBLAS is not "
+                         "available: " +
+                         why);
+  cublasStatus_t st = blas_->create(&blasHandle_);
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    blasHandle_ = nullptr;
+    return Status::error("cublasCreate failed: " + blas_->statusName(st));
+  }
+  if (!workspace_)
+    DLC_RT_RETURN_IF_ERROR(
+        allocate(workspace_, kCublasWorkspaceBytes, "the cuBLAS workspace"));
+  const char *call = "cublasSetStream";
+  st = blas_->setStream(blasHandle_, stream_);
+  if (st == CUBLAS_STATUS_SUCCESS) {
+    call = "cublasSetWorkspace";
+    st = blas_->setWorkspace(blasHandle_, reinterpret_cast<void *>(workspace_),
+                             kCublasWorkspaceBytes);
+  }
+  // Default math: a step's compute type decides (CUBLAS_COMPUTE_32F is
+  // full f32, CUBLAS_COMPUTE_32F_FAST_TF32 for steps marked tf32).
+  if (st == CUBLAS_STATUS_SUCCESS) {
+    call = "cublasSetMathMode";
+    st = blas_->setMathMode(blasHandle_, CUBLAS_DEFAULT_MATH);
+  }
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    // Not half set up: a later call tries again from the start.
+    blas_->destroy(blasHandle_);
+    blasHandle_ = nullptr;
+    return Status::error(std::string("setting up cuBLAS failed: ") + call +
+                         " returned " + blas_->statusName(st));
   }
   return Status::ok();
 }
@@ -496,6 +520,8 @@ Status CudaSession::enqueueLtGemm(size_t i, CUdeviceptr a, CUdeviceptr b,
                                   CUdeviceptr c, CUdeviceptr bias,
                                   CUdeviceptr addend) {
   const GemmStep &g = pkg_.steps[i].gemm;
+  if (g.epilogueKernel >= 0 && forceEpilogueFallback())
+    return enqueueEpilogueFallback(i, a, b, c, bias, addend);
   LtGemm &l = ltGemms_[size_t(ltIndex_[i])];
   const std::string what = describeStep(pkg_, i);
   auto ptr = [](CUdeviceptr p) {
@@ -519,8 +545,11 @@ Status CudaSession::enqueueLtGemm(size_t i, CUdeviceptr a, CUdeviceptr b,
                                         g.bias ? alignmentOf(bias) : 256u};
   const cublasLtMatmulAlgo_t *algo = nullptr;
   for (const LtGemm::Algo &known : l.algos)
-    if (known.alignments == alignments)
+    if (known.alignments == alignments) {
+      if (known.fallback)
+        return enqueueEpilogueFallback(i, a, b, c, bias, addend);
       algo = &known.algo;
+    }
   if (!algo) {
     // The heuristic runs on the host only, so it is safe during a graph
     // capture; its result is kept for the next runs.
@@ -540,6 +569,12 @@ Status CudaSession::enqueueLtGemm(size_t i, CUdeviceptr a, CUdeviceptr b,
                                        ltHandle_, l.desc, l.a, l.b, l.cd, l.cd,
                                        ltPreference_, 1, &result, &found),
                                    "cublasLtMatmulAlgoGetHeuristic", what));
+    if ((found < 1 || result.state != CUBLAS_STATUS_SUCCESS) &&
+        g.epilogueKernel >= 0) {
+      // Remembered for these alignments: the heuristic is not asked again.
+      l.algos.push_back({alignments, {}, /*fallback=*/true});
+      return enqueueEpilogueFallback(i, a, b, c, bias, addend);
+    }
     if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS)
       return Status::error(
           "cuBLASLt has no algorithm for " + what + ": a " +
@@ -549,7 +584,7 @@ Status CudaSession::enqueueLtGemm(size_t i, CUdeviceptr a, CUdeviceptr b,
           std::to_string(alignments[0]) + ", " + std::to_string(alignments[1]) +
           ", " + std::to_string(alignments[2]) + " and " +
           std::to_string(alignments[3]) + " bytes");
-    l.algos.push_back({alignments, result.algo});
+    l.algos.push_back({alignments, result.algo, /*fallback=*/false});
     algo = &l.algos.back().algo;
   }
   float alpha = float(g.alpha), beta = float(g.beta);
@@ -558,6 +593,45 @@ Status CudaSession::enqueueLtGemm(size_t i, CUdeviceptr a, CUdeviceptr b,
                                      ptr(ltD), l.cd, algo, ptr(workspace_),
                                      kCublasWorkspaceBytes, stream_),
                  "cublasLtMatmul", what);
+}
+
+Status CudaSession::enqueueGemm(size_t i, const GemmStep &g, CUdeviceptr a,
+                                CUdeviceptr b, CUdeviceptr c) {
+  // cuBLAS is column-major: a row-major C (m x n) is a column-major C^T
+  // (n x m), and C^T = op(B)^T op(A)^T, so swap the operands and pass the
+  // row strides as leading dimensions.
+  float alpha = float(g.alpha), beta = float(g.beta);
+  cudaDataType type = cudaTypeOf(g.dtype);
+  cublasStatus_t st = blas_->gemmStridedBatchedEx(
+      blasHandle_, g.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+      g.transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(g.n), int(g.m), int(g.k),
+      &alpha, reinterpret_cast<const void *>(b), type, int(g.ldb), g.strideB,
+      reinterpret_cast<const void *>(a), type, int(g.lda), g.strideA, &beta,
+      reinterpret_cast<void *>(c), type, int(g.ldc), g.strideC, int(g.batch),
+      computeTypeOf(g), CUBLAS_GEMM_DEFAULT);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return Status::error("cublasGemmStridedBatchedEx failed for " +
+                         describeStep(pkg_, i) + ": " + blas_->statusName(st));
+  return Status::ok();
+}
+
+Status CudaSession::enqueueEpilogueFallback(size_t i, CUdeviceptr a,
+                                            CUdeviceptr b, CUdeviceptr c,
+                                            CUdeviceptr bias,
+                                            CUdeviceptr addend) {
+  const GemmStep &g = pkg_.steps[i].gemm;
+  const std::string what = describeStep(pkg_, i);
+  DLC_RT_RETURN_IF_ERROR(initBlas());
+  if (g.addend && addend != c)
+    DLC_RT_RETURN_IF_ERROR(check(
+        cu_->cuMemcpyDtoDAsync(c, addend, epilogueResultBytes(g), stream_),
+        "cuMemcpyDtoDAsync", what + " (the addend)"));
+  DLC_RT_RETURN_IF_ERROR(enqueueGemm(i, plainGemmOf(g), a, b, c));
+  void *params[2] = {&c, &bias};
+  return check(cu_->cuLaunchKernel(functions_[size_t(g.epilogueKernel)],
+                                   epilogueGrid(g), 1, 1, kEpilogueThreads, 1,
+                                   1, 0, stream_, params, nullptr),
+               "cuLaunchKernel", what + " (its epilogue kernel)");
 }
 
 Status CudaSession::loadModule() {
@@ -686,23 +760,8 @@ Status CudaSession::enqueueSteps(const std::vector<CUdeviceptr> &in,
             g.bias ? resolve(*g.bias) : 0, g.addend ? resolve(*g.addend) : 0));
         break;
       }
-      // cuBLAS is column-major: a row-major C (m x n) is a column-major
-      // C^T (n x m), and C^T = op(B)^T op(A)^T, so swap the operands and
-      // pass the row strides as leading dimensions.
-      float alpha = float(g.alpha), beta = float(g.beta);
-      cudaDataType type = cudaTypeOf(g.dtype);
-      cublasStatus_t st = blas_->gemmStridedBatchedEx(
-          blasHandle_, g.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-          g.transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(g.n), int(g.m), int(g.k),
-          &alpha, reinterpret_cast<const void *>(resolve(g.b)), type,
-          int(g.ldb), g.strideB, reinterpret_cast<const void *>(resolve(g.a)),
-          type, int(g.lda), g.strideA, &beta,
-          reinterpret_cast<void *>(resolve(g.c)), type, int(g.ldc), g.strideC,
-          int(g.batch), computeTypeOf(g), CUBLAS_GEMM_DEFAULT);
-      if (st != CUBLAS_STATUS_SUCCESS)
-        return Status::error("cublasGemmStridedBatchedEx failed for " +
-                             describeStep(pkg_, i) + ": " +
-                             blas_->statusName(st));
+      DLC_RT_RETURN_IF_ERROR(
+          enqueueGemm(i, g, resolve(g.a), resolve(g.b), resolve(g.c)));
       break;
     }
     case Step::Kind::Copy: {

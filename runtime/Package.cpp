@@ -299,7 +299,7 @@ Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
       if (version >= 2 && !(p.epilogue(g.epilogue) && p.optionalRef(g.bias) &&
                             p.optionalRef(g.addend)))
         return p.failure();
-      if (version >= 3 && !p.flag(g.tf32))
+      if (version >= 3 && !(p.flag(g.tf32) && r.i32(g.epilogueKernel)))
         return p.failure();
       break;
     }
@@ -393,6 +393,7 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
           writeRef(w, **r);
       }
       w.u8(g.tf32 ? 1 : 0);
+      w.i32(g.epilogueKernel);
       break;
     }
     case Step::Kind::Copy:
@@ -785,6 +786,18 @@ Status validatePackage(const Package &pkg) {
       if (g.tf32 && g.dtype != DType::F32)
         return Status::error(where + ": TF32 is for f32 GEMMs, not " +
                              std::string(dtypeName(g.dtype)));
+      if (g.epilogueKernel != -1 &&
+          (!g.hasEpilogue() || g.epilogueKernel < 0 ||
+           size_t(g.epilogueKernel) >= pkg.kernels.size()))
+        return Status::error(
+            where + ": epilogue kernel " + std::to_string(g.epilogueKernel) +
+            (g.hasEpilogue() ? " is not a kernel of the package"
+                             : " on a GEMM without an epilogue"));
+      if (g.epilogueKernel >= 0 &&
+          (g.ldc != g.n || (g.batch > 1 && g.strideC != g.m * g.n)))
+        return Status::error(where + ": an epilogue kernel needs a "
+                                     "contiguous result (ldc = n, strideC = "
+                                     "m * n)");
       const int64_t limit = int64_t(1) << 31;
       if (g.m < 0 || g.n < 0 || g.k < 0 || g.m >= limit || g.n >= limit ||
           g.k >= limit)

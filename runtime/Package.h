@@ -95,6 +95,14 @@ struct GemmStep {
   /// bits), products accumulated in f32 (cuBLAS's
   /// CUBLAS_COMPUTE_32F_FAST_TF32). Only for dtype F32.
   bool tf32 = false;
+  /// A step with an epilogue: the kernel (index into Package::kernels)
+  /// that applies bias and activation in place to C, for a device that
+  /// runs the product without its epilogue (cuBLASLt without an algorithm
+  /// for it, or DLC_GEMM_EPILOGUE_FALLBACK=1): C = alpha * A * B + beta *
+  /// addend as a plain GEMM, then the kernel over C's batch * m * n
+  /// contiguous elements, 256 threads a block, any grid (a grid-stride
+  /// loop); its parameters are C and the bias. -1: none.
+  int32_t epilogueKernel = -1;
   /// Whether the step needs the epilogue path (a bias, an addend or an
   /// activation); plain products run as cuBLAS GEMMs.
   bool hasEpilogue() const {

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <string>
 
 namespace dlc::rt {
 
@@ -29,6 +31,40 @@ Status checkRunInputs(const Package &package,
 
 /// "step 3 (k3: add+exp)", for errors.
 std::string describeStep(const Package &package, size_t index);
+
+/// Threads per block of a GEMM step's epilogue kernel.
+constexpr uint32_t kEpilogueThreads = 256;
+
+/// Whether GEMM steps with an epilogue kernel run it after a plain product
+/// instead of the fused epilogue (DLC_GEMM_EPILOGUE_FALLBACK=1: tests, and a
+/// way around a cuBLASLt problem on some GPU). Read at each call.
+inline bool forceEpilogueFallback() {
+  const char *v = std::getenv("DLC_GEMM_EPILOGUE_FALLBACK");
+  return v && *v && std::string(v) != "0";
+}
+
+/// The product of epilogue step `g` without its epilogue: alpha * A * B +
+/// beta * C, where C already holds the addend.
+inline GemmStep plainGemmOf(const GemmStep &g) {
+  GemmStep plain = g;
+  plain.epilogue = GemmEpilogue::None;
+  plain.bias.reset();
+  plain.addend.reset();
+  plain.epilogueKernel = -1;
+  return plain;
+}
+
+/// Bytes of the contiguous result of a step with an epilogue kernel.
+inline uint64_t epilogueResultBytes(const GemmStep &g) {
+  return uint64_t(g.batch) * uint64_t(g.m) * uint64_t(g.n) * dtypeSize(g.dtype);
+}
+
+/// Blocks of the epilogue kernel's launch (it loops over the rest).
+inline uint32_t epilogueGrid(const GemmStep &g) {
+  uint64_t total = uint64_t(g.batch) * uint64_t(g.m) * uint64_t(g.n);
+  uint64_t blocks = (total + kEpilogueThreads - 1) / kEpilogueThreads;
+  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(blocks, 65535)));
+}
 
 /// Bytes a step moves: each buffer it references, once per reference (an
 /// in-place kernel reads and writes the same bytes: both count).

@@ -480,6 +480,28 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
     }
     case Step::Kind::Gemm: {
       const GemmStep &g = step.gemm;
+      if (g.epilogueKernel >= 0 && forceEpilogueFallback() && g.m > 0 &&
+          g.n > 0) {
+        // As a GPU without a cuBLASLt algorithm for the epilogue: the
+        // addend into C, the plain product, then the epilogue kernel.
+        uint8_t *c = resolve(g.c);
+        if (g.addend && resolve(*g.addend) != c)
+          std::memmove(c, resolve(*g.addend), epilogueResultBytes(g));
+        cpuGemm(plainGemmOf(g), resolve(g.a), resolve(g.b), c, threads_);
+        void *epilogueArgs[2] = {c, g.bias ? resolve(*g.bias) : nullptr};
+        sim::Launch launch;
+        launch.entry = entries_[size_t(g.epilogueKernel)];
+        launch.args = epilogueArgs;
+        launch.grid[0] = epilogueGrid(g);
+        launch.block[0] = kEpilogueThreads;
+        launch.usesBarriers = false;
+        Status st = executor_->launch(launch);
+        if (!st)
+          return Status::error(describeStep(pkg_, i) + ": kernel " +
+                               pkg_.kernels[size_t(g.epilogueKernel)].name +
+                               ": " + st.message());
+        break;
+      }
       cpuGemm(g, resolve(g.a), resolve(g.b), resolve(g.c), threads_,
               g.bias ? resolve(*g.bias) : nullptr,
               g.addend ? resolve(*g.addend) : nullptr);

@@ -1,4 +1,5 @@
-//===- Support.h - Internal helpers of the dlc runtime ------------*- C++ -*-===//
+//===- Support.h - Internal helpers of the dlc runtime ------------*- C++
+//-*-===//
 //
 // Hashing, files, processes and little-endian byte streams shared by the
 // runtime's implementation files. Not part of the public API.
@@ -83,6 +84,7 @@ public:
       out_.push_back(uint8_t(v >> (8 * i)));
   }
   void i64(int64_t v) { u64(uint64_t(v)); }
+  void i32(int32_t v) { u32(uint32_t(v)); }
   void f64(double v) {
     uint64_t bits;
     std::memcpy(&bits, &v, 8);
@@ -144,6 +146,13 @@ public:
     if (!u64(u))
       return false;
     v = int64_t(u);
+    return true;
+  }
+  bool i32(int32_t &v) {
+    uint32_t u;
+    if (!u32(u))
+      return false;
+    v = int32_t(u);
     return true;
   }
   bool f64(double &v) {

@@ -2,6 +2,14 @@
 // RUN: dlc compile %s --emit=fused | FileCheck %s --check-prefix=FUSED
 // RUN: dlc run %t.dlcpkg --device=sim --check --seed=5 --profile | FileCheck %s
 // RUN: dlc run %t.dlcpkg --device=sim --check --seed=6 | FileCheck %s --check-prefix=CHECK2
+// Every epilogue GEMM also has its epilogue kernel (for a GPU whose cuBLASLt
+// has no algorithm for the epilogue); NVRTC compiles them, and with
+// DLC_GEMM_EPILOGUE_FALLBACK=1 the sim runs plain products and those
+// kernels, which the reference checks.
+// RUN: dlc compile %s --arch=sm_80,sm_90 -o %t.cubins.dlcpkg
+// RUN: dlc compile %s --emit=cuda | FileCheck %s --check-prefix=EPI
+// RUN: env DLC_GEMM_EPILOGUE_FALLBACK=1 dlc run %t.dlcpkg --device=sim --check --seed=7 | FileCheck %s --check-prefix=CHECK2
+// EPI-COUNT-9: extern "C" __global__ void __launch_bounds__(256) gemm_epi{{[0-9]}}(
 // GEMM epilogues (dlc-fuse-epilogue): bias, activation and residual adds run
 // inside the GEMM (cuBLASLt on a GPU, the sim GEMM's f32 epilogue here), so
 // every product below is one GEMM step and no elementwise kernel is left.

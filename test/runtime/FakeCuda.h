@@ -110,9 +110,14 @@ inline std::vector<uint8_t> fakeCubinFor(const Package &package,
     names.push_back(k.name);
     barriers.push_back(k.usesBarriers);
   }
-  for (const Step &s : package.steps)
+  for (const Step &s : package.steps) {
     if (s.kind == Step::Kind::Kernel && s.kernel.kernel < params.size())
       params[s.kernel.kernel] = unsigned(s.kernel.args.size());
+    // A GEMM step's epilogue kernel takes C and the bias.
+    if (s.kind == Step::Kind::Gemm && s.gemm.epilogueKernel >= 0 &&
+        size_t(s.gemm.epilogueKernel) < params.size())
+      params[size_t(s.gemm.epilogueKernel)] = 2;
+  }
   return fakeCubin(library, names, params, barriers);
 }
 #endif

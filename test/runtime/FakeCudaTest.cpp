@@ -414,6 +414,43 @@ TEST_F(FakeCuda, Tf32GemmsThroughCublasAndCublasLtMatchSim) {
   EXPECT_GE(marked, 2);
 }
 
+TEST_F(FakeCuda, EpilogueKernelWhenCublasLtHasNoAlgorithm) {
+  // Without a cuBLASLt algorithm the step runs as a plain cuBLAS GEMM (the
+  // addend copied into C first) and its epilogue kernel: for f32 the same
+  // bits as the fused epilogue (the sim's reference run).
+  std::vector<HostTensor> inputs = epilogueInputs();
+  inputs.resize(4);
+  {
+    ScopedEnv none("DLC_FAKE_CUBLASLT_NO_ALGORITHM", "1");
+    FakeCudaStats before = fake_->snapshot();
+    compareWithSim(epilogueFallbackPackage(), inputs);
+    FakeCudaStats s = fake_->snapshot();
+    EXPECT_EQ(s.ltMatmuls, before.ltMatmuls); // never called
+    EXPECT_EQ(s.gemms - before.gemms, 2u);    // plain GEMMs instead
+    // The heuristic is asked once; its "none" is remembered.
+    EXPECT_EQ(s.ltHeuristics - before.ltHeuristics, 1u);
+  }
+  {
+    // Forced by the environment: the heuristic is not even asked.
+    ScopedEnv forced("DLC_GEMM_EPILOGUE_FALLBACK", "1");
+    FakeCudaStats before = fake_->snapshot();
+    compareWithSim(epilogueFallbackPackage(), inputs);
+    FakeCudaStats s = fake_->snapshot();
+    EXPECT_EQ(s.ltMatmuls, before.ltMatmuls);
+    EXPECT_EQ(s.ltHeuristics, before.ltHeuristics);
+  }
+  // Without an epilogue kernel, no algorithm is an error that names the
+  // step.
+  ScopedEnv none("DLC_FAKE_CUBLASLT_NO_ALGORITHM", "1");
+  Package p = epilogueFallbackPackage();
+  p.steps[0].gemm.epilogueKernel = -1;
+  Result<std::unique_ptr<Session>> session = createCuda(withFakeCubin(p));
+  ASSERT_TRUE(session.isOk()) << session.message();
+  Result<std::vector<HostTensor>> got = (*session)->run(inputs);
+  ASSERT_FALSE(got.isOk());
+  EXPECT_THAT(got.message(), HasSubstr("cuBLASLt has no algorithm for step 0"));
+}
+
 TEST_F(FakeCuda, EpiloguesWithoutGraphsAndWithSynchronizedSteps) {
   compareWithSim(epiloguePackage(), epilogueInputs(5), /*graph=*/false);
   ScopedEnv sync("DLC_CUDA_SYNC_STEPS", "1");

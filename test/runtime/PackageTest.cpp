@@ -92,8 +92,8 @@ Package samplePackage() {
 }
 
 /// The STEP section of version `version` holding one GEMM step `g`, with
-/// its epilogue (version 2 on) and TF32 flag (version 3) written as the given
-/// raw bytes.
+/// its epilogue (version 2 on) and TF32 flag (version 3, then the epilogue
+/// kernel) written as the given raw bytes.
 std::vector<uint8_t> gemmStepSection(const GemmStep &g, uint32_t version,
                                      uint8_t epilogue, uint8_t biasFlag,
                                      uint8_t addendFlag, uint8_t tf32Flag = 0) {
@@ -129,8 +129,10 @@ std::vector<uint8_t> gemmStepSection(const GemmStep &g, uint32_t version,
     if (addendFlag == 1)
       writeRef(*g.addend);
   }
-  if (version >= 3)
+  if (version >= 3) {
     w.u8(tf32Flag);
+    w.u32(uint32_t(g.epilogueKernel));
+  }
   std::vector<uint8_t> section;
   ByteWriter h(section);
   h.u32(0x50455453); // "STEP"
@@ -236,6 +238,7 @@ void expectEqual(const Package &a, const Package &b) {
       if (g.addend)
         EXPECT_TRUE(sameRef(*g.addend, *h.addend));
       EXPECT_EQ(g.tf32, h.tf32);
+      EXPECT_EQ(g.epilogueKernel, h.epilogueKernel);
       break;
     }
     case Step::Kind::Copy:
@@ -660,6 +663,36 @@ TEST(ValidatePackage, GemmEpilogues) {
   p.steps[3].gemm.epilogue = GemmEpilogue(5);
   EXPECT_THAT(invalid(p), HasSubstr("GEMM epilogue 5 is not one of none, "
                                     "relu and gelu_tanh"));
+}
+
+TEST(ValidatePackage, EpilogueKernels) {
+  Package p = samplePackage();
+  ASSERT_TRUE(p.steps[3].gemm.hasEpilogue());
+  ASSERT_FALSE(p.kernels.empty());
+  p.steps[3].gemm.epilogueKernel = 0;
+  EXPECT_TRUE(validatePackage(p).isOk()) << validatePackage(p).message();
+  Result<Package> q = deserializePackage(serializePackage(p));
+  ASSERT_TRUE(q.isOk()) << q.message();
+  expectEqual(p, *q);
+
+  p.steps[3].gemm.epilogueKernel = int32_t(p.kernels.size());
+  EXPECT_THAT(invalid(p),
+              HasSubstr("epilogue kernel " + std::to_string(p.kernels.size()) +
+                        " is not a kernel of the package"));
+  p.steps[3].gemm.epilogueKernel = -2;
+  EXPECT_THAT(invalid(p), HasSubstr("epilogue kernel -2 is not a kernel"));
+
+  p = samplePackage();
+  ASSERT_FALSE(p.steps[1].gemm.hasEpilogue());
+  p.steps[1].gemm.epilogueKernel = 0;
+  EXPECT_THAT(invalid(p),
+              HasSubstr("epilogue kernel 0 on a GEMM without an epilogue"));
+
+  p = samplePackage();
+  p.steps[3].gemm.epilogueKernel = 0;
+  p.steps[3].gemm.ldc += 1;
+  EXPECT_THAT(invalid(p), HasSubstr("an epilogue kernel needs a contiguous "
+                                    "result"));
 }
 
 TEST(ValidatePackage, Tf32OnlyForF32Gemms) {

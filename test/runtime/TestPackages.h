@@ -501,6 +501,35 @@ inline Package epiloguePackage() {
   return p;
 }
 
+/// The f32 step of epiloguePackage() alone, with its epilogue kernel
+/// (GemmStep::epilogueKernel), written as the compiler writes them, for a
+/// device that runs the product without cuBLASLt.
+inline Package epilogueFallbackPackage() {
+  Package full = epiloguePackage();
+  Package p;
+  p.inputs.assign(full.inputs.begin(), full.inputs.begin() + 4);
+  p.outputs = {full.outputs[0]};
+  p.steps = {full.steps[0]};
+  p.steps[0].gemm.epilogueKernel = 0;
+  p.kernels = {{"gemm_epi0", /*usesBarriers=*/false}};
+  p.cudaSource = R"cuda(
+extern "C" __global__ void __launch_bounds__(256) gemm_epi0(float* __restrict__ c, const float* __restrict__ bias) {
+  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < 70LL; i += (long long)gridDim.x * 256) {
+    float x = (c[i]);
+    x += (bias[i % 7LL]);
+    x = fmaxf(x, 0.0f);
+    c[i] = (x);
+  }
+}
+#ifdef DLC_SIM
+extern "C" void dlc_sim_entry_gemm_epi0(void* const* args) {
+  gemm_epi0((float*)args[0], (const float*)args[1]);
+}
+#endif
+)cuda";
+  return p;
+}
+
 /// Inputs of epiloguePackage(), uniform in [-2, 2) (rounded to f16/bf16).
 inline std::vector<HostTensor> epilogueInputs(uint64_t seed = 31) {
   std::vector<HostTensor> in;

@@ -1,4 +1,5 @@
-//===- TestUtil.h - Helpers of the runtime unit tests -------------*- C++ -*-===//
+//===- TestUtil.h - Helpers of the runtime unit tests -------------*- C++
+//-*-===//
 #ifndef DLC_TEST_RUNTIME_TESTUTIL_H
 #define DLC_TEST_RUNTIME_TESTUTIL_H
 

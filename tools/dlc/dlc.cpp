@@ -277,10 +277,11 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
     return success();
   };
   ::dlc::CompileOptions options = compileOptions();
-  ::dlc::Stage runTo = stop == ::dlc::Stage::Package && emitKind == "cuda"
-                           ? ::dlc::Stage::Fused
-                           : stop;
-  if (failed(::dlc::compileModule(*module, options, runTo, result, configure)))
+  // --emit=cuda: the package's whole source (with the GEMM epilogue
+  // kernels the package builder adds), no cubins.
+  if (emitKind == "cuda")
+    options.compileCubins = false;
+  if (failed(::dlc::compileModule(*module, options, stop, result, configure)))
     return 1;
   if (emitKind == "fused") {
     // The fused IR with a report above every kernel and GEMM: what was
@@ -294,11 +295,7 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
     return 0;
   }
   if (emitKind == "cuda") {
-    std::string source;
-    FailureOr<func::FuncOp> func = ::dlc::findEntry(*module, options.entry);
-    if (failed(func) || failed(mlir::dlc::generateCudaSource(*func, source)))
-      return 1;
-    llvm::outs() << source;
+    llvm::outs() << result.package.cudaSource;
     return 0;
   }
   *package = std::move(result.package);
