@@ -940,6 +940,62 @@ TEST_F(CudaFault, EveryCublasLtCallFailsCleanly) {
               tested.size(), lifecycles);
 }
 
+TEST_F(CudaFault, EpilogueFallbackCallsFailCleanly) {
+  // cuBLASLt offers no algorithm: the step runs as the addend copy, a plain
+  // cuBLAS GEMM (its handle made then) and the epilogue kernel. Every call
+  // of that path fails in turn, with no leak, and the session recovers.
+  ScopedEnv none("DLC_FAKE_CUBLASLT_NO_ALGORITHM", "1");
+  Package pkg = withFakeCubin(epilogueFallbackPackage());
+  std::vector<HostTensor> in = epilogueInputs();
+  in.resize(4);
+  std::vector<HostTensor> want = simOutputs(pkg, in);
+  ASSERT_FALSE(want.empty());
+  const std::set<std::string> releases = {
+      "cuMemFree",      "cuModuleUnload",     "cuStreamDestroy",
+      "cuGraphDestroy", "cuGraphExecDestroy", "cublasDestroy",
+      "cuEventDestroy"};
+  const std::set<std::string> paths = {
+      "cuMemcpyDtoDAsync",         "cuLaunchKernel",     "cublasCreate",
+      "cublasSetStream",           "cublasSetWorkspace", "cublasSetMathMode",
+      "cublasGemmStridedBatchedEx"};
+  std::set<std::string> tested;
+  for (Mode mode : {Mode::Graph, Mode::SyncSteps}) {
+    Sweep w;
+    w.mode = mode;
+    w.package = pkg;
+    w.inputs = in;
+    w.want = want;
+    for (const std::string &site : paths) {
+      ASSERT_TRUE(fault::inject(site, ~uint64_t(0)).isOk()) << site;
+      Lifecycle clean = runLifecycle(w, site);
+      uint64_t calls = fault::calls(site);
+      fault::clear();
+      ASSERT_TRUE(clean.errors.empty()) << clean.errors[0];
+      ASSERT_GT(calls, 0u) << site << " is not on the fallback path";
+      for (uint64_t nth = 1; nth <= calls; ++nth) {
+        SCOPED_TRACE(std::string(modeName(mode)) + ": " + site + ", call " +
+                     std::to_string(nth) + " of " + std::to_string(calls));
+        LiveCudaObjects live = liveCudaObjects();
+        FakeCudaStats start = fake_->snapshot();
+        ASSERT_TRUE(fault::inject(site, nth).isOk());
+        Lifecycle life = runLifecycle(w, site);
+        EXPECT_EQ(fault::fired(site), 1u);
+        fault::clear();
+        tested.insert(site);
+        expectNoLeaks(live, start, false);
+        if (releases.count(site) || !life.firedInUse) {
+          EXPECT_TRUE(life.errors.empty()) << life.errors[0];
+          continue;
+        }
+        ASSERT_FALSE(life.errors.empty()) << "the failure did not surface";
+        EXPECT_THAT(life.errors[0], HasSubstr(site + " "));
+        EXPECT_TRUE(life.recovered) << life.recovery;
+      }
+    }
+  }
+  EXPECT_EQ(tested.size(), paths.size());
+}
+
 TEST_F(CudaFault, CublasLtMessagesAndMissingLibrary) {
   LiveCudaObjects live = liveCudaObjects();
   FakeCudaStats start = fake_->snapshot();
