@@ -169,17 +169,16 @@ private:
   /// `whyNot` says why not.
   bool tryJoin(Operation *p, unsigned group, bool asExtraOutput,
                std::string &whyNot);
-  /// Whether a path leads from `p` through operations outside `group` back
-  /// into `group` (the group would then have to run both before and after
-  /// that path).
-  bool reachesGroupFromOutside(Operation *p, unsigned group);
+  /// Whether a path leads from the users of `starts` (other than members
+  /// of the groups `notFirst`) through other operations and groups into
+  /// group `target`: `p` joined to `target` would then have to run both
+  /// before and after that path, and so would two merged groups.
+  bool reachesGroup(ArrayRef<Operation *> starts, ArrayRef<unsigned> notFirst,
+                    unsigned target);
   void startGroup(Operation *p);
   /// Multi-output fusion across groups: merges into each row group the
   /// groups over the same rows that read its values (see the definition).
   void mergeIntoRowProducers();
-  /// Whether a path leads from group `from` to group `to` through some
-  /// other node (merging them would make a cycle).
-  bool pathThroughOthers(unsigned from, unsigned to);
   LogicalResult outline();
   void outlineGroup(Group &group, OpBuilder &builder);
   /// Stores the group's notes on its kernel as `dlc.fusion_notes`.
@@ -210,34 +209,34 @@ Fuser::outputsOf(ArrayRef<Operation *> ops,
   return outputs;
 }
 
-bool Fuser::reachesGroupFromOutside(Operation *p, unsigned group) {
+bool Fuser::reachesGroup(ArrayRef<Operation *> starts,
+                         ArrayRef<unsigned> notFirst, unsigned target) {
   SmallVector<Operation *> worklist;
   llvm::SmallPtrSet<Operation *, 32> visited;
-  llvm::SmallDenseSet<unsigned> expandedGroups;
-  auto push = [&](Operation *op) {
+  llvm::SmallDenseSet<unsigned> expandedGroups(notFirst.begin(),
+                                               notFirst.end());
+  auto push = [&](Operation *op, bool first) {
     for (Value result : op->getResults())
       for (Operation *user : result.getUsers())
-        if (Operation *top = topLevel(user))
+        if (Operation *top = topLevel(user)) {
+          auto it = groupOf.find(top);
+          if (first && it != groupOf.end() &&
+              llvm::is_contained(notFirst, it->second))
+            continue;
           if (visited.insert(top).second)
             worklist.push_back(top);
+        }
   };
-  for (Value result : p->getResults())
-    for (Operation *user : result.getUsers())
-      if (Operation *top = topLevel(user)) {
-        auto it = groupOf.find(top);
-        if (it != groupOf.end() && it->second == group)
-          continue;
-        if (visited.insert(top).second)
-          worklist.push_back(top);
-      }
+  for (Operation *op : starts)
+    push(op, /*first=*/true);
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
     auto it = groupOf.find(op);
     if (it == groupOf.end()) {
-      push(op);
+      push(op, /*first=*/false);
       continue;
     }
-    if (it->second == group)
+    if (it->second == target)
       return true;
     // A group runs as one kernel: everything it produces waits for all of
     // its inputs, so a path entering it leaves through any of its members.
@@ -245,7 +244,7 @@ bool Fuser::reachesGroupFromOutside(Operation *p, unsigned group) {
       continue;
     for (Operation *member : groups[it->second].ops) {
       visited.insert(member);
-      push(member);
+      push(member, /*first=*/false);
     }
   }
   return false;
@@ -279,7 +278,7 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
                "the iteration space of one that could also write it out";
       return false;
     }
-    if (reachesGroupFromOutside(p, groupId)) {
+    if (reachesGroup({p}, {groupId}, groupId)) {
       whyNot = "its value is used by several kernels, and writing it out of "
                "one would make a cycle through another";
       return false;
@@ -519,47 +518,6 @@ void Fuser::attachNotes(Group &group, KernelOp kernel, ArrayRef<Value> inputs,
     kernel->setAttr("dlc.fusion_notes", ArrayAttr::get(context, notes));
 }
 
-bool Fuser::pathThroughOthers(unsigned from, unsigned to) {
-  SmallVector<Operation *> worklist;
-  llvm::SmallPtrSet<Operation *, 32> visited;
-  llvm::SmallDenseSet<unsigned> expanded = {from};
-  auto push = [&](Operation *op) {
-    for (Value result : op->getResults())
-      for (Operation *user : result.getUsers())
-        if (Operation *top = topLevel(user))
-          if (visited.insert(top).second)
-            worklist.push_back(top);
-  };
-  // The first step leaves `from` for a node other than `to`.
-  for (Operation *member : groups[from].ops)
-    for (Value result : member->getResults())
-      for (Operation *user : result.getUsers())
-        if (Operation *top = topLevel(user)) {
-          auto it = groupOf.find(top);
-          if (it != groupOf.end() && (it->second == from || it->second == to))
-            continue;
-          if (visited.insert(top).second)
-            worklist.push_back(top);
-        }
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    auto it = groupOf.find(op);
-    if (it == groupOf.end()) {
-      push(op);
-      continue;
-    }
-    if (it->second == to)
-      return true;
-    if (!expanded.insert(it->second).second)
-      continue;
-    for (Operation *member : groups[it->second].ops) {
-      visited.insert(member);
-      push(member);
-    }
-  }
-  return false;
-}
-
 /// Greedy fusion grows groups from consumers to producers, so a producer
 /// whose value also leaves the kernel (returned, or read by another kernel)
 /// must fit the consumer group's plan as it is then: the statistics of a
@@ -590,7 +548,8 @@ void Fuser::mergeIntoRowProducers() {
         if (pb.ops.empty() || pb.plan.space != pa.plan.space ||
             (pb.plan.kind == KernelTemplate::Row &&
              pb.plan.numInnerDims != pa.plan.numInnerDims) ||
-            pa.ops.size() + pb.ops.size() > maxOps || pathThroughOthers(a, b))
+            pa.ops.size() + pb.ops.size() > maxOps ||
+            reachesGroup(pa.ops, {a, b}, b))
           continue;
         SmallVector<Operation *> candidate;
         std::merge(
