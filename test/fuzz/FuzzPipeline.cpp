@@ -90,8 +90,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fail("generatePackage built an invalid package", fc.diagnostics);
     return 0;
   }
-  if (package->cudaSource != source)
+  // The package's source is the kernels' source followed by the epilogue
+  // kernels of its GEMM steps (GemmStep::epilogueKernel), one per such step.
+  if (llvm::StringRef(package->cudaSource).take_front(source.size()) != source)
     fail("generatePackage emitted other CUDA source than generateCudaSource");
+  size_t epilogueKernels = 0;
+  for (const dlc::rt::Step &s : package->steps)
+    if (s.kind == dlc::rt::Step::Kind::Gemm && s.gemm.epilogueKernel >= 0) {
+      ++epilogueKernels;
+      const std::string &name =
+          package->kernels[size_t(s.gemm.epilogueKernel)].name;
+      if (package->cudaSource.find(" " + name + "(", source.size()) ==
+          std::string::npos)
+        fail("epilogue kernel " + name + " is not in the package's source");
+    }
+  if (package->kernels.size() != kernels.size() + epilogueKernels)
+    fail("the package has " + std::to_string(package->kernels.size()) +
+         " kernels; the source has " + std::to_string(kernels.size()) +
+         " and the GEMM steps " + std::to_string(epilogueKernels) +
+         " epilogue kernels");
   if (dlc::rt::Status st = dlc::rt::validatePackage(*package); !st)
     fail("the compiled package does not validate: " + st.message());
   const std::vector<uint8_t> bytes = dlc::rt::serializePackage(*package);
