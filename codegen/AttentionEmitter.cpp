@@ -448,13 +448,6 @@ ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-int64_t product(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 /// Shared memory of dlc_attn_portable (tiles in the storage type).
 int64_t portableShared(int64_t br, int64_t bc, int64_t d, int64_t dv,
                        int64_t elementBytes) {
@@ -550,7 +543,7 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
   int64_t dv = result[rank - 1];
   int64_t sk = shapeOf(op.getK())[seqDim];
   int64_t d = shapeOf(op.getQ())[rank - 1];
-  int64_t batches = product(batch) * heads;
+  int64_t batches = ShapedType::getNumElements(batch) * heads;
   bool hasMask = static_cast<bool>(maskValue);
 
   out.op = op;
@@ -588,7 +581,7 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
 
   std::string body;
   std::string comment;
-  if (product(result) == 0) {
+  if (ShapedType::getNumElements(result) == 0) {
     // Nothing to write: a kernel that returns at once keeps the step list
     // uniform.
     out.info.usesBarriers = false;

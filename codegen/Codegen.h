@@ -1,4 +1,4 @@
-//===- Codegen.h - From planned dlc IR to a runnable package ------*- C++ -*-===//
+//===- Codegen.h - From planned dlc IR to a runnable package ----*- C++ -*-===//
 #ifndef DLC_CODEGEN_CODEGEN_H
 #define DLC_CODEGEN_CODEGEN_H
 
@@ -27,8 +27,9 @@ struct CodegenOptions {
 /// through fusion and memory planning), one __global__ function per kernel,
 /// in schedule order, named k0, k1, ... . `kernels` receives their
 /// descriptions. Diagnoses, at the op's location, anything it cannot emit.
-LogicalResult generateCudaSource(func::FuncOp func, std::string &source,
-                                 std::vector<rt::KernelInfo> *kernels = nullptr);
+LogicalResult
+generateCudaSource(func::FuncOp func, std::string &source,
+                   std::vector<rt::KernelInfo> *kernels = nullptr);
 
 /// Builds the whole package from `func`: CUDA source, the schedule of kernel
 /// launches, cuBLAS calls and copies with every buffer resolved against the

@@ -257,13 +257,6 @@ ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-int64_t product(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 //===----------------------------------------------------------------------===//
 // The prelude: conversions and scalar helpers, defined once per source
 //===----------------------------------------------------------------------===//
@@ -666,7 +659,8 @@ private:
     }
     if (constant)
       expr += fmt::format(" + {}", constant);
-    return ixTemp(expr, deps, std::max<int64_t>(product(shape), 1));
+    return ixTemp(expr, deps,
+                  std::max<int64_t>(ShapedType::getNumElements(shape), 1));
   }
 
   /// The multi-index of the row-major position `lin` in `shape`.
@@ -680,7 +674,7 @@ private:
       stride *= shape[d];
     }
     // Only a multi-index with a variable: its scope proves `lin` visible.
-    if (boundOf(lin) <= product(shape) &&
+    if (boundOf(lin) <= ShapedType::getNumElements(shape) &&
         llvm::any_of(idx, [](const std::string &s) { return !isLit(s); }))
       delinearized[tupleKey(idx, shape)] = lin;
     return idx;
@@ -1945,7 +1939,7 @@ LogicalResult KernelEmitter::checkTypes() {
 void KernelEmitter::emitPointwise(EmittedKernel &out) {
   auto yield = cast<YieldOp>(kernel.getBodyBlock().getTerminator());
   ArrayRef<int64_t> space = plan.space;
-  int64_t numel = product(space);
+  int64_t numel = ShapedType::getNumElements(space);
   int64_t maxOutBytes = 1;
   for (Value v : yield.getValues())
     maxOutBytes = std::max(maxOutBytes, storageBytes(elemOf(v)));
@@ -2416,7 +2410,7 @@ void KernelEmitter::emitRow(EmittedKernel &out) {
   // Outputs: per row, an output holds numel / rows consecutive elements.
   SmallVector<int64_t> perRow;
   for (Value v : yield.getValues()) {
-    int64_t n = product(shapeOf(v));
+    int64_t n = ShapedType::getNumElements(shapeOf(v));
     if (rows == 0 || n % rows != 0) {
       fail(kernel, "has an output whose size is not a multiple of the number "
                    "of rows of its row template");
@@ -2580,9 +2574,9 @@ LogicalResult KernelEmitter::emit(std::string &source, EmittedKernel &out) {
   auto yield = cast<YieldOp>(body.getTerminator());
 
   // 32-bit index arithmetic unless some tensor is too large for it.
-  int64_t largest = product(plan.space);
+  int64_t largest = ShapedType::getNumElements(plan.space);
   auto consider = [&](Value v) {
-    largest = std::max(largest, product(shapeOf(v)));
+    largest = std::max(largest, ShapedType::getNumElements(shapeOf(v)));
   };
   for (Value v : body.getArguments())
     consider(v);
@@ -2598,7 +2592,7 @@ LogicalResult KernelEmitter::emit(std::string &source, EmittedKernel &out) {
 
   int64_t outputElements = 0;
   for (Value v : yield.getValues())
-    outputElements += product(shapeOf(v));
+    outputElements += ShapedType::getNumElements(shapeOf(v));
   bool empty = outputElements == 0;
   std::string kind;
   if (empty) {
@@ -2607,7 +2601,7 @@ LogicalResult KernelEmitter::emit(std::string &source, EmittedKernel &out) {
   } else if (plan.kind == KernelTemplate::Pointwise) {
     emitPointwise(out);
     kind = fmt::format("pointwise, {} elements, {} per thread",
-                       product(plan.space), vec);
+                       ShapedType::getNumElements(plan.space), vec);
     out.info.usesBarriers = false;
   } else {
     emitRow(out);

@@ -1,4 +1,4 @@
-//===- CudaEmitter.h - What the CUDA emitter tells the package builder -*- C++ -*-===//
+//===- CudaEmitter.h - What the emitter gives the builder -------*- C++ -*-===//
 //
 // Internal to codegen/: the package builder needs, besides the source, the
 // launch configuration the emitter chose for every kernel.

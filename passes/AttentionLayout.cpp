@@ -17,16 +17,17 @@
 // `[B, S, H, D]` value, under a reshape that merges B and H; behind that,
 // optionally, a slice of whole heads out of the last dimension of a wider
 // product) and the head merge after the result (the same transpose, under
-// a reshape to `[B, H, S, Dv]`). Operands without a split are transposed
-// into the layout, uses of the result other than a merge get the result
-// transposed back; the rewrite happens only when it removes more
-// transposes than it adds.
+// a reshape to `[B, H, S, Dv]`). The sequence-first layout of
+// nn.MultiheadAttention exports (`[S, B, H, D]`, split by [1, 2, 0, 3], or
+// `[S, B * H, D]` by [1, 0, 2]) becomes the op's `seq_first` form.
+// Operands without a split are transposed into the layout, uses of the
+// result other than a merge get the result transposed back; the rewrite
+// happens only when it removes more transposes than it adds.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -44,13 +45,6 @@ namespace {
 
 RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
-}
-
-int64_t product(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
 }
 
 /// Where heads sit in memory: [B, S, H, D] (Hugging Face models) or
@@ -114,17 +108,18 @@ public:
     int64_t b = first->batch, h = first->heads;
     // Empty tensors gain nothing (and have no heads to count).
     for (Value v : op->getOperands())
-      if (product(tensorType(v).getShape()) == 0)
+      if (ShapedType::getNumElements(tensorType(v).getShape()) == 0)
         return failure();
-    if (product(result.getShape()) == 0)
+    if (ShapedType::getNumElements(result.getShape()) == 0)
       return failure();
     int64_t sq = result.getDimSize(rank - 2), dv = result.getDimSize(rank - 1);
     // Every operand must be a full [B * H] batch of matrices (broadcast
     // batches stay in the plain form).
-    if (product(result.getShape().drop_back(2)) != b * h)
+    if (ShapedType::getNumElements(result.getShape().drop_back(2)) != b * h)
       return failure();
     for (Value x : operands)
-      if (product(tensorType(x).getShape().drop_back(2)) != b * h)
+      if (ShapedType::getNumElements(tensorType(x).getShape().drop_back(2)) !=
+          b * h)
         return failure();
     // The merges after the result: the inverse transpose of a [B, H, Sq, Dv]
     // view of it, or with the sequence first and B and H merged,
@@ -318,7 +313,7 @@ private:
   /// per value.
   Value view(Value w, int64_t a0, int64_t a1, int64_t d) {
     auto wType = tensorType(w);
-    int64_t n = product(wType.getShape()) / (a0 * a1 * d);
+    int64_t n = ShapedType::getNumElements(wType.getShape()) / (a0 * a1 * d);
     auto type = RankedTensorType::get({a0, a1, n, d}, wType.getElementType());
     if (wType == type)
       return w;
@@ -355,12 +350,12 @@ private:
     int64_t r = shape.size();
     ArrayRef<int64_t> batch = shape.drop_back(2);
     SmallVector<int64_t> target;
-    if (product(batch) == 1)
+    if (ShapedType::getNumElements(batch) == 1)
       target = {1, 1};
     else if (batch.size() == 2 && (batch[0] == b || batch[0] == 1) &&
              (batch[1] == h || batch[1] == 1))
       target = {batch[0], batch[1]};
-    else if (product(batch) == b * h &&
+    else if (ShapedType::getNumElements(batch) == b * h &&
              llvm::count_if(batch, [](int64_t n) { return n != 1; }) == 1)
       target = {b, h}; // one merged batch dimension of B * H
     else

@@ -119,25 +119,16 @@ std::optional<ConstantValues> evaluateConstant(Value v, int depth = 0) {
     } else {
       return std::nullopt;
     }
-    if (dense.isSplat())
-      out.data.assign(n, out.data.empty() ? 0 : out.data.front());
     return out;
   }
-  if (auto reshape = dyn_cast<ReshapeOp>(def)) {
-    std::optional<ConstantValues> in =
-        evaluateConstant(reshape.getInput(), depth + 1);
-    if (!in)
-      return std::nullopt;
-    out.data = std::move(in->data);
-    return out;
-  }
-  if (auto castOp = dyn_cast<CastOp>(def)) {
-    // Only to float types: the values are compared with the hiding
-    // threshold or with 0, which a float rounding keeps.
-    if (!isa<FloatType>(type.getElementType()))
+  // A reshape keeps the values in order; so does a cast, to float types
+  // only: the values are compared with the hiding threshold or with 0,
+  // which a float rounding keeps.
+  if (isa<ReshapeOp, CastOp>(def)) {
+    if (isa<CastOp>(def) && !isa<FloatType>(type.getElementType()))
       return std::nullopt;
     std::optional<ConstantValues> in =
-        evaluateConstant(castOp.getInput(), depth + 1);
+        evaluateConstant(def->getOperand(0), depth + 1);
     if (!in)
       return std::nullopt;
     out.data = std::move(in->data);

@@ -529,12 +529,13 @@ void Fuser::attachNotes(Group &group, KernelOp kernel, ArrayRef<Value> inputs,
 /// bytes than the two kernels: the layer norm with its statistics is one
 /// kernel again.
 void Fuser::mergeIntoRowProducers() {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (unsigned a = 0; a < groups.size() && !changed; ++a) {
+  for (unsigned a = 0; a < groups.size(); ++a) {
+    // A merge gives the group the consumers of the merged one: look again
+    // until none joins.
+    for (bool merged = true; merged;) {
+      merged = false;
       if (groups[a].ops.empty() || groups[a].plan.kind != KernelTemplate::Row)
-        continue;
+        break;
       llvm::SetVector<unsigned> consumers;
       for (Operation *op : groups[a].ops)
         for (Operation *user : op->getUsers())
@@ -572,7 +573,7 @@ void Fuser::mergeIntoRowProducers() {
           groupOf[op] = a;
         pb.ops.clear();
         pb.notes.clear();
-        changed = true;
+        merged = true;
         break;
       }
     }

@@ -202,6 +202,8 @@ private:
   CUstream stream_ = nullptr;
   CUmodule module_ = nullptr;
   std::vector<CUfunction> functions_;
+  /// DLC_GEMM_EPILOGUE_FALLBACK at creation (forceEpilogueFallback).
+  const bool forceFallback_ = forceEpilogueFallback();
   CUdeviceptr arena_ = 0, constants_ = 0, workspace_ = 0;
   std::vector<CUdeviceptr> inputBuffers_, outputBuffers_;
   bool stagingReady_ = false;
@@ -370,7 +372,7 @@ Status CudaSession::init() {
     DLC_RT_RETURN_IF_ERROR(initLt());
   // The epilogue fallback (epilogue kernels) needs plain GEMMs too: made
   // now when forced, else when first needed (on the first, uncaptured run).
-  if (hasGemm || (hasFallback && forceEpilogueFallback()))
+  if (hasGemm || (hasFallback && forceFallback_))
     DLC_RT_RETURN_IF_ERROR(initBlas());
   return Status::ok();
 }
@@ -520,7 +522,7 @@ Status CudaSession::enqueueLtGemm(size_t i, CUdeviceptr a, CUdeviceptr b,
                                   CUdeviceptr c, CUdeviceptr bias,
                                   CUdeviceptr addend) {
   const GemmStep &g = pkg_.steps[i].gemm;
-  if (g.epilogueKernel >= 0 && forceEpilogueFallback())
+  if (g.epilogueKernel >= 0 && forceFallback_)
     return enqueueEpilogueFallback(i, a, b, c, bias, addend);
   LtGemm &l = ltGemms_[size_t(ltIndex_[i])];
   const std::string what = describeStep(pkg_, i);

@@ -37,7 +37,8 @@ constexpr uint32_t kEpilogueThreads = 256;
 
 /// Whether GEMM steps with an epilogue kernel run it after a plain product
 /// instead of the fused epilogue (DLC_GEMM_EPILOGUE_FALLBACK=1: tests, and a
-/// way around a cuBLASLt problem on some GPU). Read at each call.
+/// way around a cuBLASLt problem on some GPU). Sessions read it once, when
+/// they are created.
 inline bool forceEpilogueFallback() {
   const char *v = std::getenv("DLC_GEMM_EPILOGUE_FALLBACK");
   return v && *v && std::string(v) != "0";

@@ -348,7 +348,31 @@ private:
   std::unique_ptr<sim::Executor> executor_;
   /// Host threads for kernels and GEMMs ($DLC_SIM_THREADS, default 2).
   int threads_ = 2;
+  /// DLC_GEMM_EPILOGUE_FALLBACK at creation (forceEpilogueFallback).
+  const bool forceFallback_ = forceEpilogueFallback();
   AlignedBuffer arena_, constants_;
+
+  /// Runs kernel `kernel` of the package for step `step` with `args`.
+  Status launchKernel(size_t step, size_t kernel, void *const *args,
+                      const uint32_t (&grid)[3], const uint32_t (&block)[3]) {
+    sim::Launch launch;
+    launch.entry = entries_[kernel];
+    launch.args = args;
+    for (int d = 0; d < 3; ++d) {
+      launch.grid[d] = grid[d];
+      launch.block[d] = block[d];
+    }
+    launch.usesBarriers = pkg_.kernels[kernel].usesBarriers;
+    // Fault site: the kernel faults (the sim cannot catch a real one).
+    Status st = fault::shouldFail("kernel-fault")
+                    ? Status::error("illegal memory access (fault injected "
+                                    "at site kernel-fault)")
+                    : executor_->launch(launch);
+    if (!st)
+      return Status::error(describeStep(pkg_, step) + ": kernel " +
+                           pkg_.kernels[kernel].name + ": " + st.message());
+    return Status::ok();
+  }
 };
 
 Status SimSession::openLibrary(const std::string &path) {
@@ -460,28 +484,13 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
       args.resize(k.args.size());
       for (size_t a = 0; a < k.args.size(); ++a)
         args[a] = resolve(k.args[a]);
-      sim::Launch launch;
-      launch.entry = entries_[k.kernel];
-      launch.args = args.data();
-      for (int d = 0; d < 3; ++d) {
-        launch.grid[d] = k.grid[d];
-        launch.block[d] = k.block[d];
-      }
-      launch.usesBarriers = pkg_.kernels[k.kernel].usesBarriers;
-      // Fault site: the kernel faults (the sim cannot catch a real one).
-      Status st = fault::shouldFail("kernel-fault")
-                      ? Status::error("illegal memory access (fault injected "
-                                      "at site kernel-fault)")
-                      : executor_->launch(launch);
-      if (!st)
-        return Status::error(describeStep(pkg_, i) + ": kernel " +
-                             pkg_.kernels[k.kernel].name + ": " + st.message());
+      DLC_RT_RETURN_IF_ERROR(
+          launchKernel(i, k.kernel, args.data(), k.grid, k.block));
       break;
     }
     case Step::Kind::Gemm: {
       const GemmStep &g = step.gemm;
-      if (g.epilogueKernel >= 0 && forceEpilogueFallback() && g.m > 0 &&
-          g.n > 0) {
+      if (g.epilogueKernel >= 0 && forceFallback_ && g.m > 0 && g.n > 0) {
         // As a GPU without a cuBLASLt algorithm for the epilogue: the
         // addend into C, the plain product, then the epilogue kernel.
         uint8_t *c = resolve(g.c);
@@ -489,17 +498,10 @@ Status SimSession::runSteps(const std::vector<uint8_t *> &in,
           std::memmove(c, resolve(*g.addend), epilogueResultBytes(g));
         cpuGemm(plainGemmOf(g), resolve(g.a), resolve(g.b), c, threads_);
         void *epilogueArgs[2] = {c, g.bias ? resolve(*g.bias) : nullptr};
-        sim::Launch launch;
-        launch.entry = entries_[size_t(g.epilogueKernel)];
-        launch.args = epilogueArgs;
-        launch.grid[0] = epilogueGrid(g);
-        launch.block[0] = kEpilogueThreads;
-        launch.usesBarriers = false;
-        Status st = executor_->launch(launch);
-        if (!st)
-          return Status::error(describeStep(pkg_, i) + ": kernel " +
-                               pkg_.kernels[size_t(g.epilogueKernel)].name +
-                               ": " + st.message());
+        const uint32_t grid[3] = {epilogueGrid(g), 1, 1};
+        const uint32_t block[3] = {kEpilogueThreads, 1, 1};
+        DLC_RT_RETURN_IF_ERROR(launchKernel(i, size_t(g.epilogueKernel),
+                                            epilogueArgs, grid, block));
         break;
       }
       cpuGemm(g, resolve(g.a), resolve(g.b), resolve(g.c), threads_,

@@ -1,4 +1,4 @@
-//===- SimShim.h - CUDA device builtins for the sim device --------*- C++ -*-===//
+//===- SimShim.h - CUDA device builtins for the sim device ------*- C++ -*-===//
 //
 // The sim device compiles generated CUDA source with the host C++ compiler:
 //
@@ -62,10 +62,10 @@ struct Hooks {
 
 /// Per OS thread: the CUDA thread currently running on it.
 struct ThreadState {
-  Uint3 tid;  ///< threadIdx
-  Uint3 bid;  ///< blockIdx
-  Dim3 bdim;  ///< blockDim
-  Dim3 gdim;  ///< gridDim
+  Uint3 tid; ///< threadIdx
+  Uint3 bid; ///< blockIdx
+  Dim3 bdim; ///< blockDim
+  Dim3 gdim; ///< gridDim
   const Hooks *hooks;
   void *ctx;
 };
@@ -301,9 +301,8 @@ static inline void __syncthreads() {
 }
 
 namespace dlc_sim {
-inline unsigned long long warpOp(int op, unsigned mask,
-                                 unsigned long long value, int param,
-                                 int width) {
+inline unsigned long long
+warpOp(int op, unsigned mask, unsigned long long value, int param, int width) {
   return tls.hooks->warpOp(tls.ctx, op, mask, value, param, width);
 }
 template <typename T> inline unsigned long long toBits(T v) {
@@ -348,8 +347,8 @@ inline T __shfl_xor_sync(unsigned mask, T var, int laneMask,
       dlc_sim::kShflXor, mask, dlc_sim::toBits(var), laneMask, width));
 }
 static inline unsigned __ballot_sync(unsigned mask, int predicate) {
-  return unsigned(dlc_sim::warpOp(dlc_sim::kBallot, mask, predicate != 0, 0,
-                                  warpSize));
+  return unsigned(
+      dlc_sim::warpOp(dlc_sim::kBallot, mask, predicate != 0, 0, warpSize));
 }
 static inline int __any_sync(unsigned mask, int predicate) {
   return int(dlc_sim::warpOp(dlc_sim::kAny, mask, predicate != 0, 0, warpSize));
@@ -394,17 +393,17 @@ static inline void __threadfence_block() {
   }                                                                            \
   static inline T atomicMax(T *a, T v) {                                       \
     T old = __atomic_load_n(a, __ATOMIC_SEQ_CST);                              \
-    while (old < v && !__atomic_compare_exchange_n(                            \
-                          a, &old, v, true, __ATOMIC_SEQ_CST,                  \
-                          __ATOMIC_SEQ_CST)) {                                 \
+    while (old < v &&                                                          \
+           !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_SEQ_CST,    \
+                                        __ATOMIC_SEQ_CST)) {                   \
     }                                                                          \
     return old;                                                                \
   }                                                                            \
   static inline T atomicMin(T *a, T v) {                                       \
     T old = __atomic_load_n(a, __ATOMIC_SEQ_CST);                              \
-    while (old > v && !__atomic_compare_exchange_n(                            \
-                          a, &old, v, true, __ATOMIC_SEQ_CST,                  \
-                          __ATOMIC_SEQ_CST)) {                                 \
+    while (old > v &&                                                          \
+           !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_SEQ_CST,    \
+                                        __ATOMIC_SEQ_CST)) {                   \
     }                                                                          \
     return old;                                                                \
   }
@@ -414,8 +413,8 @@ DLC_SIM_ATOMIC_INT(long long)
 DLC_SIM_ATOMIC_INT(unsigned long long)
 #undef DLC_SIM_ATOMIC_INT
 
-static inline unsigned short atomicCAS(unsigned short *a, unsigned short compare,
-                                       unsigned short v) {
+static inline unsigned short
+atomicCAS(unsigned short *a, unsigned short compare, unsigned short v) {
   __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST,
                               __ATOMIC_SEQ_CST);
   return compare;
@@ -485,12 +484,16 @@ struct alignas(4) uchar4 {
 };
 
 static inline float2 make_float2(float x, float y) { return {x, y}; }
-static inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
+static inline float3 make_float3(float x, float y, float z) {
+  return {x, y, z};
+}
 static inline float4 make_float4(float x, float y, float z, float w) {
   return {x, y, z, w};
 }
 static inline int2 make_int2(int x, int y) { return {x, y}; }
-static inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
+static inline int4 make_int4(int x, int y, int z, int w) {
+  return {x, y, z, w};
+}
 static inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
 static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) {
   return {x, y, z};
@@ -547,9 +550,10 @@ static inline long long __float2ll_rz(float x) { return (long long)x; }
 /// CUDA's min and max accept any pair of arithmetic types with the usual
 /// conversions; for floating point they are fminf/fmaxf (a NaN operand
 /// yields the other one).
-template <typename A, typename B,
-          typename = typename std::enable_if<std::is_arithmetic<A>::value &&
-                                             std::is_arithmetic<B>::value>::type>
+template <
+    typename A, typename B,
+    typename = typename std::enable_if<std::is_arithmetic<A>::value &&
+                                       std::is_arithmetic<B>::value>::type>
 static inline typename std::common_type<A, B>::type min(A a, B b) {
   typedef typename std::common_type<A, B>::type T;
   if constexpr (std::is_floating_point<T>::value)
@@ -557,9 +561,10 @@ static inline typename std::common_type<A, B>::type min(A a, B b) {
   else
     return T(a) < T(b) ? T(a) : T(b);
 }
-template <typename A, typename B,
-          typename = typename std::enable_if<std::is_arithmetic<A>::value &&
-                                             std::is_arithmetic<B>::value>::type>
+template <
+    typename A, typename B,
+    typename = typename std::enable_if<std::is_arithmetic<A>::value &&
+                                       std::is_arithmetic<B>::value>::type>
 static inline typename std::common_type<A, B>::type max(A a, B b) {
   typedef typename std::common_type<A, B>::type T;
   if constexpr (std::is_floating_point<T>::value)
@@ -624,9 +629,7 @@ static inline unsigned int __brev(unsigned int x) {
 static inline unsigned int __umulhi(unsigned int a, unsigned int b) {
   return unsigned((unsigned long long)a * b >> 32);
 }
-static inline int __mulhi(int a, int b) {
-  return int((long long)a * b >> 32);
-}
+static inline int __mulhi(int a, int b) { return int((long long)a * b >> 32); }
 
 template <typename T> static inline T __ldg(const T *p) { return *p; }
 
@@ -642,9 +645,9 @@ inline unsigned short floatToHalfBits(float f) {
   unsigned int sign = (x >> 16) & 0x8000u;
   unsigned int a = x & 0x7fffffffu;
   if (a >= 0x7f800000u) // Inf, or NaN made quiet with its top payload bits
-    return (unsigned short)(sign | 0x7c00u |
-                            (a > 0x7f800000u ? 0x200u | ((a >> 13) & 0x3ffu)
-                                             : 0u));
+    return (
+        unsigned short)(sign | 0x7c00u |
+                        (a > 0x7f800000u ? 0x200u | ((a >> 13) & 0x3ffu) : 0u));
   if (a >= 0x477ff000u) // rounds to beyond 65504
     return (unsigned short)(sign | 0x7c00u);
   unsigned int q, rem, half;

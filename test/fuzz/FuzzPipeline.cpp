@@ -9,7 +9,8 @@
 //   - the package builder diagnoses what it cannot build instead of failing
 //     its own validatePackage self-check ("generated an invalid package");
 //   - a package it builds holds the source generateCudaSource emitted,
-//     passes rt::validatePackage and survives a serialization round trip.
+//     then one epilogue kernel per GEMM step with an epilogue, passes
+//     rt::validatePackage and survives a serialization round trip.
 //
 //===----------------------------------------------------------------------===//
 
