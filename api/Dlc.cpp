@@ -1,5 +1,6 @@
 //===- Dlc.cpp - Staged compilation and the public C++ API ----------------===//
 #include "api/Compiler.h"
+#include "api/PackageCache.h"
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Dialect.h"
@@ -156,6 +157,14 @@ private:
 static rt::Result<rt::Package>
 compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
               const CompileOptions &options) {
+  std::optional<std::string> cacheKey;
+  if (options.packageCache) {
+    cacheKey = packageCacheKey(buffer->getBuffer(),
+                               buffer->getBufferIdentifier(), options);
+    if (cacheKey)
+      if (std::optional<CachedPackage> cached = lookupCachedPackage(*cacheKey))
+        return std::move(cached->package);
+  }
   DialectRegistry registry;
   registerDlcDialects(registry);
   MLIRContext context(registry);
@@ -172,6 +181,8 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   if (failed(compileModule(*module, options, Stage::Package, result)))
     return rt::Status::error(diagnostics.text.empty() ? "compilation failed"
                                                       : diagnostics.text);
+  if (cacheKey)
+    storeCachedPackage(*cacheKey, rt::serializePackage(result.package));
   return std::move(result.package);
 }
 

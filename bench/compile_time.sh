@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Compile time and peak memory of `dlc compile`, with a cold and a warm
-# kernel cache (DLC_CACHE_DIR). docs/benchmarks.md records the figures.
+# Compile time and peak memory of `dlc compile`: cold (empty caches), warm
+# (kernel cache filled, the compiler runs: --no-cache) and cached (the
+# compile cache's package of the same model and options; docs/compile-cache.md).
+# docs/benchmarks.md records the figures.
 #
 #   bench/compile_time.sh [--models PATTERN,...] [--weights constants|inputs|both]
 #                         [--size bench|smoke] [BUILD_DIR] [WORK_DIR]
@@ -12,9 +14,12 @@
 #       test/models/export_models.py
 #
 # BUILD_DIR defaults to build/, WORK_DIR to a fresh temporary directory.
-# "cold" compiles with an empty kernel cache (NVRTC builds every kernel's
-# sm_90 cubin), "warm" again with the filled cache. Extra `dlc compile`
-# options go in DLC_COMPILE_FLAGS (e.g. --mlir-timing).
+# "cold" compiles with an empty cache directory (NVRTC builds every kernel's
+# sm_90 cubin), "warm" again with --no-cache (parse, passes, codegen and
+# package; the cubins come from the kernel cache), "cached" once more
+# without it (a compile-cache hit; MLIR models only). Extra `dlc compile`
+# options go in DLC_COMPILE_FLAGS (e.g. --mlir-timing, which also turns the
+# compile cache off).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 models=""
@@ -28,7 +33,7 @@ while [ $# -gt 0 ]; do
     --weights) weights="$2"; shift 2 ;;
     --size) size="$2"; shift 2 ;;
     --resnet50) resnet=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     -*) echo "compile_time.sh: unknown option $1" >&2; exit 2 ;;
     *) positional+=("$1"); shift ;;
   esac
@@ -45,9 +50,10 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 # wall (s), cpu (user + sys, s), rss (MiB).
 timed_compile() {
   local model="$1" package="$2" cache="$3" log="$work/time.txt"
+  shift 3
   # shellcheck disable=SC2086
   if ! DLC_CACHE_DIR="$cache" /usr/bin/time -v -o "$log" \
-      "$dlc" compile "$model" -o "$package" ${DLC_COMPILE_FLAGS:-} \
+      "$dlc" compile "$model" -o "$package" ${DLC_COMPILE_FLAGS:-} "$@" \
       >"$work/compile.out" 2>&1; then
     echo "dlc compile $model failed:" >&2
     grep -v '^ *#[0-9]' "$work/compile.out" | tail -5 >&2
@@ -89,8 +95,8 @@ only=()
 [ -n "$models" ] && only=(--only "$models")
 failed=0
 echo
-echo "| model | weights | MLIR | package | dlc ops -> steps | cold wall | cold CPU | warm wall | warm CPU | peak RSS |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | weights | MLIR | package | dlc ops -> steps | cold wall | cold CPU | warm wall | warm CPU | cached wall | cached CPU | peak RSS (warm) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for mode in $modes; do
   dir="$work/$mode"
   /usr/bin/python3 "$root/bench/models/gen_models.py" --out "$dir" --size "$size" \
@@ -102,21 +108,24 @@ for mode in $modes; do
     cache="$work/kernel-cache-$name-$mode"
     rm -rf "$cache"
     if ! timed_compile "$model" "$package" "$cache" ||
-        { cold_wall=$wall cold_cpu=$cpu; ! timed_compile "$model" "$package" "$cache"; }; then
-      printf '| %s | %s | %s | - | **dlc compile failed** | | | | | |\n' \
+        { cold_wall=$wall cold_cpu=$cpu; ! timed_compile "$model" "$package" "$cache" --no-cache; } ||
+        { warm_wall=$wall warm_cpu=$cpu warm_rss=$rss;
+          summary=$(sed -n 's/^compiled .*: \([0-9]* ops -> [^;]*\);.*/\1/p' "$work/compile.out");
+          ! timed_compile "$model" "$package" "$cache"; }; then
+      printf '| %s | %s | %s | - | **dlc compile failed** | | | | | | | |\n' \
         "$name" "$mode" "$(du -h "$model" | cut -f1)"
       failed=$((failed + 1))
       rm -rf "$cache" "$package"
       continue
     fi
-    # "compiled A -> B: 74 ops -> 8 fused kernels, 4 GEMM calls; arena ..."
-    summary=$(sed -n 's/^compiled .*: \([0-9]* ops -> [^;]*\);.*/\1/p' "$work/compile.out")
-    printf '| %s | %s | %s | %s | %s | %.2f s | %.2f s | %.2f s | %.2f s | %s MiB |\n' \
+    # The third compile must have been a compile-cache hit.
+    grep -q '^compiled .* (cached): ' "$work/compile.out" || { wall="-"; cpu="-"; }
+    printf '| %s | %s | %s | %s | %s | %.2f s | %.2f s | %.2f s | %.2f s | %s s | %s s | %s MiB |\n' \
       "$name" "$mode" "$(du -h "$model" | cut -f1)" "$(du -h "$package" | cut -f1)" \
-      "$summary" "$cold_wall" "$cold_cpu" "$wall" "$cpu" "$rss"
+      "$summary" "$cold_wall" "$cold_cpu" "$warm_wall" "$warm_cpu" "$wall" "$cpu" "$warm_rss"
     rm -rf "$cache" "$package"
   done
 done
 echo
-echo "command (per model): DLC_CACHE_DIR=<empty, then filled> /usr/bin/time -v $dlc compile MODEL.mlir -o MODEL.dlcpkg"
+echo "command (per model): DLC_CACHE_DIR=<empty, then filled> /usr/bin/time -v $dlc compile MODEL.mlir -o MODEL.dlcpkg [--no-cache]"
 [ "$failed" = 0 ] || { echo "$failed compilations failed" >&2; exit 1; }

@@ -1,9 +1,9 @@
 //===- Package.cpp - The .dlcpkg format and package validation ------------===//
 //
 // Layout (docs/package-format.md has the full description): a 32-byte
-// header (magic, version, flags, payload size, FNV-1a checksum of the
-// payload), then the payload: a sequence of tagged, length-prefixed
-// sections. Everything is little-endian.
+// header (magic, version, flags, payload size, XXH64 checksum of the
+// payload; FNV-1a before version 4), then the payload: a sequence of tagged,
+// length-prefixed sections. Everything is little-endian.
 //
 //===----------------------------------------------------------------------===//
 
@@ -430,21 +430,28 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
   h.u32(kPackageVersion);
   h.u32(0); // flags, reserved
   h.u64(payload.size());
-  h.u64(fnv1a64(payload.data(), payload.size()));
+  h.u64(packageChecksum(kPackageVersion, payload.data(), payload.size()));
   h.bytes(payload.data(), payload.size());
   return out;
 }
 
+uint64_t packageChecksum(uint32_t version, const uint8_t *payload,
+                         size_t size) {
+  return version >= 4 ? xxh64(payload, size) : fnv1a64(payload, size);
+}
+
 Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
-  if (!bytes.empty() &&
-      std::memcmp(bytes.data(), kMagic,
-                  std::min(bytes.size(), sizeof(kMagic))) != 0)
+  return deserializePackage(bytes.data(), bytes.size());
+}
+
+Result<Package> deserializePackage(const uint8_t *data, size_t size) {
+  if (size != 0 &&
+      std::memcmp(data, kMagic, std::min(size, sizeof(kMagic))) != 0)
     return Status::error("not a dlc package (bad magic)");
-  if (bytes.size() < kHeaderBytes)
-    return Status::error("package is truncated (" +
-                         std::to_string(bytes.size()) +
+  if (size < kHeaderBytes)
+    return Status::error("package is truncated (" + std::to_string(size) +
                          " bytes, the header alone has 32)");
-  ByteReader hr(bytes.data() + sizeof(kMagic), kHeaderBytes - sizeof(kMagic));
+  ByteReader hr(data + sizeof(kMagic), kHeaderBytes - sizeof(kMagic));
   uint32_t version = 0, flags = 0;
   uint64_t payloadBytes = 0, checksum = 0;
   (void)(hr.u32(version) && hr.u32(flags) && hr.u64(payloadBytes) &&
@@ -458,7 +465,7 @@ Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
         " to " + std::to_string(kPackageVersion) + " (recompile the model)");
   if (flags != 0)
     return Status::error("corrupt package: unknown header flags");
-  uint64_t present = bytes.size() - kHeaderBytes;
+  uint64_t present = size - kHeaderBytes;
   if (payloadBytes > present)
     return Status::error("package is truncated (" + std::to_string(present) +
                          " of " + std::to_string(payloadBytes) +
@@ -467,8 +474,8 @@ Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
     return Status::error(
         "corrupt package: " + std::to_string(present - payloadBytes) +
         " unexpected bytes after the payload");
-  const uint8_t *payload = bytes.data() + kHeaderBytes;
-  if (fnv1a64(payload, payloadBytes) != checksum)
+  const uint8_t *payload = data + kHeaderBytes;
+  if (packageChecksum(version, payload, payloadBytes) != checksum)
     return Status::error("checksum mismatch: the file is corrupt");
 
   Package pkg;
@@ -536,6 +543,11 @@ Result<Package> deserializePackage(const std::vector<uint8_t> &bytes) {
 Status writePackageFile(const std::string &path, const Package &package) {
   std::vector<uint8_t> bytes = serializePackage(package);
   return writeFileAtomic(path, bytes.data(), bytes.size());
+}
+
+Status writePackageBytes(const std::string &path, const uint8_t *data,
+                         size_t size) {
+  return writeFileAtomic(path, data, size);
 }
 
 Result<Package> readPackageFile(const std::string &path) {

@@ -285,10 +285,10 @@ public:
     state_ = state;
     state_->hooks = &hooks_;
     state_->ctx = this;
-    state_->bdim = dlc_sim::Dim3(launch.block[0], launch.block[1],
-                                 launch.block[2]);
-    state_->gdim = dlc_sim::Dim3(launch.grid[0], launch.grid[1],
-                                 launch.grid[2]);
+    state_->bdim =
+        dlc_sim::Dim3(launch.block[0], launch.block[1], launch.block[2]);
+    state_->gdim =
+        dlc_sim::Dim3(launch.grid[0], launch.grid[1], launch.grid[2]);
     blockThreads_ = launch.block[0] * launch.block[1] * launch.block[2];
     fiberMode_ = launch.usesBarriers;
   }
@@ -319,8 +319,8 @@ private:
   }
   std::string blockName() const {
     return "block (" + std::to_string(state_->bid.x) + "," +
-           std::to_string(state_->bid.y) + "," +
-           std::to_string(state_->bid.z) + ")";
+           std::to_string(state_->bid.y) + "," + std::to_string(state_->bid.z) +
+           ")";
   }
   std::string threadName(uint32_t linear) const;
   std::string describeThreads() const;
@@ -488,12 +488,12 @@ void Worker::prepareFiber(Fiber &f) {
     uintptr_t top = uintptr_t(f.stackLow + f.stackBytes) & ~uintptr_t(15);
     uint64_t *sp = reinterpret_cast<uint64_t *>(top);
     *--sp = uint64_t(uintptr_t(&dlc_sim_fiber_start));
-    *--sp = 0;                                    // rbp
-    *--sp = 0;                                    // rbx
-    *--sp = uint64_t(uintptr_t(&f));              // r12
+    *--sp = 0;                                       // rbp
+    *--sp = 0;                                       // rbx
+    *--sp = uint64_t(uintptr_t(&f));                 // r12
     *--sp = uint64_t(uintptr_t(&Worker::fiberMain)); // r13
-    *--sp = 0;                                    // r14
-    *--sp = 0;                                    // r15
+    *--sp = 0;                                       // r14
+    *--sp = 0;                                       // r15
     uint32_t mxcsr;
     uint16_t fpucw;
     asm volatile("stmxcsr %0" : "=m"(mxcsr));
@@ -508,8 +508,8 @@ void Worker::prepareFiber(Fiber &f) {
   f.context.uc_stack.ss_size = f.stackBytes;
   f.context.uc_link = nullptr;
   uintptr_t p = uintptr_t(&f);
-  ::makecontext(&f.context, reinterpret_cast<void (*)()>(&fiberMainUcontext),
-                2, unsigned(p >> 32), unsigned(p & 0xffffffffu));
+  ::makecontext(&f.context, reinterpret_cast<void (*)()>(&fiberMainUcontext), 2,
+                unsigned(p >> 32), unsigned(p & 0xffffffffu));
 }
 
 void Worker::onSyncthreads() {
@@ -582,11 +582,14 @@ Status Worker::resolveWarps(bool &progressed) {
       if (f.state != FiberState::AtWarp || (handled >> l & 1))
         continue;
       const WarpRequest &req = f.request;
-      std::string where = blockName() + ": " + threadName(base + l) +
-                          " calls " + warpOpName(req.op) + " with mask " +
-                          hexMask(req.mask);
+      // Built only for an error: this loop runs at every collective.
+      auto where = [&] {
+        return blockName() + ": " + threadName(base + l) + " calls " +
+               warpOpName(req.op) + " with mask " + hexMask(req.mask);
+      };
       if (!(req.mask >> l & 1))
-        return Status::error(where + ", which does not include its own lane " +
+        return Status::error(where() +
+                             ", which does not include its own lane " +
                              std::to_string(l));
       if (!isValidWidth(req.width))
         return Status::error(blockName() + ": " + threadName(base + l) +
@@ -600,7 +603,7 @@ Status Worker::resolveWarps(bool &progressed) {
           continue;
         const Fiber &g = *fibers_[base + j];
         if (g.state == FiberState::Done)
-          return Status::error(where + ", but lane " + std::to_string(j) +
+          return Status::error(where() + ", but lane " + std::to_string(j) +
                                " (" + threadName(base + j) +
                                ") has exited; every lane named in the mask "
                                "must take part");
@@ -609,7 +612,7 @@ Status Worker::resolveWarps(bool &progressed) {
           continue;
         }
         if (g.request.op != req.op || g.request.mask != req.mask)
-          return Status::error(where + " while lane " + std::to_string(j) +
+          return Status::error(where() + " while lane " + std::to_string(j) +
                                " (" + threadName(base + j) + ") calls " +
                                warpOpName(g.request.op) + " with mask " +
                                hexMask(g.request.mask) +

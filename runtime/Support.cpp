@@ -23,6 +23,81 @@ uint64_t fnv1a64(const void *data, size_t size) {
   return h.digest();
 }
 
+namespace {
+constexpr uint64_t kXxPrime1 = 0x9E3779B185EBCA87ull;
+constexpr uint64_t kXxPrime2 = 0xC2B2AE3D27D4EB4Full;
+constexpr uint64_t kXxPrime3 = 0x165667B19E3779F9ull;
+constexpr uint64_t kXxPrime4 = 0x85EBCA77C2B2AE63ull;
+constexpr uint64_t kXxPrime5 = 0x27D4EB2F165667C5ull;
+
+inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+// Little-endian loads (the package format is little-endian; so is every
+// host dlc builds for).
+inline uint64_t load64(const uint8_t *p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint32_t load32(const uint8_t *p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline uint64_t xxRound(uint64_t acc, uint64_t input) {
+  acc += input * kXxPrime2;
+  return rotl64(acc, 31) * kXxPrime1;
+}
+inline uint64_t xxMerge(uint64_t acc, uint64_t lane) {
+  acc ^= xxRound(0, lane);
+  return acc * kXxPrime1 + kXxPrime4;
+}
+} // namespace
+
+uint64_t xxh64(const void *data, size_t size, uint64_t seed) {
+  const auto *p = static_cast<const uint8_t *>(data);
+  const uint8_t *const end = p + size;
+  uint64_t h;
+  if (size >= 32) {
+    uint64_t v1 = seed + kXxPrime1 + kXxPrime2, v2 = seed + kXxPrime2,
+             v3 = seed, v4 = seed - kXxPrime1;
+    const uint8_t *const limit = end - 32;
+    do {
+      v1 = xxRound(v1, load64(p));
+      v2 = xxRound(v2, load64(p + 8));
+      v3 = xxRound(v3, load64(p + 16));
+      v4 = xxRound(v4, load64(p + 24));
+      p += 32;
+    } while (p <= limit);
+    h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+    h = xxMerge(h, v1);
+    h = xxMerge(h, v2);
+    h = xxMerge(h, v3);
+    h = xxMerge(h, v4);
+  } else {
+    h = seed + kXxPrime5;
+  }
+  h += uint64_t(size);
+  for (; end - p >= 8; p += 8) {
+    h ^= xxRound(0, load64(p));
+    h = rotl64(h, 27) * kXxPrime1 + kXxPrime4;
+  }
+  if (end - p >= 4) {
+    h ^= uint64_t(load32(p)) * kXxPrime1;
+    h = rotl64(h, 23) * kXxPrime2 + kXxPrime3;
+    p += 4;
+  }
+  for (; p < end; ++p) {
+    h ^= uint64_t(*p) * kXxPrime5;
+    h = rotl64(h, 11) * kXxPrime1;
+  }
+  h ^= h >> 33;
+  h *= kXxPrime2;
+  h ^= h >> 29;
+  h *= kXxPrime3;
+  h ^= h >> 32;
+  return h;
+}
+
 std::string hex64(uint64_t value) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)value);
@@ -78,8 +153,8 @@ Result<std::vector<uint8_t>> readFileBytes(const std::string &path) {
 std::string uniqueSuffix() {
   static std::atomic<uint64_t> counter{0};
   uint64_t n = counter.fetch_add(1);
-  uint64_t t = uint64_t(
-      std::chrono::steady_clock::now().time_since_epoch().count());
+  uint64_t t =
+      uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
   return std::to_string(::getpid()) + "." + std::to_string(n) + "." +
          hex64(t).substr(8);
 }
@@ -100,8 +175,7 @@ static Status writeAll(int fd, const void *data, size_t size,
   return Status::ok();
 }
 
-Status writeFileAtomic(const std::string &path, const void *data,
-                       size_t size) {
+Status writeFileAtomic(const std::string &path, const void *data, size_t size) {
   std::string tmp = path + ".tmp." + uniqueSuffix();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
@@ -116,8 +190,8 @@ Status writeFileAtomic(const std::string &path, const void *data,
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    return Status::error(path + ": cannot rename into place: " +
-                         std::strerror(err));
+    return Status::error(path +
+                         ": cannot rename into place: " + std::strerror(err));
   }
   return Status::ok();
 }
@@ -134,8 +208,8 @@ Status makeDirectories(const std::string &path) {
     if (partial.empty() || partial == "/")
       continue;
     if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
-      return Status::error(partial + ": cannot create directory: " +
-                           std::strerror(errno));
+      return Status::error(
+          partial + ": cannot create directory: " + std::strerror(errno));
   }
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
@@ -162,8 +236,8 @@ Result<int> runProcess(const std::vector<std::string> &argv,
     args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(),
-                          environ);
+  int rc =
+      ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0)
     return Status::error("cannot run '" + argv[0] + "': " + std::strerror(rc));

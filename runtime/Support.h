@@ -47,6 +47,10 @@ private:
 };
 
 uint64_t fnv1a64(const void *data, size_t size);
+/// XXH64 (Yann Collet's xxHash, 64-bit): the same values as the reference
+/// implementation, eight bytes at a time in four lanes, about twenty times
+/// FNV-1a's speed. The package checksum since format version 4.
+uint64_t xxh64(const void *data, size_t size, uint64_t seed = 0);
 /// 16 lowercase hex digits.
 std::string hex64(uint64_t value);
 /// "100 bytes", "1.5 KiB", "32 MiB" (one decimal, dropped when zero).

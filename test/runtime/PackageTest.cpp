@@ -298,7 +298,7 @@ TEST(Package, RejectsOtherVersions) {
   bytes[8] = 7;
   EXPECT_EQ(readError(dir, bytes),
             dir.file("model.dlcpkg") +
-                ": package format version 7, this dlc reads versions 1 to 3 "
+                ": package format version 7, this dlc reads versions 1 to 4 "
                 "(recompile the model)");
 }
 
@@ -336,11 +336,13 @@ TEST(Package, DetectsCorruption) {
 
 /// Rewrites the payload (after the 32-byte header) and fixes the header's
 /// size and checksum, to reach the section parser with bad contents.
-std::vector<uint8_t> withPayload(const std::vector<uint8_t> &payload) {
+std::vector<uint8_t> withPayload(const std::vector<uint8_t> &payload,
+                                 uint32_t version = kPackageVersion) {
   std::vector<uint8_t> out(32);
   std::memcpy(out.data(), "DLCPKG\0\0", 8);
-  out[8] = uint8_t(kPackageVersion);
-  uint64_t size = payload.size(), sum = fnv1a64(payload.data(), payload.size());
+  out[8] = uint8_t(version);
+  uint64_t size = payload.size(),
+           sum = packageChecksum(version, payload.data(), payload.size());
   for (int i = 0; i < 8; ++i) {
     out[16 + i] = uint8_t(size >> (8 * i));
     out[24 + i] = uint8_t(sum >> (8 * i));
@@ -372,8 +374,7 @@ TEST(Package, EpiloguesRoundTripAndVersion1StillReads) {
   std::vector<uint8_t> bytes = serializePackage(v1);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
   std::vector<uint8_t> old = withPayload(
-      replaceSteps(payload, gemmStepSection(v1.steps[0].gemm, 1, 0, 0, 0)));
-  old[8] = 1;
+      replaceSteps(payload, gemmStepSection(v1.steps[0].gemm, 1, 0, 0, 0)), 1);
   Result<Package> r = deserializePackage(old);
   ASSERT_TRUE(r.isOk()) << r.message();
   v1.steps[0].label = "gemm";
@@ -400,8 +401,7 @@ TEST(Package, Tf32FlagRoundTripsAndVersion2StillReads) {
   std::vector<uint8_t> bytes = serializePackage(v2);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
   std::vector<uint8_t> old = withPayload(
-      replaceSteps(payload, gemmStepSection(v2.steps[0].gemm, 2, 2, 1, 1)));
-  old[8] = 2;
+      replaceSteps(payload, gemmStepSection(v2.steps[0].gemm, 2, 2, 1, 1)), 2);
   Result<Package> r = deserializePackage(old);
   ASSERT_TRUE(r.isOk()) << r.message();
   v2.steps[0].label = "gemm";
@@ -415,6 +415,51 @@ TEST(Package, Tf32FlagRoundTripsAndVersion2StillReads) {
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(),
             "corrupt package: section 'STEP' holds an invalid flag value 2");
+}
+
+TEST(Package, Version3ChecksumIsFnv1a) {
+  std::vector<uint8_t> bytes = serializePackage(samplePackage());
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  // A version-3 package (FNV-1a checksum, the same sections) still reads.
+  Result<Package> r = deserializePackage(withPayload(payload, 3));
+  ASSERT_TRUE(r.isOk()) << r.message();
+  expectEqual(samplePackage(), *r);
+  // Version 4 checks XXH64: the same bytes labelled 3 or 4 with the other
+  // version's checksum are corrupt.
+  std::vector<uint8_t> swapped = withPayload(payload, 3);
+  swapped[8] = 4;
+  r = deserializePackage(swapped);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(), "checksum mismatch: the file is corrupt");
+  swapped = bytes;
+  swapped[8] = 3;
+  r = deserializePackage(swapped);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(), "checksum mismatch: the file is corrupt");
+}
+
+TEST(Support, Xxh64MatchesTheReferenceImplementation) {
+  // Values of the reference xxHash (python3-xxhash 3.2.0): the empty input,
+  // the tail paths (1, 3, 31 bytes), whole and partial 32-byte stripes.
+  auto seq = [](size_t n) {
+    std::vector<uint8_t> v(n);
+    for (size_t i = 0; i < n; ++i)
+      v[i] = uint8_t(i);
+    return v;
+  };
+  EXPECT_EQ(xxh64("", 0), 0xef46db3751d8e999ull);
+  EXPECT_EQ(xxh64("a", 1), 0xd24ec4f1a98c6e5bull);
+  EXPECT_EQ(xxh64("abc", 3), 0x44bc2cf5ad770999ull);
+  EXPECT_EQ(xxh64("abc", 3, 1), 0xbea9ca8199328908ull);
+  EXPECT_EQ(xxh64("dlc package checksum", 20), 0x3fb5562c2f89b873ull);
+  std::vector<uint8_t> v = seq(31);
+  EXPECT_EQ(xxh64(v.data(), v.size()), 0xc346d2b59b4d8ee1ull);
+  v = seq(45);
+  EXPECT_EQ(xxh64(v.data(), v.size()), 0x10fdd84d6409abdfull);
+  v = seq(100);
+  EXPECT_EQ(xxh64(v.data(), v.size()), 0x6ac1e58032166597ull);
+  v = seq(768);
+  EXPECT_EQ(xxh64(v.data(), v.size()), 0x8e03c838c596036full);
 }
 
 TEST(Package, RejectsCorruptEpilogues) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "dlc/dlc.h"
 #include "api/Compiler.h"
+#include "api/PackageCache.h"
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "passes/KernelAnalysis.h"
@@ -93,6 +94,11 @@ static cl::opt<bool> noInPlace("no-in-place",
 static cl::opt<bool> noCubin(
     "no-cubin",
     cl::desc("Store CUDA source only; cubins are built when first loaded"),
+    cl::cat(dlcCategory));
+static cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("dlc compile: always compile, neither reusing nor storing a "
+             "package in the compile cache (docs/compile-cache.md)"),
     cl::cat(dlcCategory));
 static cl::opt<std::string> entry("entry", cl::desc("Function to compile"),
                                   cl::init("main"), cl::cat(dlcCategory));
@@ -397,6 +403,22 @@ static int runImport() {
   return 0;
 }
 
+/// Whether `dlc compile` may use the compile cache: an MLIR file (an ONNX
+/// model's external weights are outside the key; --input-shape on MLIR is an
+/// error a real compile reports), and none of MLIR's
+/// debugging switches (--mlir-timing, --mlir-print-ir-after-all, ...),
+/// whose output only a real compile prints.
+static bool useCompileCache() {
+  if (noCache || inputPath == "-" || !inputShapes.empty() ||
+      ::dlc::isOnnxModelFile(inputPath))
+    return false;
+  for (auto &option : cl::getRegisteredOptions())
+    if (option.getKey().starts_with("mlir-") &&
+        option.getValue()->getNumOccurrences() > 0)
+      return false;
+  return true;
+}
+
 static int runCompile() {
   if (inputPath.empty())
     return fail("'dlc compile' needs a model file (.mlir or .onnx)");
@@ -410,21 +432,46 @@ static int runCompile() {
       return fail("unknown --emit value '" + emit +
                   "' (expected dlc, fused or cuda)");
   }
-  rt::Package package;
-  if (int rc = compileMlir(inputPath, stop, emit, &package))
-    return rc;
-  if (!emit.empty())
-    return 0;
   std::string out = outputPath;
   if (out.empty()) {
     llvm::SmallString<256> p(inputPath.getValue());
     llvm::sys::path::replace_extension(p, "dlcpkg");
     out = std::string(p);
   }
-  if (rt::Status s = rt::writePackageFile(out, package); !s)
-    return fail(s.message());
+  // The compile cache: the package of an earlier identical compile.
+  std::optional<std::string> cacheKey;
+  std::optional<::dlc::CachedPackage> hit;
+  if (emit.empty() && useCompileCache()) {
+    auto buffer = llvm::MemoryBuffer::getFile(inputPath.getValue());
+    if (buffer)
+      cacheKey = ::dlc::packageCacheKey((*buffer)->getBuffer(),
+                                        (*buffer)->getBufferIdentifier(),
+                                        compileOptions());
+    if (cacheKey)
+      hit = ::dlc::lookupCachedPackage(*cacheKey);
+  }
+  rt::Package package;
+  rt::Status written;
+  if (hit) {
+    package = std::move(hit->package);
+    written = rt::writePackageBytes(
+        out, reinterpret_cast<const uint8_t *>(hit->bytes->getBufferStart()),
+        hit->bytes->getBufferSize());
+  } else {
+    if (int rc = compileMlir(inputPath, stop, emit, &package))
+      return rc;
+    if (!emit.empty())
+      return 0;
+    std::vector<uint8_t> bytes = rt::serializePackage(package);
+    written = rt::writePackageBytes(out, bytes.data(), bytes.size());
+    if (written && cacheKey)
+      ::dlc::storeCachedPackage(*cacheKey, bytes);
+  }
+  if (!written)
+    return fail(written.message());
   if (!quiet) {
-    llvm::errs() << "compiled " << inputPath << " -> " << out << ": ";
+    llvm::errs() << "compiled " << inputPath << " -> " << out
+                 << (hit ? " (cached): " : ": ");
     printSummary(package, llvm::errs());
   }
   return 0;

@@ -57,6 +57,12 @@ struct CompileOptions {
   /// with the reference interpreter. Off, a weight-heavy package is about
   /// half the size and compiles faster, but cannot be checked.
   bool referenceModel = true;
+  /// Reuse the package of an earlier compile of the same MLIR text with the
+  /// same options, DLC_* environment and compiler (a compile cache under
+  /// kernelCacheDir()/packages, like torch.compile's FX graph cache; see
+  /// docs/compile-cache.md). `dlc compile` turns it on (`--no-cache` off).
+  /// ONNX models are always compiled.
+  bool packageCache = false;
   /// Name of the function to compile.
   std::string entry = "main";
   /// Static shapes of ONNX graph inputs by name (required for inputs with
@@ -91,6 +97,18 @@ std::vector<rt::HostTensor> randomInputs(const rt::Package &package,
 double defaultTolerance(rt::DType type);
 /// The tolerance for outputs of `package` (TF32 products loosen f32's).
 double defaultTolerance(const rt::Package &package, rt::DType type);
+
+/// What the package cache (CompileOptions::packageCache) did in this
+/// process.
+struct PackageCacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  /// Entries that did not read back whole; removed and compiled again.
+  uint64_t corruptEntries = 0;
+  /// Entries removed to keep the cache under its size limit.
+  uint64_t evicted = 0;
+};
+PackageCacheStats packageCacheStats();
 
 } // namespace dlc
 

@@ -1,0 +1,236 @@
+//===- PackageCache.cpp - Compiled packages cached by model and options ---===//
+//
+// A compile whose model text, options, environment and compiler are the same
+// as an earlier one's gives the same package, so `dlc compile` keeps the
+// packages it writes under kernelCacheDir()/packages and reuses them
+// (torch.compile's FX graph cache and JAX's persistent compilation cache do
+// the same). The key is a 128-bit XXH3 hash of:
+//   - the model's bytes and its buffer name (the reference model's locations
+//     name the file);
+//   - every CompileOptions field, the architectures resolved as the compile
+//     resolves them, and NVRTC's version when cubins are compiled;
+//   - every DLC_* environment variable (some change the generated source);
+//   - the compiler itself: the path, size and modification time of the
+//     binary or shared library holding this code, so a rebuilt dlc never
+//     reuses an older dlc's packages;
+//   - the package format version.
+// Failed compiles are not cached. An entry is a .dlcpkg file; one that does
+// not read back whole (checksum, truncation) is removed and compiled again.
+// Entries are used least-recently-first: a hit refreshes the file's time,
+// and a store trims the directory to DLC_PACKAGE_CACHE_MAX_MB (default
+// 2048) by removing the oldest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "api/PackageCache.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+
+extern char **environ;
+
+namespace dlc {
+namespace {
+
+std::atomic<uint64_t> hits{0}, misses{0}, corrupt{0}, evicted{0};
+
+std::string hex128(const llvm::XXH128_hash_t &h) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format_hex_no_prefix(h.high64, 16)
+     << llvm::format_hex_no_prefix(h.low64, 16);
+  return s;
+}
+
+/// The binary or shared library that holds this code: its path, size and
+/// modification time (what ccache checks of a compiler), or "" when unknown.
+const std::string &compilerIdentity() {
+  static const std::string identity = [] {
+    Dl_info info;
+    if (!::dladdr(reinterpret_cast<void *>(&compilerIdentity), &info) ||
+        !info.dli_fname)
+      return std::string();
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(info.dli_fname, status))
+      return std::string();
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << info.dli_fname << '\0' << status.getSize() << '\0'
+       << llvm::sys::toTimeT(status.getLastModificationTime()) << '.'
+       << status.getLastModificationTime().time_since_epoch().count();
+    return s;
+  }();
+  return identity;
+}
+
+/// Appends a length-prefixed field, so that fields cannot run together.
+void field(std::string &key, llvm::StringRef value) {
+  key += std::to_string(value.size());
+  key += ':';
+  key += value.str();
+  key += ';';
+}
+
+std::string cacheDirectory() { return rt::kernelCacheDir() + "/packages"; }
+
+uint64_t maxCacheBytes() {
+  const char *env = std::getenv("DLC_PACKAGE_CACHE_MAX_MB");
+  uint64_t mb = 2048;
+  if (env && *env) {
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (end && *end == '\0')
+      mb = v;
+  }
+  return mb << 20;
+}
+
+/// Removes the oldest entries until the directory holds at most three
+/// quarters of the limit (so that not every store trims again).
+void trim(const std::string &dir) {
+  const uint64_t limit = maxCacheBytes();
+  struct Entry {
+    std::string path;
+    uint64_t size;
+    llvm::sys::TimePoint<> time;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".dlcpkg")
+      continue;
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status))
+      continue;
+    entries.push_back(
+        {it->path(), status.getSize(), status.getLastModificationTime()});
+    total += status.getSize();
+  }
+  if (total <= limit)
+    return;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.time < b.time; });
+  for (const Entry &e : entries) {
+    if (total <= limit / 4 * 3)
+      break;
+    if (!llvm::sys::fs::remove(e.path)) {
+      total -= e.size;
+      ++evicted;
+    }
+  }
+}
+
+} // namespace
+
+std::optional<std::string> packageCacheKey(llvm::StringRef model,
+                                           llvm::StringRef name,
+                                           const CompileOptions &options) {
+  const std::string &identity = compilerIdentity();
+  if (identity.empty())
+    return std::nullopt;
+  std::string key = "dlc-package-cache-v1;";
+  field(key, identity);
+  field(key, std::to_string(rt::kPackageVersion));
+  field(key, hex128(llvm::xxh3_128bits(llvm::arrayRefFromStringRef(model))));
+  field(key, std::to_string(model.size()));
+  field(key, name);
+
+  std::vector<std::string> archs = options.archs;
+  if (archs.empty())
+    archs = {rt::defaultCudaArch("sm_90")};
+  for (const std::string &arch : archs)
+    field(key, arch);
+  field(key, "cubins=" + std::to_string(options.compileCubins));
+  if (options.compileCubins) {
+    rt::Result<std::string> nvrtc = rt::nvrtcVersion();
+    field(key, nvrtc ? *nvrtc : std::string("no nvrtc"));
+  }
+  for (bool flag : {options.tf32, options.fuse, options.mergeKernels,
+                    options.graphRewrites, options.planMemory, options.inPlace,
+                    options.canonicalize, options.referenceModel})
+    field(key, flag ? "1" : "0");
+  field(key, std::to_string(options.maxOpsPerKernel));
+  field(key, options.entry);
+  for (const auto &[input, shape] : options.onnxInputShapes) {
+    field(key, input);
+    for (int64_t d : shape)
+      field(key, std::to_string(d));
+  }
+
+  std::vector<std::string> env;
+  for (char **e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "DLC_", 4) == 0)
+      env.emplace_back(*e);
+  std::sort(env.begin(), env.end());
+  for (const std::string &e : env)
+    field(key, e);
+  return hex128(llvm::xxh3_128bits(llvm::arrayRefFromStringRef(key)));
+}
+
+std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
+  const std::string path = cacheDirectory() + "/" + key + ".dlcpkg";
+  if (!llvm::sys::fs::exists(path)) {
+    ++misses;
+    return std::nullopt;
+  }
+  // Mapped, not read: a hit then copies the weights once (into the
+  // package), not three times.
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  rt::Result<rt::Package> package = rt::Status::error("unreadable");
+  if (buffer)
+    package = rt::deserializePackage(
+        reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
+        (*buffer)->getBufferSize());
+  if (!package) {
+    // Truncated or damaged (a full disk, an interrupted copy): compile again.
+    llvm::sys::fs::remove(path);
+    ++corrupt;
+    ++misses;
+    return std::nullopt;
+  }
+  // Recently used: the last to be trimmed.
+  int fd = -1;
+  if (!llvm::sys::fs::openFileForWrite(path, fd, llvm::sys::fs::CD_OpenExisting,
+                                       llvm::sys::fs::OF_Append)) {
+    (void)llvm::sys::fs::setLastAccessAndModificationTime(
+        fd, std::chrono::system_clock::now());
+    llvm::sys::fs::closeFile(fd);
+  }
+  ++hits;
+  return CachedPackage{std::move(*package), std::move(*buffer)};
+}
+
+void storeCachedPackage(const std::string &key,
+                        const std::vector<uint8_t> &bytes) {
+  const std::string dir = cacheDirectory();
+  if (llvm::sys::fs::create_directories(dir))
+    return;
+  // A temporary file renamed into place: a concurrent reader sees the old
+  // entry, none, or the whole new one. A cache that cannot be written
+  // (read-only, full) only costs the next compile.
+  if (!rt::writePackageBytes(dir + "/" + key + ".dlcpkg", bytes.data(),
+                             bytes.size()))
+    return;
+  trim(dir);
+}
+
+PackageCacheStats packageCacheStats() {
+  return {hits.load(), misses.load(), corrupt.load(), evicted.load()};
+}
+
+} // namespace dlc

@@ -1,0 +1,49 @@
+//===- PackageCache.h - Compiled packages cached by model and options -*- C++
+//-*-===//
+//
+// The compile cache of `dlc compile` and of CompileOptions::packageCache:
+// a package is reused when the model text, its name, the options, the DLC_*
+// environment and the compiler binary are the same. Entries live in
+// kernelCacheDir()/packages. See PackageCache.cpp for the key.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_API_PACKAGECACHE_H
+#define DLC_API_PACKAGECACHE_H
+
+#include "dlc/dlc.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace dlc {
+
+/// The cache key (32 hex digits) of compiling `model` (the MLIR text) named
+/// `name` with `options`; none when the compiler's own file cannot be
+/// identified (then nothing is cached).
+std::optional<std::string> packageCacheKey(llvm::StringRef model,
+                                           llvm::StringRef name,
+                                           const CompileOptions &options);
+
+struct CachedPackage {
+  rt::Package package;
+  /// The entry's file, mapped: the serialized package, to copy as is.
+  std::unique_ptr<llvm::MemoryBuffer> bytes;
+};
+
+/// The cached package of `key`, if there is an intact one. A damaged entry
+/// is removed and counted.
+std::optional<CachedPackage> lookupCachedPackage(const std::string &key);
+
+/// Stores a serialized package as the entry of `key` (best effort: a cache
+/// that cannot be written is skipped silently), then trims the cache to its
+/// limit.
+void storeCachedPackage(const std::string &key,
+                        const std::vector<uint8_t> &bytes);
+
+} // namespace dlc
+
+#endif // DLC_API_PACKAGECACHE_H
