@@ -37,10 +37,20 @@ void registerDlcDialects(mlir::DialectRegistry &registry);
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                               mlir::MLIRContext &context);
 
+/// A weight of the reference model as the compiler holds it: a
+/// dense_resource blob of the context.
+struct ReferenceResource {
+  std::string key;
+  llvm::ArrayRef<char> data;
+  uint64_t alignment = 1;
+};
+
 struct CompileResult {
-  /// The model after lowering as MLIR bytecode: the reference check's
-  /// input.
+  /// The model after lowering as MLIR bytecode without its resources' data:
+  /// the reference check's input.
   std::string referenceIR;
+  /// The resources referenceIR names, with their data.
+  std::vector<ReferenceResource> referenceResources;
   /// Filled when the stage is Package.
   rt::Package package;
 };
@@ -53,6 +63,25 @@ mlir::LogicalResult compileModule(
     CompileResult &result,
     const std::function<mlir::LogicalResult(mlir::PassManager &)> &configure =
         nullptr);
+
+/// Writes `module` as the package's reference model: MLIR bytecode without
+/// the data of its dense_resource weights, which `resources` lists.
+mlir::LogicalResult
+writeReferenceModel(mlir::ModuleOp module, std::string &bytecode,
+                    std::vector<ReferenceResource> &resources);
+
+/// Fills package.referenceBlobs from `resources`: a weight whose bytes the
+/// package's constants hold at a constant's offset is stored as that range,
+/// any other as its own bytes.
+void placeReferenceBlobs(const std::vector<ReferenceResource> &resources,
+                         rt::Package &package);
+
+/// Parses the package's reference model (in `sourceMgr`, which takes a copy
+/// of referenceIR) and gives its weights their data back; errors go to the
+/// context's diagnostic handler.
+mlir::OwningOpRef<mlir::ModuleOp>
+parseReferenceModel(const rt::Package &package, llvm::SourceMgr &sourceMgr,
+                    mlir::MLIRContext &context);
 
 /// The function compileModule compiles, or an error at the module.
 mlir::FailureOr<mlir::func::FuncOp> findEntry(mlir::ModuleOp module,

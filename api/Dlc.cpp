@@ -8,7 +8,6 @@
 #include "ir/Reference.h"
 #include "passes/Passes.h"
 
-#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -79,15 +78,10 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   func->setAttr(
       "dlc.source_ops",
       IntegerAttr::get(IntegerType::get(context, 64), countComputeOps(func)));
-  if (options.referenceModel) {
-    // MLIR bytecode: it keeps locations (what the reference interpreter
-    // reports, dlc run --check, then points into the user's model) and
-    // stores weights (dense_resource blobs) as raw bytes, where text would
-    // spell each byte as two hex digits. The parser reads either form.
-    llvm::raw_string_ostream os(result.referenceIR);
-    if (failed(writeBytecodeToFile(module, os)))
-      return module.emitError("cannot write the reference model as bytecode");
-  }
+  if (options.referenceModel &&
+      failed(writeReferenceModel(module, result.referenceIR,
+                                 result.referenceResources)))
+    return failure();
   if (stop == Stage::Lowered)
     return success();
 
@@ -122,6 +116,7 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   result.package = std::move(*package);
   result.package.entry = options.entry;
   result.package.referenceIR = result.referenceIR;
+  placeReferenceBlobs(result.referenceResources, result.package);
   return success();
 }
 
@@ -233,10 +228,8 @@ runReference(const rt::Package &package,
   MLIRContext context(registry);
   DiagnosticCollector diagnostics(context);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(package.referenceIR, "reference"),
-      llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseModule(sourceMgr, context);
+  OwningOpRef<ModuleOp> module =
+      parseReferenceModel(package, sourceMgr, context);
   if (!module)
     return rt::Status::error("the package's reference model does not parse:\n" +
                              diagnostics.text);

@@ -28,7 +28,7 @@ namespace rt = ::dlc::rt;
 
 namespace {
 
-constexpr uint64_t kConstantAlignment = 256;
+using rt::kConstantAlignment;
 /// The argument and result attribute that names a model's tensor (set by the
 /// ONNX importer); kept in the package for `dlc run --input NAME=FILE`.
 constexpr llvm::StringLiteral kTensorNameAttr("onnx.name");

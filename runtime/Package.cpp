@@ -259,6 +259,31 @@ Status parseCubins(SectionParser &p, Package &pkg) {
   return p.finish();
 }
 
+/// The reference model; since version 4 followed by its blobs.
+Status parseReference(SectionParser &p, Package &pkg, uint32_t version) {
+  if (!p.reader().string(pkg.referenceIR))
+    return p.failure();
+  if (version < 4)
+    return p.finish();
+  uint32_t n = 0;
+  // Smallest blob entry: empty key (8), alignment (8), flag (1), empty data
+  // (8).
+  if (!p.count(n, 25))
+    return p.failure();
+  pkg.referenceBlobs.resize(n);
+  for (ReferenceBlob &b : pkg.referenceBlobs) {
+    ByteReader &r = p.reader();
+    if (!(r.string(b.key) && r.u64(b.alignment) && p.flag(b.inConstants)))
+      return p.failure();
+    if (b.inConstants ? !(r.u64(b.offset) && r.u64(b.size)) : !r.blob(b.data))
+      return p.failure();
+    if (b.alignment == 0 || (b.alignment & (b.alignment - 1)) != 0)
+      return p.corrupt("holds a reference blob with alignment " +
+                       std::to_string(b.alignment));
+  }
+  return p.finish();
+}
+
 Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
   ByteReader &r = p.reader();
   uint32_t n;
@@ -410,6 +435,18 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
 
   body.clear();
   w.string(pkg.referenceIR);
+  w.u32(uint32_t(pkg.referenceBlobs.size()));
+  for (const ReferenceBlob &b : pkg.referenceBlobs) {
+    w.string(b.key);
+    w.u64(b.alignment);
+    w.u8(b.inConstants ? 1 : 0);
+    if (b.inConstants) {
+      w.u64(b.offset);
+      w.u64(b.size);
+    } else {
+      w.blob(b.data.data(), b.data.size());
+    }
+  }
   writeSection(payload, kReference, body);
 
   if (!pkg.inputNames.empty() || !pkg.outputNames.empty()) {
@@ -512,7 +549,7 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
     } else if (sectionTag == kConstants) {
       st = p.reader().blob(pkg.constants) ? p.finish() : p.failure();
     } else if (sectionTag == kReference) {
-      st = p.reader().string(pkg.referenceIR) ? p.finish() : p.failure();
+      st = parseReference(p, pkg, version);
     } else if (sectionTag == kNames) {
       bool ok = true;
       for (std::vector<std::string> *names :
@@ -537,6 +574,16 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
     if (!seen.count(required))
       return Status::error("corrupt package: section '" + tagName(required) +
                            "' is missing");
+  // Reference blobs kept in the constants must lie inside them (the
+  // sections may come in any order, so this is checked at the end).
+  for (const ReferenceBlob &b : pkg.referenceBlobs)
+    if (b.inConstants && (b.offset > pkg.constants.size() ||
+                          b.size > pkg.constants.size() - b.offset))
+      return Status::error(
+          "corrupt package: reference blob '" + b.key + "' refers to bytes [" +
+          std::to_string(b.offset) + ", " + std::to_string(b.offset) + " + " +
+          std::to_string(b.size) + ") of " +
+          std::to_string(pkg.constants.size()) + " constant bytes");
   return pkg;
 }
 

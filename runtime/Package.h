@@ -21,8 +21,9 @@
 namespace dlc::rt {
 
 /// The format version written by this build. Versions 1 (GEMM steps
-/// without epilogues), 2 (without the TF32 flag) and 3 (FNV-1a checksum)
-/// are still read; other versions are rejected.
+/// without epilogues), 2 (without the TF32 flag) and 3 (FNV-1a checksum,
+/// weights inside the reference model) are still read; other versions are
+/// rejected.
 constexpr uint32_t kPackageVersion = 4;
 /// The oldest format version this build reads.
 constexpr uint32_t kOldestPackageVersion = 1;
@@ -139,6 +140,25 @@ struct Cubin {
   std::vector<uint8_t> image;
 };
 
+/// Every constant starts at a multiple of this offset in Package::constants
+/// (what cuBLAS and vector loads need of any operand).
+constexpr uint64_t kConstantAlignment = 256;
+
+/// A weight of the reference model (a dense_resource blob of referenceIR,
+/// which is written without its resources' data), stored once: as a range
+/// of Package::constants when the compiled model keeps the same bytes there,
+/// else as its own bytes.
+struct ReferenceBlob {
+  /// The resource's name in referenceIR.
+  std::string key;
+  uint64_t alignment = 1;
+  bool inConstants = false;
+  /// The range of Package::constants, when inConstants.
+  uint64_t offset = 0, size = 0;
+  /// The bytes, otherwise.
+  std::vector<uint8_t> data;
+};
+
 struct Package {
   /// Name of the compiled function (normally "main").
   std::string entry = "main";
@@ -157,8 +177,10 @@ struct Package {
   uint64_t arenaBytes = 0;
   std::vector<uint8_t> constants;
   /// The model in the dlc dialect before fusion, for the reference check
-  /// (MLIR bytecode, written and read by the compiler only).
+  /// (MLIR bytecode, written and read by the compiler only). Since format
+  /// version 4 its resources' data are in referenceBlobs.
   std::string referenceIR;
+  std::vector<ReferenceBlob> referenceBlobs;
   /// Summary figures from the compiler, shown by `dlc run --verbose`.
   uint64_t intermediateBytes = 0; ///< sum of all intermediate buffers
   uint32_t sourceOpCount = 0;     ///< dlc ops before fusion

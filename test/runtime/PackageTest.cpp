@@ -36,6 +36,16 @@ Package samplePackage() {
   p.arenaBytes = 1024;
   p.constants = {1, 2, 3, 4, 5, 6, 7, 8};
   p.referenceIR = "func.func @forward() { return }";
+  // One weight kept in the constants, one stored on its own.
+  p.referenceBlobs.resize(2);
+  p.referenceBlobs[0].key = "w";
+  p.referenceBlobs[0].alignment = 4;
+  p.referenceBlobs[0].inConstants = true;
+  p.referenceBlobs[0].offset = 4;
+  p.referenceBlobs[0].size = 4;
+  p.referenceBlobs[1].key = "b";
+  p.referenceBlobs[1].alignment = 8;
+  p.referenceBlobs[1].data = {9, 10, 11};
   p.intermediateBytes = 4096;
   p.sourceOpCount = 17;
 
@@ -164,6 +174,36 @@ std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
   return out;
 }
 
+/// `payload` (version 4) with its RFIR section in the layout of versions
+/// 1-3: the reference model only, no blobs.
+std::vector<uint8_t> olderReference(const std::vector<uint8_t> &payload) {
+  std::vector<uint8_t> out;
+  size_t pos = 0;
+  while (pos + 16 <= payload.size()) {
+    ByteReader h(payload.data() + pos, 16);
+    uint32_t tag, flags;
+    uint64_t len;
+    h.u32(tag);
+    h.u32(flags);
+    h.u64(len);
+    if (tag == 0x52494652) { // "RFIR"
+      ByteReader b(payload.data() + pos + 16, len);
+      std::string ir;
+      b.string(ir);
+      ByteWriter w(out);
+      w.u32(tag);
+      w.u32(0);
+      w.u64(8 + ir.size());
+      w.string(ir);
+    } else {
+      out.insert(out.end(), payload.begin() + long(pos),
+                 payload.begin() + long(pos + 16 + len));
+    }
+    pos += 16 + len;
+  }
+  return out;
+}
+
 bool sameRef(const BufferRef &a, const BufferRef &b) {
   return a.kind == b.kind && a.index == b.index && a.offset == b.offset &&
          a.bytes == b.bytes;
@@ -250,6 +290,16 @@ void expectEqual(const Package &a, const Package &b) {
   EXPECT_EQ(a.arenaBytes, b.arenaBytes);
   EXPECT_EQ(a.constants, b.constants);
   EXPECT_EQ(a.referenceIR, b.referenceIR);
+  ASSERT_EQ(a.referenceBlobs.size(), b.referenceBlobs.size());
+  for (size_t i = 0; i < a.referenceBlobs.size(); ++i) {
+    const ReferenceBlob &x = a.referenceBlobs[i], &y = b.referenceBlobs[i];
+    EXPECT_EQ(x.key, y.key);
+    EXPECT_EQ(x.alignment, y.alignment);
+    EXPECT_EQ(x.inConstants, y.inConstants);
+    EXPECT_EQ(x.offset, y.offset);
+    EXPECT_EQ(x.size, y.size);
+    EXPECT_EQ(x.data, y.data);
+  }
   EXPECT_EQ(a.intermediateBytes, b.intermediateBytes);
   EXPECT_EQ(a.sourceOpCount, b.sourceOpCount);
 }
@@ -373,11 +423,14 @@ TEST(Package, EpiloguesRoundTripAndVersion1StillReads) {
   v1.steps = {v1.steps[1]};
   std::vector<uint8_t> bytes = serializePackage(v1);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
-  std::vector<uint8_t> old = withPayload(
-      replaceSteps(payload, gemmStepSection(v1.steps[0].gemm, 1, 0, 0, 0)), 1);
+  std::vector<uint8_t> old =
+      withPayload(olderReference(replaceSteps(
+                      payload, gemmStepSection(v1.steps[0].gemm, 1, 0, 0, 0))),
+                  1);
   Result<Package> r = deserializePackage(old);
   ASSERT_TRUE(r.isOk()) << r.message();
   v1.steps[0].label = "gemm";
+  v1.referenceBlobs.clear();
   expectEqual(v1, *r);
   EXPECT_FALSE(r->steps[0].gemm.hasEpilogue());
   // The same bytes as version 2 lack the epilogue.
@@ -400,11 +453,14 @@ TEST(Package, Tf32FlagRoundTripsAndVersion2StillReads) {
   v2.steps = {v2.steps[3]};
   std::vector<uint8_t> bytes = serializePackage(v2);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
-  std::vector<uint8_t> old = withPayload(
-      replaceSteps(payload, gemmStepSection(v2.steps[0].gemm, 2, 2, 1, 1)), 2);
+  std::vector<uint8_t> old =
+      withPayload(olderReference(replaceSteps(
+                      payload, gemmStepSection(v2.steps[0].gemm, 2, 2, 1, 1))),
+                  2);
   Result<Package> r = deserializePackage(old);
   ASSERT_TRUE(r.isOk()) << r.message();
   v2.steps[0].label = "gemm";
+  v2.referenceBlobs.clear();
   expectEqual(v2, *r);
   EXPECT_FALSE(r->steps[0].gemm.tf32);
 
@@ -420,10 +476,19 @@ TEST(Package, Tf32FlagRoundTripsAndVersion2StillReads) {
 TEST(Package, Version3ChecksumIsFnv1a) {
   std::vector<uint8_t> bytes = serializePackage(samplePackage());
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
-  // A version-3 package (FNV-1a checksum, the same sections) still reads.
-  Result<Package> r = deserializePackage(withPayload(payload, 3));
+  // A version-3 package (FNV-1a checksum, the weights inside the reference
+  // model, no blobs) still reads.
+  Result<Package> r =
+      deserializePackage(withPayload(olderReference(payload), 3));
   ASSERT_TRUE(r.isOk()) << r.message();
-  expectEqual(samplePackage(), *r);
+  Package v3 = samplePackage();
+  v3.referenceBlobs.clear();
+  expectEqual(v3, *r);
+  // A version-4 reference section read as version 3 has trailing bytes.
+  r = deserializePackage(withPayload(payload, 3));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(),
+            "corrupt package: section 'RFIR' has 67 unexpected trailing bytes");
   // Version 4 checks XXH64: the same bytes labelled 3 or 4 with the other
   // version's checksum are corrupt.
   std::vector<uint8_t> swapped = withPayload(payload, 3);
@@ -436,6 +501,29 @@ TEST(Package, Version3ChecksumIsFnv1a) {
   r = deserializePackage(swapped);
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(), "checksum mismatch: the file is corrupt");
+}
+
+TEST(Package, RejectsReferenceBlobsOutsideTheConstants) {
+  Package p = samplePackage();
+  p.referenceBlobs[0].offset = 6; // 6 + 4 > 8 constant bytes
+  Result<Package> r = deserializePackage(serializePackage(p));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(), "corrupt package: reference blob 'w' refers to "
+                         "bytes [6, 6 + 4) of 8 constant bytes");
+  p.referenceBlobs[0].offset = ~uint64_t(0) - 1; // the sum wraps
+  r = deserializePackage(serializePackage(p));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("reference blob 'w' refers to bytes"));
+  p = samplePackage();
+  p.referenceBlobs[1].alignment = 3;
+  r = deserializePackage(serializePackage(p));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(), "corrupt package: section 'RFIR' holds a reference "
+                         "blob with alignment 3");
+  p.referenceBlobs[1].alignment = 0;
+  r = deserializePackage(serializePackage(p));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("with alignment 0"));
 }
 
 TEST(Support, Xxh64MatchesTheReferenceImplementation) {

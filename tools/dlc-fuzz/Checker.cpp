@@ -342,9 +342,10 @@ static bool isPowerOfTwoSplat(mlir::Value v) {
   return std::frexp(x, &e) == 0.5;
 }
 
-/// The reference results of `referenceIR` with every rounding perturbed.
+/// The reference results of the package's reference model with every
+/// rounding perturbed.
 static rt::Result<std::vector<HostTensor>>
-perturbedReference(const std::string &referenceIR,
+perturbedReference(const rt::Package &package,
                    const std::vector<HostTensor> &inputs) {
   mlir::DialectRegistry registry;
   registerDlcDialects(registry);
@@ -352,10 +353,8 @@ perturbedReference(const std::string &referenceIR,
   context.disableMultithreading();
   DiagnosticText diagnostics(context);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(referenceIR, "reference"),
-      llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module = parseModule(sourceMgr, context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      parseReferenceModel(package, sourceMgr, context);
   if (!module)
     return rt::Status::error(diagnostics.text);
   auto func = findEntry(*module, "main");
@@ -517,8 +516,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
           if (isFloatType(expected[i].dtype)) {
             progress("check the rounding sensitivity");
             if (!perturbed)
-              perturbed = perturbedReference(
-                  packages.front().second.referenceIR, inputs);
+              perturbed = perturbedReference(packages.front().second, inputs);
             if (*perturbed && (*perturbed)->size() == expected.size()) {
               double sens = rt::relativeError((**perturbed)[i], expected[i]);
               double tolerance = std::max(fuzzTolerance(expected[i].dtype),

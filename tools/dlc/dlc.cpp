@@ -75,8 +75,9 @@ static cl::opt<bool>
          cl::cat(dlcCategory));
 static cl::opt<bool> noReferenceModel(
     "no-reference-model",
-    cl::desc("Leave the reference model out of the package (smaller and "
-             "faster to write; `dlc run --check` cannot check it)"),
+    cl::desc("Leave the reference model out of the package (`dlc run "
+             "--check` cannot check it; the weights are stored once either "
+             "way)"),
     cl::cat(dlcCategory));
 static cl::opt<bool> noGraphRewrites(
     "no-graph-rewrites",

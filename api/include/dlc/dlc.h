@@ -52,10 +52,10 @@ struct CompileOptions {
   /// Canonicalization and CSE after lowering (off only to test that results
   /// do not depend on them).
   bool canonicalize = true;
-  /// Store the lowered model in the package (MLIR bytecode, weights
-  /// included) so that `dlc run --check` can compare a package's outputs
-  /// with the reference interpreter. Off, a weight-heavy package is about
-  /// half the size and compiles faster, but cannot be checked.
+  /// Store the lowered model in the package (MLIR bytecode; its weights are
+  /// ranges of the package's constants where the compiled model keeps them
+  /// unchanged, else stored beside it) so that `dlc run --check` can compare
+  /// a package's outputs with the reference interpreter.
   bool referenceModel = true;
   /// Reuse the package of an earlier compile of the same MLIR text with the
   /// same options, DLC_* environment and compiler (a compile cache under
