@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::dlc {
 
@@ -38,7 +39,29 @@ findUnparsableConstruct(llvm::StringRef text);
 LogicalResult checkParsableSource(const llvm::SourceMgr &sourceMgr,
                                   MLIRContext *context);
 
-/// checkParsableSource, then MLIR's parser.
+/// A hex blob of the builtin dialect's resources in MLIR text: the weights
+/// of `dense_resource<key>` constants.
+struct TextResourceBlob {
+  std::string key;
+  uint32_t alignment = 1;
+  /// Offsets of the data's hex digits (after "0x" and the alignment's 8).
+  size_t digits = 0, digitsEnd = 0;
+};
+
+/// The builtin resource blobs of `text`'s file metadata
+/// (`{-# dialect_resources: { builtin: { key: "0x...", ... } } #-}`), in
+/// text order; none when the text has no such metadata or it holds
+/// something this scan does not read (a quoted key, a value other than a
+/// well-formed hex blob): MLIR's parser then reads the text as it is.
+std::optional<std::vector<TextResourceBlob>>
+findResourceBlobs(llvm::StringRef text);
+
+/// checkParsableSource, then MLIR's parser. Weights in the builtin dialect's
+/// resources are decoded here, not by MLIR's lexer: the parser reads the
+/// text with each blob emptied (its lines and the ops' locations unchanged)
+/// and the blobs get their data afterwards. MLIR's lexer and its line index
+/// took 35% of compiling a BERT layer whose 28 MB of weights are 55 MB of
+/// hex.
 OwningOpRef<ModuleOp> parseSourceChecked(const llvm::SourceMgr &sourceMgr,
                                          const ParserConfig &config);
 
