@@ -191,6 +191,17 @@ rt::Result<rt::Package> compile(const std::string &mlirText,
 rt::Result<rt::Package> compileFile(const std::string &path,
                                     const CompileOptions &options) {
   if (isOnnxModelFile(path)) {
+    std::optional<std::string> cacheKey;
+    if (options.packageCache) {
+      auto bytes = llvm::MemoryBuffer::getFile(
+          path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      if (bytes)
+        cacheKey = packageCacheKey((*bytes)->getBuffer(), path, options);
+      if (cacheKey)
+        if (std::optional<CachedPackage> cached =
+                lookupCachedPackage(*cacheKey))
+          return std::move(cached->package);
+    }
     DialectRegistry registry;
     registerDlcDialects(registry);
     MLIRContext context(registry);
@@ -199,6 +210,8 @@ rt::Result<rt::Package> compileFile(const std::string &path,
     OnnxImportOptions importOptions;
     importOptions.inputShapes = options.onnxInputShapes;
     importOptions.entry = options.entry;
+    std::vector<std::string> externalFiles;
+    importOptions.externalDataFiles = &externalFiles;
     OwningOpRef<ModuleOp> module = importOnnxFile(path, context, importOptions);
     if (!module)
       return rt::Status::error(diagnostics.text.empty()
@@ -208,6 +221,9 @@ rt::Result<rt::Package> compileFile(const std::string &path,
     if (failed(compileModule(*module, options, Stage::Package, result)))
       return rt::Status::error(diagnostics.text.empty() ? "compilation failed"
                                                         : diagnostics.text);
+    if (cacheKey)
+      storeCachedPackage(*cacheKey, rt::serializePackage(result.package),
+                         externalFiles);
     return std::move(result.package);
   }
   auto buffer = llvm::MemoryBuffer::getFile(path);

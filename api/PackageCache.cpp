@@ -16,6 +16,12 @@
 //   - the package format version.
 // Failed compiles are not cached. An entry is a .dlcpkg file; one that does
 // not read back whole (checksum, truncation) is removed and compiled again.
+// A compile that read other files (an ONNX model's external data) also
+// writes <key>.deps: the package's checksum, then a line per file with its
+// size, XXH3 hash and path; a lookup is a hit only while every file still
+// has that size and hash (ccache's manifests do the same for headers). The
+// package checksum ties the two files together, so a reader racing a writer
+// never pairs a package with another compile's dependencies.
 // Entries are used least-recently-first: a hit refreshes the file's time,
 // and a store trims the directory to DLC_PACKAGE_CACHE_MAX_MB (default
 // 2048) by removing the oldest.
@@ -29,6 +35,7 @@
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -128,10 +135,65 @@ void trim(const std::string &dir) {
     if (total <= limit / 4 * 3)
       break;
     if (!llvm::sys::fs::remove(e.path)) {
+      llvm::SmallString<256> deps(e.path);
+      llvm::sys::path::replace_extension(deps, "deps");
+      llvm::sys::fs::remove(deps);
       total -= e.size;
       ++evicted;
     }
   }
+}
+
+/// The package header's checksum field (bytes 24-31), as 16 hex digits.
+std::string headerChecksum(llvm::StringRef package) {
+  if (package.size() < 32)
+    return "";
+  uint64_t sum = 0;
+  for (int i = 0; i < 8; ++i)
+    sum |= uint64_t(uint8_t(package[24 + i])) << (8 * i);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format_hex_no_prefix(sum, 16);
+  return s;
+}
+
+/// "size hash path" for a file, or "" when it cannot be read.
+std::string describeFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << (*buffer)->getBufferSize() << ' '
+     << llvm::format_hex_no_prefix(
+            llvm::xxh3_64bits(
+                llvm::arrayRefFromStringRef((*buffer)->getBuffer())),
+            16)
+     << ' ' << path;
+  return s;
+}
+
+/// Whether the dependencies recorded beside `package` (none: no file) are
+/// unchanged and belong to it.
+bool dependenciesHold(const std::string &depsPath, llvm::StringRef package) {
+  if (!llvm::sys::fs::exists(depsPath))
+    return true;
+  auto deps = llvm::MemoryBuffer::getFile(depsPath, /*IsText=*/true);
+  if (!deps)
+    return false;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*deps)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  if (lines.empty() || lines[0] != "dlc-deps-v1 " + headerChecksum(package))
+    return false;
+  for (llvm::StringRef line : llvm::ArrayRef(lines).drop_front()) {
+    // "size hash path": the path is everything after the second space.
+    auto [size, rest] = line.split(' ');
+    auto [hash, path] = rest.split(' ');
+    if (path.empty() || describeFile(path) != line)
+      return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -191,6 +253,13 @@ std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
   // package), not three times.
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
+  // Files the compile read have changed since: compile again (the store
+  // replaces both files).
+  if (buffer && !dependenciesHold(cacheDirectory() + "/" + key + ".deps",
+                                  (*buffer)->getBuffer())) {
+    ++misses;
+    return std::nullopt;
+  }
   rt::Result<rt::Package> package = rt::Status::error("unreadable");
   if (buffer)
     package = rt::deserializePackage(
@@ -216,10 +285,38 @@ std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
 }
 
 void storeCachedPackage(const std::string &key,
-                        const std::vector<uint8_t> &bytes) {
+                        const std::vector<uint8_t> &bytes,
+                        const std::vector<std::string> &dependencies) {
   const std::string dir = cacheDirectory();
   if (llvm::sys::fs::create_directories(dir))
     return;
+  const std::string depsPath = dir + "/" + key + ".deps";
+  if (dependencies.empty()) {
+    llvm::sys::fs::remove(depsPath);
+  } else {
+    std::string deps =
+        "dlc-deps-v1 " +
+        headerChecksum(llvm::StringRef(
+            reinterpret_cast<const char *>(bytes.data()), bytes.size())) +
+        "\n";
+    for (const std::string &file : dependencies) {
+      std::string line = describeFile(file);
+      // A file that cannot be read now, or whose path would not survive
+      // the line format, makes the entry unusable: store nothing.
+      if (line.empty() || file.find('\n') != std::string::npos)
+        return;
+      deps += line + "\n";
+    }
+    // A temporary file renamed into place, as the package.
+    if (llvm::Error error =
+            llvm::writeToOutput(depsPath, [&](llvm::raw_ostream &os) {
+              os << deps;
+              return llvm::Error::success();
+            })) {
+      llvm::consumeError(std::move(error));
+      return;
+    }
+  }
   // A temporary file renamed into place: a concurrent reader sees the old
   // entry, none, or the whole new one. A cache that cannot be written
   // (read-only, full) only costs the next compile.

@@ -2,8 +2,9 @@
 //-*-===//
 //
 // The compile cache of `dlc compile` and of CompileOptions::packageCache:
-// a package is reused when the model text, its name, the options, the DLC_*
-// environment and the compiler binary are the same. Entries live in
+// a package is reused when the model file, its name, the options, the DLC_*
+// environment, the compiler binary and the files the compile read besides
+// the model (an ONNX model's external data) are the same. Entries live in
 // kernelCacheDir()/packages. See PackageCache.cpp for the key.
 //
 //===----------------------------------------------------------------------===//
@@ -40,9 +41,12 @@ std::optional<CachedPackage> lookupCachedPackage(const std::string &key);
 
 /// Stores a serialized package as the entry of `key` (best effort: a cache
 /// that cannot be written is skipped silently), then trims the cache to its
-/// limit.
+/// limit. `dependencies` are the files the compile read besides the model
+/// (an ONNX model's external data): a later lookup is a hit only while each
+/// still has the same contents.
 void storeCachedPackage(const std::string &key,
-                        const std::vector<uint8_t> &bytes);
+                        const std::vector<uint8_t> &bytes,
+                        const std::vector<std::string> &dependencies = {});
 
 } // namespace dlc
 

@@ -503,9 +503,11 @@ std::optional<SliceDims> sliceDims(ArrayRef<int64_t> shape,
 // TensorProto decoding
 //===----------------------------------------------------------------------===//
 
-/// Decodes `proto` into a host tensor; `baseDir` locates external data.
-rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
-                                        llvm::StringRef baseDir) {
+/// Decodes `proto` into a host tensor; `baseDir` locates external data,
+/// whose file is added to `externalFiles` (when given) before it is read.
+rt::Result<rt::HostTensor>
+decodeTensor(const onnx::TensorProto &proto, llvm::StringRef baseDir,
+             std::vector<std::string> *externalFiles = nullptr) {
   auto dtype = dtypeOfOnnx(proto.data_type());
   if (!dtype)
     return rt::Status::error(std::string("tensor '") + proto.name() +
@@ -560,6 +562,8 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
                                proto.name() + "' is out of range");
     llvm::SmallString<256> path(baseDir);
     llvm::sys::path::append(path, location);
+    if (externalFiles && !llvm::is_contained(*externalFiles, path.str()))
+      externalFiles->push_back(std::string(path));
     auto buffer = llvm::MemoryBuffer::getFileSlice(path, bytes, offset);
     if (!buffer)
       return rt::Status::error("cannot read the external data of tensor '" +
@@ -1162,7 +1166,7 @@ OwningOpRef<ModuleOp> Importer::run() {
 
   // Initializers are literals.
   for (const auto &init : graph.initializer()) {
-    auto t = decodeTensor(init, baseDir);
+    auto t = decodeTensor(init, baseDir, options.externalDataFiles);
     if (!t) {
       emitError(loc) << "ONNX initializer: " << t.message();
       return nullptr;
@@ -2623,7 +2627,7 @@ LogicalResult Importer::convertBatchNorm() {
 LogicalResult Importer::convertShapeOp(StringRef op) {
   if (op == "Constant") {
     if (const auto *a = attr("value")) {
-      auto t = decodeTensor(a->t(), baseDir);
+      auto t = decodeTensor(a->t(), baseDir, options.externalDataFiles);
       if (!t)
         return unsupported(t.message());
       setOutLit(0, makeLit(t.take()));
@@ -2653,7 +2657,7 @@ LogicalResult Importer::convertShapeOp(StringRef op) {
       return failure();
     rt::HostTensor value(rt::DType::F32, {1});
     if (const auto *a = attr("value")) {
-      auto t = decodeTensor(a->t(), baseDir);
+      auto t = decodeTensor(a->t(), baseDir, options.externalDataFiles);
       if (!t)
         return unsupported(t.message());
       if (t->numElements() != 1)

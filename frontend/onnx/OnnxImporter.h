@@ -34,6 +34,10 @@ struct OnnxImportOptions {
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// Name of the function that holds the graph.
   std::string entry = "main";
+  /// When set, receives the path of every external data file the model's
+  /// tensors are read from (once each): what a compile depends on besides
+  /// the model file (the compile cache checks them).
+  std::vector<std::string> *externalDataFiles = nullptr;
 };
 
 /// Parses "name=1x3x224x224" (a scalar is "name=") into `options`; on

@@ -217,13 +217,15 @@ static int onnxOptions(::dlc::OnnxImportOptions &options) {
 
 /// Reads the model in `path` (MLIR text, or an ONNX model imported to dlc
 /// IR) into a module; diagnostics go through `sourceMgr`'s handler.
-static OwningOpRef<ModuleOp> loadModel(const std::string &path,
-                                       MLIRContext &context,
-                                       llvm::SourceMgr &sourceMgr) {
+static OwningOpRef<ModuleOp>
+loadModel(const std::string &path, MLIRContext &context,
+          llvm::SourceMgr &sourceMgr,
+          std::vector<std::string> *externalFiles = nullptr) {
   if (path != "-" && ::dlc::isOnnxModelFile(path)) {
     ::dlc::OnnxImportOptions options;
     if (onnxOptions(options))
       return nullptr;
+    options.externalDataFiles = externalFiles;
     return ::dlc::importOnnxFile(path, context, options);
   }
   if (!inputShapes.empty()) {
@@ -258,7 +260,8 @@ static std::vector<std::string> argumentNames(ModuleOp module) {
 /// `argNames` receives the names of the model's inputs where known.
 static int compileMlir(const std::string &path, ::dlc::Stage stop,
                        const std::string &emitKind, rt::Package *package,
-                       std::vector<std::string> *argNames = nullptr) {
+                       std::vector<std::string> *argNames = nullptr,
+                       std::vector<std::string> *externalFiles = nullptr) {
   DialectRegistry registry;
   ::dlc::registerDlcDialects(registry);
   MLIRContext context(registry);
@@ -271,7 +274,8 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
     context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = loadModel(path, context, sourceMgr);
+  OwningOpRef<ModuleOp> module =
+      loadModel(path, context, sourceMgr, externalFiles);
   if (!module)
     return 1;
   if (argNames)
@@ -404,14 +408,13 @@ static int runImport() {
   return 0;
 }
 
-/// Whether `dlc compile` may use the compile cache: an MLIR file (an ONNX
-/// model's external weights are outside the key; --input-shape on MLIR is an
-/// error a real compile reports), and none of MLIR's
-/// debugging switches (--mlir-timing, --mlir-print-ir-after-all, ...),
-/// whose output only a real compile prints.
-static bool useCompileCache() {
-  if (noCache || inputPath == "-" || !inputShapes.empty() ||
-      ::dlc::isOnnxModelFile(inputPath))
+/// Whether `dlc compile` may use the compile cache: a model file (not
+/// stdin; --input-shape only for ONNX, on MLIR it is an error a real
+/// compile reports), and none of MLIR's debugging switches (--mlir-timing,
+/// --mlir-print-ir-after-all, ...), whose output only a real compile
+/// prints.
+static bool useCompileCache(bool onnx) {
+  if (noCache || inputPath == "-" || (!onnx && !inputShapes.empty()))
     return false;
   for (auto &option : cl::getRegisteredOptions())
     if (option.getKey().starts_with("mlir-") &&
@@ -442,12 +445,23 @@ static int runCompile() {
   // The compile cache: the package of an earlier identical compile.
   std::optional<std::string> cacheKey;
   std::optional<::dlc::CachedPackage> hit;
-  if (emit.empty() && useCompileCache()) {
-    auto buffer = llvm::MemoryBuffer::getFile(inputPath.getValue());
+  const bool onnx = inputPath != "-" && ::dlc::isOnnxModelFile(inputPath);
+  if (emit.empty() && useCompileCache(onnx)) {
+    ::dlc::CompileOptions options = compileOptions();
+    if (onnx) {
+      // --input-shape is part of an ONNX model's compile (a malformed one
+      // is reported here, as the compile would).
+      ::dlc::OnnxImportOptions importOptions;
+      if (int rc = onnxOptions(importOptions))
+        return rc;
+      options.onnxInputShapes = importOptions.inputShapes;
+    }
+    auto buffer =
+        llvm::MemoryBuffer::getFile(inputPath.getValue(), /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
     if (buffer)
       cacheKey = ::dlc::packageCacheKey((*buffer)->getBuffer(),
-                                        (*buffer)->getBufferIdentifier(),
-                                        compileOptions());
+                                        inputPath.getValue(), options);
     if (cacheKey)
       hit = ::dlc::lookupCachedPackage(*cacheKey);
   }
@@ -459,14 +473,16 @@ static int runCompile() {
         out, reinterpret_cast<const uint8_t *>(hit->bytes->getBufferStart()),
         hit->bytes->getBufferSize());
   } else {
-    if (int rc = compileMlir(inputPath, stop, emit, &package))
+    std::vector<std::string> externalFiles;
+    if (int rc = compileMlir(inputPath, stop, emit, &package, nullptr,
+                             &externalFiles))
       return rc;
     if (!emit.empty())
       return 0;
     std::vector<uint8_t> bytes = rt::serializePackage(package);
     written = rt::writePackageBytes(out, bytes.data(), bytes.size());
     if (written && cacheKey)
-      ::dlc::storeCachedPackage(*cacheKey, bytes);
+      ::dlc::storeCachedPackage(*cacheKey, bytes, externalFiles);
   }
   if (!written)
     return fail(written.message());

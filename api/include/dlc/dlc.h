@@ -61,7 +61,7 @@ struct CompileOptions {
   /// same options, DLC_* environment and compiler (a compile cache under
   /// kernelCacheDir()/packages, like torch.compile's FX graph cache; see
   /// docs/compile-cache.md). `dlc compile` turns it on (`--no-cache` off).
-  /// ONNX models are always compiled.
+  /// An ONNX model's external data files are checked too.
   bool packageCache = false;
   /// Name of the function to compile.
   std::string entry = "main";
