@@ -23,5 +23,5 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.dlc_tools_dir, config.llvm_tools_dir]
 from lit.llvm.subst import ToolSubst
 # `dlc` is also a value of --emit (--emit=dlc): do not substitute it after '='.
-tools = ["dlc-opt", "dlc-run", ToolSubst("dlc", pre=r".-^/\\<="), "FileCheck", "not", "count", "split-file"]
+tools = ["dlc-opt", "dlc-run", "dlc-fuzz", ToolSubst("dlc", pre=r".-^/\\<="), "FileCheck", "not", "count", "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

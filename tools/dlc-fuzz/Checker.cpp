@@ -171,6 +171,8 @@ private:
 struct Config {
   std::string name;
   bool fuse = true, inPlace = true, canonicalize = true, rewrites = true;
+  /// f32 matrix products with TF32 operands (CompileOptions::tf32).
+  bool tf32 = false;
 };
 
 } // namespace
@@ -287,6 +289,11 @@ checkReferenceOnly(const std::string &mlirText, const std::string &dlcOnlyText,
 // keep their exact inputs. How far each output moves is its rounding
 // sensitivity; a mismatch within kSensitivityFactor times it is rounding,
 // not a bug.
+//
+// The tf32 configuration rounds the f32 operands of matrix products to TF32
+// (10 mantissa bits) on the device. Its outputs are compared with the
+// sensitivity of a reference whose f32 matrix-product and convolution
+// operands are perturbed by 2^-11 (TF32's unit roundoff) instead of 2^-23.
 
 static constexpr double kSensitivityFactor = 8;
 
@@ -295,11 +302,12 @@ class Perturber {
 public:
   explicit Perturber(mlir::OpBuilder &builder) : builder(builder) {}
 
-  /// `v` times a constant of 1 +- eps per element.
-  mlir::Value perturb(mlir::Value v, mlir::Location loc) {
+  /// `v` times a constant of 1 +- eps per element; `f32Eps` replaces
+  /// 2^-23 for f32 values when given.
+  mlir::Value perturb(mlir::Value v, mlir::Location loc, double f32Eps = 0) {
     auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
     auto element = mlir::cast<mlir::FloatType>(type.getElementType());
-    double eps = element.isF32()   ? 0x1.0p-23
+    double eps = element.isF32()   ? (f32Eps > 0 ? f32Eps : 0x1.0p-23)
                  : element.isF16() ? 0x1.0p-10
                                    : 0x1.0p-7;
     llvm::SmallVector<llvm::APFloat> values;
@@ -343,10 +351,11 @@ static bool isPowerOfTwoSplat(mlir::Value v) {
 }
 
 /// The reference results of the package's reference model with every
-/// rounding perturbed.
+/// rounding perturbed; with `tf32`, the f32 operands of matrix products and
+/// convolutions by TF32's unit roundoff.
 static rt::Result<std::vector<HostTensor>>
 perturbedReference(const rt::Package &package,
-                   const std::vector<HostTensor> &inputs) {
+                   const std::vector<HostTensor> &inputs, bool tf32) {
   mlir::DialectRegistry registry;
   registerDlcDialects(registry);
   mlir::MLIRContext context(registry);
@@ -374,10 +383,24 @@ perturbedReference(const rt::Package &package,
       accumulates = reduce.getKind() == mlir::dlc::ReduceKind::sum ||
                     reduce.getKind() == mlir::dlc::ReduceKind::prod;
     if (accumulates) {
+      bool product = mlir::isa<mlir::dlc::MatmulOp, mlir::dlc::Conv2DOp,
+                               mlir::dlc::ConvTranspose2DOp>(op);
       builder.setInsertionPoint(op);
-      for (unsigned i = 0; i < op->getNumOperands(); ++i)
-        if (isFloatTensor(op->getOperand(i)))
-          op->setOperand(i, perturber.perturb(op->getOperand(i), loc));
+      // A value used twice (x times x) is rounded once on the device: one
+      // perturbation for both uses, or the two would cancel.
+      llvm::SmallDenseMap<mlir::Value, mlir::Value> moved;
+      for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+        mlir::Value v = op->getOperand(i);
+        if (!isFloatTensor(v))
+          continue;
+        auto it = moved.find(v);
+        if (it == moved.end())
+          it = moved
+                   .try_emplace(v, perturber.perturb(
+                                       v, loc, tf32 && product ? 0x1.0p-11 : 0))
+                   .first;
+        op->setOperand(i, it->second);
+      }
     }
     bool rounds =
         mlir::isa<mlir::dlc::ExpOp, mlir::dlc::LogOp, mlir::dlc::TanhOp,
@@ -432,7 +455,8 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
                             {" no-fuse", false, true, true, true},
                             {" no-in-place", true, false, true, true},
                             {" no-canonicalize", true, true, false, true},
-                            {" no-rewrites", true, true, true, false}};
+                            {" no-rewrites", true, true, true, false},
+                            {" tf32", true, true, true, true, true}};
 
   // The full pipeline first: its package carries the reference model.
   std::vector<HostTensor> inputs, expected;
@@ -449,6 +473,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     compileOptions.inPlace = config.inPlace;
     compileOptions.canonicalize = config.canonicalize;
     compileOptions.graphRewrites = config.rewrites;
+    compileOptions.tf32 = config.tf32;
     progress("compile sim" + config.name);
     auto package = compile(mlirText, compileOptions, "fuzz.mlir");
     if (!package)
@@ -470,7 +495,9 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     packages.emplace_back(config, package.take());
   }
 
-  std::optional<rt::Result<std::vector<HostTensor>>> perturbed;
+  // The perturbed references, computed when first needed: [0] f32
+  // roundings, [1] with TF32 operands of matrix products.
+  std::optional<rt::Result<std::vector<HostTensor>>> perturbed[2];
   std::vector<rt::DeviceKind> devices = {rt::DeviceKind::Sim};
   if (options.cuda)
     devices.push_back(rt::DeviceKind::Cuda);
@@ -515,10 +542,12 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
           std::string note;
           if (isFloatType(expected[i].dtype)) {
             progress("check the rounding sensitivity");
-            if (!perturbed)
-              perturbed = perturbedReference(packages.front().second, inputs);
-            if (*perturbed && (*perturbed)->size() == expected.size()) {
-              double sens = rt::relativeError((**perturbed)[i], expected[i]);
+            auto &reference = perturbed[config.tf32 ? 1 : 0];
+            if (!reference)
+              reference = perturbedReference(packages.front().second, inputs,
+                                             config.tf32);
+            if (*reference && (*reference)->size() == expected.size()) {
+              double sens = rt::relativeError((**reference)[i], expected[i]);
               double tolerance = std::max(fuzzTolerance(expected[i].dtype),
                                           kSensitivityFactor * sens);
               if (!compareWith((*outputs)[i], expected[i], tolerance)) {
@@ -528,8 +557,8 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
                 continue;
               }
               note = "; rounding sensitivity of the reference " + fmt(sens);
-            } else if (!*perturbed) {
-              note = "; (sensitivity unknown: " + (*perturbed).message() + ")";
+            } else if (!*reference) {
+              note = "; (sensitivity unknown: " + (*reference).message() + ")";
             }
           }
           return fail("mismatch", name,

@@ -97,8 +97,8 @@ static cl::opt<std::string> checkFile("check",
 static cl::list<std::string>
     configNames("configs", cl::CommaSeparated,
                 cl::desc("Compile configurations to check: full, no-fuse, "
-                         "no-in-place, no-canonicalize, no-rewrites (default: "
-                         "all)"));
+                         "no-in-place, no-canonicalize, no-rewrites, tf32 "
+                         "(default: all)"));
 static cl::opt<bool> noFork("no-fork",
                             cl::desc("Check in this process (for debuggers; "
                                      "a crash ends the run)"),
@@ -526,6 +526,28 @@ std::string commentBlock(const std::string &text) {
   return out + "\n";
 }
 
+/// The checker's options from the command line (--configs, --inject-error);
+/// false after printing an unknown configuration's name.
+bool checkOptions(bool cuda, CheckOptions &options) {
+  options.cuda = cuda;
+  options.injectError = injectError;
+  options.progress = reportProgress;
+  for (const std::string &name : configNames) {
+    std::string suffix = name == "full" ? "" : " " + name;
+    if (name != "full" && name != "no-fuse" && name != "no-in-place" &&
+        name != "no-canonicalize" && name != "no-rewrites" && name != "tf32") {
+      llvm::errs() << "dlc-fuzz: unknown configuration '" << name
+                   << "' (full, no-fuse, no-in-place, no-canonicalize, "
+                      "no-rewrites, tf32)\n";
+      return false;
+    }
+    options.onlyConfigs.push_back("sim" + suffix);
+    if (cuda)
+      options.onlyConfigs.push_back("cuda" + suffix);
+  }
+  return true;
+}
+
 int checkOneFile() {
   auto buffer = llvm::MemoryBuffer::getFile(checkFile);
   if (!buffer) {
@@ -537,8 +559,8 @@ int checkOneFile() {
   std::string why;
   bool cuda = !noCuda && probeCuda(why);
   CheckOptions options;
-  options.cuda = cuda;
-  options.progress = reportProgress;
+  if (!checkOptions(cuda, options))
+    return 2;
   auto failure =
       checkIsolated([&] { return checkReport(text, "", inputSeed, options); });
   if (!isPass(failure)) {
@@ -581,22 +603,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   CheckOptions options;
-  options.cuda = cuda;
-  options.injectError = injectError;
-  options.progress = reportProgress;
-  for (const std::string &name : configNames) {
-    std::string suffix = name == "full" ? "" : " " + name;
-    if (name != "full" && name != "no-fuse" && name != "no-in-place" &&
-        name != "no-canonicalize" && name != "no-rewrites") {
-      llvm::errs() << "dlc-fuzz: unknown configuration '" << name
-                   << "' (full, no-fuse, no-in-place, no-canonicalize, "
-                      "no-rewrites)\n";
-      return 2;
-    }
-    options.onlyConfigs.push_back("sim" + suffix);
-    if (cuda)
-      options.onlyConfigs.push_back("cuda" + suffix);
-  }
+  if (!checkOptions(cuda, options))
+    return 2;
 
   auto begin = Clock::now();
   uint64_t next = startSeed, end = startSeed + numSeeds;
