@@ -11,8 +11,8 @@
 //     resolves them, and NVRTC's version when cubins are compiled;
 //   - every DLC_* environment variable (some change the generated source);
 //   - the compiler itself: the path, size and modification time of the
-//     binary or shared library holding this code, so a rebuilt dlc never
-//     reuses an older dlc's packages;
+//     executable (and of the shared library holding this code, if any), so
+//     a rebuilt dlc never reuses an older dlc's packages;
 //   - the package format version.
 // Failed compiles are not cached. An entry is a .dlcpkg file; one that does
 // not read back whole (checksum, truncation) is removed and compiled again.
@@ -61,23 +61,39 @@ std::string hex128(const llvm::XXH128_hash_t &h) {
   return s;
 }
 
-/// The binary or shared library that holds this code: its path, size and
-/// modification time (what ccache checks of a compiler), or "" when unknown.
+/// "path size mtime" of a file, or "" when it cannot be found.
+std::string fileIdentity(const std::string &path) {
+  llvm::SmallString<256> real;
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::real_path(path, real) ||
+      llvm::sys::fs::status(real, status))
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << real << '\0' << status.getSize() << '\0'
+     << status.getLastModificationTime().time_since_epoch().count();
+  return s;
+}
+
+/// The compiler's files: the running executable (found through
+/// /proc/self/exe, whatever path started it) and, when this code is in a
+/// shared library, that library (the path the dynamic linker opened, which
+/// is absolute). What ccache checks of a compiler: path, size and
+/// modification time. "" when the executable cannot be identified.
 const std::string &compilerIdentity() {
   static const std::string identity = [] {
+    std::string exe = fileIdentity("/proc/self/exe");
+    if (exe.empty())
+      return std::string();
     Dl_info info;
-    if (!::dladdr(reinterpret_cast<void *>(&compilerIdentity), &info) ||
-        !info.dli_fname)
-      return std::string();
-    llvm::sys::fs::file_status status;
-    if (llvm::sys::fs::status(info.dli_fname, status))
-      return std::string();
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    os << info.dli_fname << '\0' << status.getSize() << '\0'
-       << llvm::sys::toTimeT(status.getLastModificationTime()) << '.'
-       << status.getLastModificationTime().time_since_epoch().count();
-    return s;
+    if (::dladdr(reinterpret_cast<void *>(&compilerIdentity), &info) &&
+        info.dli_fname && llvm::sys::path::is_absolute(info.dli_fname)) {
+      // The executable itself appears under the path that started it.
+      std::string library = fileIdentity(info.dli_fname);
+      if (library != exe)
+        exe += '\0' + library;
+    }
+    return exe;
   }();
   return identity;
 }
