@@ -96,11 +96,11 @@ static cl::opt<bool> noCubin(
     "no-cubin",
     cl::desc("Store CUDA source only; cubins are built when first loaded"),
     cl::cat(dlcCategory));
-static cl::opt<bool> noCache(
-    "no-cache",
-    cl::desc("dlc compile: always compile, neither reusing nor storing a "
-             "package in the compile cache (docs/compile-cache.md)"),
-    cl::cat(dlcCategory));
+static cl::opt<bool>
+    noCache("no-cache",
+            cl::desc("Always compile the model, neither reusing nor storing a "
+                     "package in the compile cache (docs/compile-cache.md)"),
+            cl::cat(dlcCategory));
 static cl::opt<std::string> entry("entry", cl::desc("Function to compile"),
                                   cl::init("main"), cl::cat(dlcCategory));
 
@@ -241,26 +241,12 @@ loadModel(const std::string &path, MLIRContext &context,
   return ::dlc::parseModule(sourceMgr, context);
 }
 
-/// Names of the entry function's arguments (from ONNX import, or
-/// `onnx.name` argument attributes in MLIR); empty strings where unnamed.
-static std::vector<std::string> argumentNames(ModuleOp module) {
-  std::vector<std::string> names;
-  auto func = module.lookupSymbol<func::FuncOp>(entry);
-  if (!func)
-    return names;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    auto name = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
-    names.push_back(name ? name.str() : std::string());
-  }
-  return names;
-}
-
 /// Compiles `path` with diagnostics printed with their source lines. With an
 /// `emitStage`, prints that stage to stdout instead of keeping a package.
-/// `argNames` receives the names of the model's inputs where known.
+/// `externalFiles` receives the files an ONNX model's weights were read
+/// from.
 static int compileMlir(const std::string &path, ::dlc::Stage stop,
                        const std::string &emitKind, rt::Package *package,
-                       std::vector<std::string> *argNames = nullptr,
                        std::vector<std::string> *externalFiles = nullptr) {
   DialectRegistry registry;
   ::dlc::registerDlcDialects(registry);
@@ -278,8 +264,6 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
       loadModel(path, context, sourceMgr, externalFiles);
   if (!module)
     return 1;
-  if (argNames)
-    *argNames = argumentNames(*module);
   ::dlc::CompileResult result;
   auto configure = [](PassManager &pm) -> LogicalResult {
     if (failed(applyPassManagerCLOptions(pm)))
@@ -423,6 +407,65 @@ static bool useCompileCache(bool onnx) {
   return true;
 }
 
+/// A model compiled to a package, through the compile cache where it
+/// applies.
+struct CompiledModel {
+  rt::Package package;
+  /// The serialized package: the cache entry, mapped, or serialized here.
+  std::unique_ptr<llvm::MemoryBuffer> mapped;
+  std::vector<uint8_t> serialized;
+  bool cached = false;
+  llvm::ArrayRef<uint8_t> bytes() const {
+    if (mapped)
+      return llvm::ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>(mapped->getBufferStart()),
+          mapped->getBufferSize());
+    return serialized;
+  }
+};
+
+/// Compiles the model in inputPath to a package (dlc compile, dlc run
+/// MODEL): the compile cache's package of an earlier identical compile when
+/// there is one, else a compile whose package is then stored. 0 or the
+/// exit code after an error.
+static int compileModel(CompiledModel &model) {
+  std::optional<std::string> cacheKey;
+  const bool onnx = inputPath != "-" && ::dlc::isOnnxModelFile(inputPath);
+  if (useCompileCache(onnx)) {
+    ::dlc::CompileOptions options = compileOptions();
+    if (onnx) {
+      // --input-shape is part of an ONNX model's compile (a malformed one
+      // is reported here, as the compile would).
+      ::dlc::OnnxImportOptions importOptions;
+      if (int rc = onnxOptions(importOptions))
+        return rc;
+      options.onnxInputShapes = importOptions.inputShapes;
+    }
+    auto buffer =
+        llvm::MemoryBuffer::getFile(inputPath.getValue(), /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (buffer)
+      cacheKey = ::dlc::packageCacheKey((*buffer)->getBuffer(),
+                                        inputPath.getValue(), options);
+    if (cacheKey)
+      if (std::optional<::dlc::CachedPackage> hit =
+              ::dlc::lookupCachedPackage(*cacheKey)) {
+        model.package = std::move(hit->package);
+        model.mapped = std::move(hit->bytes);
+        model.cached = true;
+        return 0;
+      }
+  }
+  std::vector<std::string> externalFiles;
+  if (int rc = compileMlir(inputPath, ::dlc::Stage::Package, "", &model.package,
+                           &externalFiles))
+    return rc;
+  model.serialized = rt::serializePackage(model.package);
+  if (cacheKey)
+    ::dlc::storeCachedPackage(*cacheKey, model.serialized, externalFiles);
+  return 0;
+}
+
 static int runCompile() {
   if (inputPath.empty())
     return fail("'dlc compile' needs a model file (.mlir or .onnx)");
@@ -442,54 +485,22 @@ static int runCompile() {
     llvm::sys::path::replace_extension(p, "dlcpkg");
     out = std::string(p);
   }
-  // The compile cache: the package of an earlier identical compile.
-  std::optional<std::string> cacheKey;
-  std::optional<::dlc::CachedPackage> hit;
-  const bool onnx = inputPath != "-" && ::dlc::isOnnxModelFile(inputPath);
-  if (emit.empty() && useCompileCache(onnx)) {
-    ::dlc::CompileOptions options = compileOptions();
-    if (onnx) {
-      // --input-shape is part of an ONNX model's compile (a malformed one
-      // is reported here, as the compile would).
-      ::dlc::OnnxImportOptions importOptions;
-      if (int rc = onnxOptions(importOptions))
-        return rc;
-      options.onnxInputShapes = importOptions.inputShapes;
-    }
-    auto buffer =
-        llvm::MemoryBuffer::getFile(inputPath.getValue(), /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
-    if (buffer)
-      cacheKey = ::dlc::packageCacheKey((*buffer)->getBuffer(),
-                                        inputPath.getValue(), options);
-    if (cacheKey)
-      hit = ::dlc::lookupCachedPackage(*cacheKey);
-  }
-  rt::Package package;
-  rt::Status written;
-  if (hit) {
-    package = std::move(hit->package);
-    written = rt::writePackageBytes(
-        out, reinterpret_cast<const uint8_t *>(hit->bytes->getBufferStart()),
-        hit->bytes->getBufferSize());
-  } else {
-    std::vector<std::string> externalFiles;
-    if (int rc = compileMlir(inputPath, stop, emit, &package, nullptr,
-                             &externalFiles))
+  CompiledModel model;
+  if (emit.empty()) {
+    if (int rc = compileModel(model))
       return rc;
-    if (!emit.empty())
-      return 0;
-    std::vector<uint8_t> bytes = rt::serializePackage(package);
-    written = rt::writePackageBytes(out, bytes.data(), bytes.size());
-    if (written && cacheKey)
-      ::dlc::storeCachedPackage(*cacheKey, bytes, externalFiles);
+  } else {
+    // A stage printed: never cached.
+    return compileMlir(inputPath, stop, emit, &model.package);
   }
+  rt::Status written =
+      rt::writePackageBytes(out, model.bytes().data(), model.bytes().size());
   if (!written)
     return fail(written.message());
   if (!quiet) {
     llvm::errs() << "compiled " << inputPath << " -> " << out
-                 << (hit ? " (cached): " : ": ");
-    printSummary(package, llvm::errs());
+                 << (model.cached ? " (cached): " : ": ");
+    printSummary(model.package, llvm::errs());
   }
   return 0;
 }
@@ -514,9 +525,13 @@ static int runRun() {
       archs.push_back(rt::defaultCudaArch("sm_90"));
     if (kind == rt::DeviceKind::Sim)
       noCubin = true;
-    if (int rc = compileMlir(inputPath, ::dlc::Stage::Package, "", &package,
-                             &argNames))
+    CompiledModel model;
+    if (int rc = compileModel(model))
       return rc;
+    package = std::move(model.package);
+    // The model's argument names (onnx.name), one per input.
+    argNames = package.inputNames;
+    argNames.resize(package.inputs.size());
   } else {
     auto loaded = rt::readPackageFile(inputPath);
     if (!loaded)
