@@ -115,7 +115,7 @@ uint64_t maxCacheBytes() {
     char *end = nullptr;
     unsigned long long v = std::strtoull(env, &end, 10);
     if (end && *end == '\0')
-      mb = v;
+      mb = std::min<unsigned long long>(v, 1ull << 40); // no overflow below
   }
   return mb << 20;
 }

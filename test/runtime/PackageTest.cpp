@@ -7,6 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <optional>
+
 using namespace dlc::rt;
 using dlc::rt::test::TempDir;
 using ::testing::HasSubstr;
@@ -152,9 +155,12 @@ std::vector<uint8_t> gemmStepSection(const GemmStep &g, uint32_t version,
   return section;
 }
 
-/// `payload` with its STEP section replaced by `section`.
-std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
-                                  const std::vector<uint8_t> &section) {
+/// `payload` with each section that `rewrite(tag, body, length)` returns a
+/// replacement for (a whole section, header included) replaced by it.
+std::vector<uint8_t>
+mapSections(const std::vector<uint8_t> &payload,
+            const std::function<std::optional<std::vector<uint8_t>>(
+                uint32_t, const uint8_t *, uint64_t)> &rewrite) {
   std::vector<uint8_t> out;
   size_t pos = 0;
   while (pos + 16 <= payload.size()) {
@@ -164,8 +170,8 @@ std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
     h.u32(tag);
     h.u32(flags);
     h.u64(len);
-    if (tag == 0x50455453)
-      out.insert(out.end(), section.begin(), section.end());
+    if (auto section = rewrite(tag, payload.data() + pos + 16, len))
+      out.insert(out.end(), section->begin(), section->end());
     else
       out.insert(out.end(), payload.begin() + long(pos),
                  payload.begin() + long(pos + 16 + len));
@@ -174,34 +180,37 @@ std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
   return out;
 }
 
+/// `payload` with its STEP section replaced by `section`.
+std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
+                                  const std::vector<uint8_t> &section) {
+  return mapSections(payload,
+                     [&](uint32_t tag, const uint8_t *,
+                         uint64_t) -> std::optional<std::vector<uint8_t>> {
+                       if (tag != 0x50455453) // "STEP"
+                         return std::nullopt;
+                       return section;
+                     });
+}
+
 /// `payload` (version 4) with its RFIR section in the layout of versions
 /// 1-3: the reference model only, no blobs.
 std::vector<uint8_t> olderReference(const std::vector<uint8_t> &payload) {
-  std::vector<uint8_t> out;
-  size_t pos = 0;
-  while (pos + 16 <= payload.size()) {
-    ByteReader h(payload.data() + pos, 16);
-    uint32_t tag, flags;
-    uint64_t len;
-    h.u32(tag);
-    h.u32(flags);
-    h.u64(len);
-    if (tag == 0x52494652) { // "RFIR"
-      ByteReader b(payload.data() + pos + 16, len);
-      std::string ir;
-      b.string(ir);
-      ByteWriter w(out);
-      w.u32(tag);
-      w.u32(0);
-      w.u64(8 + ir.size());
-      w.string(ir);
-    } else {
-      out.insert(out.end(), payload.begin() + long(pos),
-                 payload.begin() + long(pos + 16 + len));
-    }
-    pos += 16 + len;
-  }
-  return out;
+  return mapSections(payload,
+                     [](uint32_t tag, const uint8_t *body,
+                        uint64_t len) -> std::optional<std::vector<uint8_t>> {
+                       if (tag != 0x52494652) // "RFIR"
+                         return std::nullopt;
+                       ByteReader b(body, len);
+                       std::string ir;
+                       b.string(ir);
+                       std::vector<uint8_t> section;
+                       ByteWriter w(section);
+                       w.u32(tag);
+                       w.u32(0);
+                       w.u64(8 + ir.size());
+                       w.string(ir);
+                       return section;
+                     });
 }
 
 bool sameRef(const BufferRef &a, const BufferRef &b) {
