@@ -1,5 +1,6 @@
 //===- Generator.cpp - Random well-typed dlc/TOSA programs ----------------===//
 #include "tools/dlc-fuzz/Generator.h"
+#include "runtime/Tensor.h"
 
 #include <algorithm>
 #include <cassert>
@@ -2683,6 +2684,12 @@ private:
   std::string element(DType t, double v) const;
   std::string denseValue(const TensorType &t,
                          const std::vector<double> &data) const;
+  /// A constant's value: dense<...>, or for float constants of every other
+  /// seed's programs a dense_resource<...> whose bytes go into the
+  /// metadata at the end (the form of imported weights).
+  std::string constantValue(const Op &op);
+  /// (key, "0x..." blob) of the dense_resource constants, in order.
+  std::vector<std::pair<std::string, std::string>> resources;
   void printDlc(const Op &op);
   void printTosa(const Op &op);
   std::string operandList(const Op &op) const;
@@ -2720,6 +2727,34 @@ std::string Printer::denseValue(const TensorType &t,
   };
   rec(0);
   return "dense<" + s + ">";
+}
+
+std::string Printer::constantValue(const Op &op) {
+  const TensorType &t = type(op.result);
+  bool asResource =
+      ((p.seed >> 1) & 1) && op.data.size() > 1 && isFloat(t.dtype);
+  if (!asResource)
+    return denseValue(t, op.data);
+  // The elements as the element type stores them (rounded to nearest even,
+  // as the parser rounds a dense<> literal), after the blob's alignment.
+  rt::HostTensor tensor(t.dtype, t.shape);
+  for (size_t i = 0; i < op.data.size(); ++i)
+    tensor.setFromDouble(int64_t(i), op.data[i]);
+  static const char *const digits = "0123456789ABCDEF";
+  uint32_t alignment = uint32_t(rt::dtypeSize(t.dtype));
+  std::string hex = "0x";
+  for (int b = 0; b < 4; ++b) {
+    uint8_t byte = uint8_t(alignment >> (8 * b));
+    hex += digits[byte >> 4];
+    hex += digits[byte & 15];
+  }
+  for (uint8_t byte : tensor.data) {
+    hex += digits[byte >> 4];
+    hex += digits[byte & 15];
+  }
+  std::string key = "w" + std::to_string(op.result);
+  resources.emplace_back(key, std::move(hex));
+  return "dense_resource<" + key + ">";
 }
 
 std::string Printer::operandList(const Op &op) const {
@@ -2761,9 +2796,8 @@ void Printer::printDlc(const Op &op) {
   const std::string in = op.operands.empty() ? "" : name(op.operands[0]);
   switch (op.kind) {
   case OpKind::Constant:
-    os << "    " << r << " = dlc.constant "
-       << denseValue(type(op.result), op.data) << " : " << ty(op.result)
-       << "\n";
+    os << "    " << r << " = dlc.constant " << constantValue(op) << " : "
+       << ty(op.result) << "\n";
     return;
   case OpKind::Unary:
     os << "    " << r << " = dlc." << unaryName(UnaryKind(op.sub)) << " " << in
@@ -2897,9 +2931,8 @@ void Printer::printTosa(const Op &op) {
       op.operands.empty() ? type(op.result).dtype : type(op.operands[0]).dtype;
   switch (op.kind) {
   case OpKind::Constant:
-    os << "    " << r << " = \"tosa.const\"() {value = "
-       << denseValue(type(op.result), op.data) << " : " << ty(op.result)
-       << "} : () -> " << ty(op.result) << "\n";
+    os << "    " << r << " = \"tosa.const\"() {value = " << constantValue(op)
+       << " : " << ty(op.result) << "} : () -> " << ty(op.result) << "\n";
     return;
   case OpKind::Unary: {
     auto k = UnaryKind(op.sub);
@@ -3072,6 +3105,13 @@ std::string Printer::print() {
   for (size_t i = 0; i < p.outputs.size(); ++i)
     os << (i ? ", " : "") << ty(p.outputs[i]);
   os << "\n  }\n}\n";
+  if (!resources.empty()) {
+    os << "{-#\n  dialect_resources: {\n    builtin: {\n";
+    for (size_t i = 0; i < resources.size(); ++i)
+      os << "      " << resources[i].first << ": \"" << resources[i].second
+         << "\"" << (i + 1 < resources.size() ? "," : "") << "\n";
+    os << "    }\n  }\n#-}\n";
+  }
   return os.str();
 }
 
