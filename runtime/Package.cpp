@@ -598,16 +598,23 @@ Status writePackageBytes(const std::string &path, const uint8_t *data,
 }
 
 Result<Package> readPackageFile(const std::string &path) {
-  Result<std::vector<uint8_t>> bytes = readFileBytes(path);
-  if (!bytes)
-    return bytes.status();
+  // Mapped: the weights are copied once, into the package.
+  Result<MappedFile> file = MappedFile::open(path);
+  if (!file)
+    return file.status();
+  const uint8_t *data = file->data();
+  size_t size = file->size();
   // Fault sites: the file reads back damaged, as after an interrupted copy
   // or a bad disk; deserializePackage must say so.
   if (fault::shouldFail("package-truncated"))
-    bytes->resize(bytes->size() / 2);
-  if (fault::shouldFail("package-corrupt") && bytes->size() > 64)
-    (*bytes)[32 + (bytes->size() - 32) / 2] ^= 0x5a;
-  Result<Package> pkg = deserializePackage(*bytes);
+    size /= 2;
+  std::vector<uint8_t> damaged;
+  if (fault::shouldFail("package-corrupt") && size > 64) {
+    damaged.assign(data, data + size);
+    damaged[32 + (size - 32) / 2] ^= 0x5a;
+    data = damaged.data();
+  }
+  Result<Package> pkg = deserializePackage(data, size);
   if (!pkg) {
     // "package is truncated" reads better as "model.dlcpkg is truncated".
     std::string msg = pkg.message();

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,6 +149,45 @@ Result<std::vector<uint8_t>> readFileBytes(const std::string &path) {
   }
   ::close(fd);
   return bytes;
+}
+
+Result<MappedFile> MappedFile::open(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::error(path + ": cannot stat: " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::error(path + ": not a regular file");
+  }
+  size_t size = size_t(st.st_size);
+  void *p = nullptr;
+  if (size > 0) {
+    p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      return Status::error(path + ": cannot map: " + std::strerror(err));
+    }
+  }
+  ::close(fd);
+  return MappedFile(static_cast<const uint8_t *>(p), size);
+}
+
+MappedFile::MappedFile(MappedFile &&other) noexcept
+    : data_(other.data_), size_(other.size_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+MappedFile::~MappedFile() {
+  if (data_)
+    ::munmap(const_cast<uint8_t *>(data_), size_);
 }
 
 std::string uniqueSuffix() {

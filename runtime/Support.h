@@ -58,6 +58,25 @@ std::string formatBytes(uint64_t bytes);
 
 /// Whole-file I/O. Errors name the path and the reason (strerror).
 Result<std::vector<uint8_t>> readFileBytes(const std::string &path);
+
+/// A file mapped read-only into memory (none for an empty file): reading a
+/// large package this way copies its bytes once, into the package, instead
+/// of through a read buffer and a vector first.
+class MappedFile {
+public:
+  static Result<MappedFile> open(const std::string &path);
+  MappedFile(MappedFile &&other) noexcept;
+  MappedFile &operator=(MappedFile &&other) = delete;
+  MappedFile(const MappedFile &) = delete;
+  ~MappedFile();
+  const uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
+
+private:
+  MappedFile(const uint8_t *data, size_t size) : data_(data), size_(size) {}
+  const uint8_t *data_ = nullptr;
+  size_t size_ = 0;
+};
 /// Writes `path` atomically: a temporary file in the same directory, then
 /// rename(), so readers never see a partial file and concurrent writers of
 /// the same content are harmless.
