@@ -554,6 +554,8 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
     out.label += fmt::format("/{}", dv);
   if (headsLayout)
     out.label += op.getSeqFirst() ? " [s,b,h,d]" : " [b,s,h,d]";
+  if (op.kvGroupSize() > 1)
+    out.label += fmt::format(" kv/{}", op.kvGroupSize());
   if (op.getCausal())
     out.label += " causal";
   if (hasMask)
@@ -625,18 +627,23 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
       };
       body += fmt::format("  const long long bi = b / {0}LL, h = b % {0}LL;\n",
                           heads);
-      auto offsetOf = [&](const char *var, Value v, int64_t headOffset) {
+      // With kv_groups, G query heads share a head of k and v: h / G.
+      const int64_t groups = op.kvGroupSize();
+      auto offsetOf = [&](const char *var, Value v, int64_t headOffset,
+                          int64_t group) {
         ArrayRef<int64_t> s = shapeOf(v);
         std::string batchTerm =
             s[batchDim] == 1 ? ""
                              : fmt::format("bi * {}LL + ", stride(s, batchDim));
-        body += fmt::format("  const long long {} = {}({}LL + h) * {}LL;\n",
-                            var, batchTerm, headOffset, s[3]);
+        std::string head =
+            group == 1 ? std::string("h") : fmt::format("h / {}LL", group);
+        body += fmt::format("  const long long {} = {}({}LL + {}) * {}LL;\n",
+                            var, batchTerm, headOffset, head, s[3]);
         return stride(s, seqDim);
       };
-      int64_t qPitch = offsetOf("qOff", op.getQ(), offsets[0]);
-      int64_t kPitch = offsetOf("kOff", op.getK(), offsets[1]);
-      int64_t vPitch = offsetOf("vOff", op.getV(), offsets[2]);
+      int64_t qPitch = offsetOf("qOff", op.getQ(), offsets[0], 1);
+      int64_t kPitch = offsetOf("kOff", op.getK(), offsets[1], groups);
+      int64_t vPitch = offsetOf("vOff", op.getV(), offsets[2], groups);
       if (hasMask) {
         ArrayRef<int64_t> ms = shapeOf(maskValue);
         body +=

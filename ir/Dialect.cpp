@@ -617,6 +617,8 @@ LogicalResult AttentionOp::verify() {
     return verifyHeadsLayout();
   if (getSeqFirst())
     return emitOpError() << "expects seq_first only with head_offsets";
+  if (getKvGroups())
+    return emitOpError() << "expects kv_groups only with head_offsets";
   int64_t sq = q.getDimSize(r - 2), d = q.getDimSize(r - 1);
   int64_t sk = k.getDimSize(r - 2), dv = v.getDimSize(r - 1);
   if (k.getDimSize(r - 1) != d)
@@ -687,13 +689,20 @@ LogicalResult AttentionOp::verifyHeadsLayout() {
                             "but got "
                          << offsets.size();
   int64_t heads = result.getDimSize(2);
+  int64_t groups = kvGroupSize();
+  if (groups < 1 || heads % groups != 0)
+    return emitOpError() << "expects kv_groups to divide the " << heads
+                         << " result heads, but got " << groups;
   const char *names[3] = {"q", "k", "v"};
   RankedTensorType types[3] = {q, k, v};
-  for (int i = 0; i < 3; ++i)
-    if (offsets[i] < 0 || offsets[i] > types[i].getDimSize(2) - heads)
+  for (int i = 0; i < 3; ++i) {
+    // k and v have one head per group of query heads.
+    int64_t used = i == 0 ? heads : heads / groups;
+    if (offsets[i] < 0 || offsets[i] > types[i].getDimSize(2) - used)
       return emitOpError() << "head offset " << offsets[i] << " of " << names[i]
-                           << " with " << heads << " result heads exceeds its "
+                           << " with " << used << " heads used exceeds its "
                            << types[i].getDimSize(2) << " heads";
+  }
   int64_t sd = seqDim(), bd = batchDim();
   int64_t sq = q.getDimSize(sd), d = q.getDimSize(3);
   int64_t sk = k.getDimSize(sd), dv = v.getDimSize(3);

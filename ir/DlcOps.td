@@ -327,17 +327,25 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [Pure]> {
     `dlc-attention-layout` forms these layouts from the head split and
     merge transposes around the op.
 
+    With `kv_groups = G` as well (grouped-query attention; G = H is
+    multi-query attention), G consecutive query heads share one head of k
+    and v: head `h` of the result attends with head `oq + h` of q and heads
+    `ok + h / G` of k and `ov + h / G` of v, so k and v hold `H / G` heads
+    and are read as they are, never repeated G times in memory.
+
     ```mlir
     %o = dlc.attention %q, %k, %v {scale = 0.125 : f64, causal} : (tensor<8x64x64xf32>, tensor<8x64x64xf32>, tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
     %m = dlc.attention %q, %k, %v, %mask {scale = 0.125 : f64} : (tensor<2x4x16x32xf16>, tensor<2x4x24x32xf16>, tensor<2x4x24x32xf16>, tensor<2x1x1x24xf16>) -> tensor<2x4x16x32xf16>
     %p = dlc.attention %qkv, %qkv, %qkv {head_offsets = array<i64: 0, 4, 8>, scale = 0.125 : f64} : (tensor<2x16x12x32xbf16>, tensor<2x16x12x32xbf16>, tensor<2x16x12x32xbf16>) -> tensor<2x16x4x32xbf16>
+    %g = dlc.attention %q, %k, %v {head_offsets = array<i64: 0, 0, 0>, kv_groups = 4 : i64, scale = 0.125 : f64} : (tensor<2x16x8x64xf16>, tensor<2x16x2x64xf16>, tensor<2x16x2x64xf16>) -> tensor<2x16x8x64xf16>
     ```
   }];
   let arguments = (ins Dlc_Tensor:$q, Dlc_Tensor:$k, Dlc_Tensor:$v,
                        Optional<Dlc_Tensor>:$mask, F64Attr:$scale,
                        UnitAttr:$causal,
                        OptionalAttr<DenseI64ArrayAttr>:$head_offsets,
-                       UnitAttr:$seq_first);
+                       UnitAttr:$seq_first,
+                       OptionalAttr<I64Attr>:$kv_groups);
   let results = (outs Dlc_Tensor:$result);
   let extraClassDeclaration = [{
     /// Whether the operands and the result are `[B, S, heads, D]`
@@ -347,6 +355,10 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [Pure]> {
     /// in q, k, v and the result (0 and 1 with `seq_first`, else 1 and 0).
     int64_t seqDim() { return getSeqFirst() ? 0 : 1; }
     int64_t batchDim() { return getSeqFirst() ? 1 : 0; }
+    /// Query heads per head of k and v (`kv_groups`, else 1).
+    int64_t kvGroupSize() {
+      return getKvGroups() ? int64_t(*getKvGroups()) : 1;
+    }
     /// Parts of verify().
     ::mlir::LogicalResult verifyHeadsLayout();
     ::mlir::LogicalResult verifyMaskAndScale(::llvm::ArrayRef<int64_t> scores);

@@ -918,12 +918,13 @@ Tensor Interpreter::evalAttention(AttentionOp op) {
                                    : SmallVector<int64_t>{1, 1, 1, 1};
     maskColStride = ms[3] == 1 ? 0 : 1;
     maskRowStride = ms[2] == 1 ? 0 : ms[3];
+    const int64_t groups = op.kvGroupSize();
     for (int64_t b = 0; b < batches; ++b)
       for (int64_t h = 0; h < heads; ++h) {
         Matrix m;
         m.q = b * batchStride(q) + (offsets[0] + h) * d;
-        m.k = b * batchStride(k) + (offsets[1] + h) * d;
-        m.v = b * batchStride(v) + (offsets[2] + h) * dv;
+        m.k = b * batchStride(k) + (offsets[1] + h / groups) * d;
+        m.v = b * batchStride(v) + (offsets[2] + h / groups) * dv;
         m.mask = ((ms[0] == 1 ? 0 : b) * ms[1] + (ms[1] == 1 ? 0 : h)) * ms[2] *
                  ms[3];
         m.out = b * stride(out, bd) + h * dv;

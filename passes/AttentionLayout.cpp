@@ -22,7 +22,9 @@
 // `[S, B * H, D]` by [1, 0, 2]) becomes the op's `seq_first` form.
 // Operands without a split are transposed into the layout, uses of the
 // result other than a merge get the result transposed back; the rewrite
-// happens only when it removes more transposes than it adds.
+// happens only when it removes more transposes than it adds. Keys and
+// values repeated for groups of query heads (grouped-query and multi-query
+// attention: reshape, tile, reshape) are read unrepeated, with kv_groups.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -88,21 +90,39 @@ public:
     auto result = op.getType();
     int64_t rank = result.getRank();
     Value operands[3] = {op.getQ(), op.getK(), op.getV()};
+    // Keys and values repeated for groups of query heads (grouped-query
+    // attention): read once each, with kv_groups, when both are repeated
+    // alike and their heads are split as q's are.
+    int64_t groups = 1;
+    Value kvHeads[2];
+    {
+      std::optional<std::pair<Value, int64_t>> k = peelRepeat(operands[1]),
+                                               v = peelRepeat(operands[2]);
+      if (k && v && k->second == v->second && findSplit(k->first) &&
+          findSplit(v->first)) {
+        groups = k->second;
+        kvHeads[0] = k->first;
+        kvHeads[1] = v->first;
+      }
+    }
     // The head split behind each operand, if any; the layout, B and H from
-    // the first, and the others must agree.
+    // the first, and the others must agree (k and v with H / kv_groups
+    // heads).
     std::optional<Split> first;
     SmallVector<std::optional<Split>> splits;
-    for (Value x : operands) {
-      std::optional<Split> split = findSplit(x);
+    for (int i = 0; i < 3; ++i) {
+      bool grouped = i > 0 && groups > 1;
+      std::optional<Split> split =
+          findSplit(grouped ? kvHeads[i - 1] : operands[i]);
       if (split && first &&
           (split->layout != first->layout || split->batch != first->batch ||
-           split->heads != first->heads))
+           split->heads * (grouped ? groups : 1) != first->heads))
         split.reset();
-      if (split && !first)
+      if (split && !first && !grouped)
         first = split;
       splits.push_back(split);
     }
-    if (!first)
+    if (!first || (groups > 1 && (!splits[1] || !splits[2])))
       return failure();
     Layout layout = first->layout;
     int64_t b = first->batch, h = first->heads;
@@ -159,7 +179,9 @@ public:
     // Transposes removed minus transposes added.
     int64_t found = llvm::count_if(
         splits, [](const std::optional<Split> &s) { return s.has_value(); });
-    int64_t removed = found + int64_t(merges.size());
+    // (A repeat of k or v is a kernel too: the tile.)
+    int64_t removed =
+        found + int64_t(merges.size()) + (groups > 1 ? int64_t(2) : 0);
     int64_t added = (3 - found) + (otherUses.empty() ? 0 : 1);
     if (removed <= added)
       return failure();
@@ -185,7 +207,8 @@ public:
         op.getLoc(), type, heads[0].value, heads[1].value, heads[2].value, mask,
         op.getScaleAttr(), op.getCausalAttr(),
         builder.getDenseI64ArrayAttr(offsets),
-        layout == Layout::SeqFirst ? builder.getUnitAttr() : UnitAttr());
+        layout == Layout::SeqFirst ? builder.getUnitAttr() : UnitAttr(),
+        groups > 1 ? builder.getI64IntegerAttr(groups) : IntegerAttr());
     for (TransposeOp merge : merges) {
       Value input = merge.getInput();
       Value replacement = attention.getResult();
@@ -219,6 +242,37 @@ public:
   }
 
 private:
+  /// Behind `x` ([B, H, S, D] or [B * H, S, D]), keys or values of
+  /// `H / G` heads each repeated for G consecutive query heads, as exported
+  /// models write it (`repeat_kv`: unsqueeze, expand, reshape): a reshape of
+  /// `tile([B, Hkv, 1, S, D] by [1, 1, G, 1, 1])` whose input is a reshape
+  /// of `[B, Hkv, S, D]`. That value and G.
+  std::optional<std::pair<Value, int64_t>> peelRepeat(Value x) {
+    auto outer = x.getDefiningOp<ReshapeOp>();
+    if (!outer)
+      return std::nullopt;
+    auto tile = outer.getInput().getDefiningOp<TileOp>();
+    if (!tile)
+      return std::nullopt;
+    auto inner = tile.getInput().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return std::nullopt;
+    ArrayRef<int64_t> m = tile.getMultiples();
+    auto u = tensorType(tile.getInput()).getShape();
+    auto y = tensorType(inner.getInput()).getShape();
+    if (m.size() != 5 || m[0] != 1 || m[1] != 1 || m[3] != 1 || m[4] != 1 ||
+        m[2] < 2 || u.size() != 5 || u[2] != 1 || y.size() != 4 ||
+        y != ArrayRef<int64_t>{u[0], u[1], u[3], u[4]})
+      return std::nullopt;
+    int64_t g = m[2];
+    auto xs = tensorType(x).getShape();
+    SmallVector<int64_t> four = {y[0], y[1] * g, y[2], y[3]};
+    SmallVector<int64_t> three = {y[0] * y[1] * g, y[2], y[3]};
+    if (xs != ArrayRef<int64_t>(four) && xs != ArrayRef<int64_t>(three))
+      return std::nullopt;
+    return std::make_pair(inner.getInput(), g);
+  }
+
   /// The head split that `x` ([B..., S, D], the batch dimensions a reshape
   /// of [B, H]) is:
   /// - a transpose of [B, S, H, D] by [0, 2, 1, 3];
@@ -379,7 +433,7 @@ private:
       SmallVector<Operation *> producers;
       for (Value v : dead->getOperands())
         if (Operation *p = v.getDefiningOp();
-            p && isa<TransposeOp, ReshapeOp, SliceOp>(p))
+            p && isa<TransposeOp, ReshapeOp, SliceOp, TileOp>(p))
           producers.push_back(p);
       dead->erase();
       for (Operation *p : producers)

@@ -636,7 +636,8 @@ void rewrite(const AttentionMatch &m) {
   auto attention = b.create<AttentionOp>(
       loc, output.getType(), q, k, v, mask, b.getF64FloatAttr(m.scale),
       m.causal ? b.getUnitAttr() : UnitAttr(),
-      /*head_offsets=*/DenseI64ArrayAttr(), /*seq_first=*/UnitAttr());
+      /*head_offsets=*/DenseI64ArrayAttr(), /*seq_first=*/UnitAttr(),
+      /*kv_groups=*/IntegerAttr());
   output.replaceAllUsesWith(attention.getResult());
   eraseDeadChain(output);
 }

@@ -114,7 +114,7 @@ func.func @heads_offsets_count(%q: tensor<2x5x6x8xf32>) {
 // -----
 
 func.func @heads_offset_range(%qkv: tensor<2x5x6x8xf32>) {
-  // expected-error @+1 {{'dlc.attention' op head offset 5 of v with 2 result heads exceeds its 6 heads}}
+  // expected-error @+1 {{'dlc.attention' op head offset 5 of v with 2 heads used exceeds its 6 heads}}
   %0 = dlc.attention %qkv, %qkv, %qkv {head_offsets = array<i64: 0, 2, 5>, scale = 1.0 : f64} : (tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>) -> tensor<2x5x2x8xf32>
   return
 }
@@ -122,7 +122,7 @@ func.func @heads_offset_range(%qkv: tensor<2x5x6x8xf32>) {
 // -----
 
 func.func @heads_negative_offset(%qkv: tensor<2x5x6x8xf32>) {
-  // expected-error @+1 {{'dlc.attention' op head offset -1 of q with 2 result heads exceeds its 6 heads}}
+  // expected-error @+1 {{'dlc.attention' op head offset -1 of q with 2 heads used exceeds its 6 heads}}
   %0 = dlc.attention %qkv, %qkv, %qkv {head_offsets = array<i64: -1, 2, 4>, scale = 1.0 : f64} : (tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>, tensor<2x5x6x8xf32>) -> tensor<2x5x2x8xf32>
   return
 }
@@ -164,6 +164,40 @@ func.func @heads_result(%q: tensor<2x5x2x8xf32>, %k: tensor<1x7x2x8xf32>) {
 func.func @heads_mask(%q: tensor<2x5x2x8xf32>, %k: tensor<2x7x2x8xf32>, %m: tensor<2x5x1x7xf32>) {
   // expected-error @+1 {{'dlc.attention' op expects a mask that broadcasts to the scores [2, 2, 5, 7], but got shape [2, 5, 1, 7]}}
   %0 = dlc.attention %q, %k, %k, %m {head_offsets = array<i64: 0, 0, 0>, scale = 1.0 : f64} : (tensor<2x5x2x8xf32>, tensor<2x7x2x8xf32>, tensor<2x7x2x8xf32>, tensor<2x5x1x7xf32>) -> tensor<2x5x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @kv_groups_without_heads(%q: tensor<2x5x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects kv_groups only with head_offsets}}
+  %0 = dlc.attention %q, %q, %q {kv_groups = 2 : i64, scale = 1.0 : f64} : (tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>) -> tensor<2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @kv_groups_divide_heads(%q: tensor<2x5x6x8xf32>, %kv: tensor<2x5x2x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects kv_groups to divide the 6 result heads, but got 4}}
+  %0 = dlc.attention %q, %kv, %kv {head_offsets = array<i64: 0, 0, 1>, kv_groups = 4 : i64, scale = 1.0 : f64} : (tensor<2x5x6x8xf32>, tensor<2x5x2x8xf32>, tensor<2x5x2x8xf32>) -> tensor<2x5x6x8xf32>
+  return
+}
+
+// -----
+
+func.func @kv_groups_positive(%q: tensor<2x5x6x8xf32>, %kv: tensor<2x5x2x8xf32>) {
+  // expected-error @+1 {{'dlc.attention' op expects kv_groups to divide the 6 result heads, but got 0}}
+  %0 = dlc.attention %q, %kv, %kv {head_offsets = array<i64: 0, 0, 1>, kv_groups = 0 : i64, scale = 1.0 : f64} : (tensor<2x5x6x8xf32>, tensor<2x5x2x8xf32>, tensor<2x5x2x8xf32>) -> tensor<2x5x6x8xf32>
+  return
+}
+
+// -----
+
+func.func @kv_groups_heads_used(%q: tensor<2x5x6x8xf32>, %kv: tensor<2x5x3x8xf32>) {
+  // 6 query heads in groups of 3 use 2 heads of k and of v: v's offset 2
+  // runs past k/v's 3 heads.
+  // expected-error @+1 {{'dlc.attention' op head offset 2 of v with 2 heads used exceeds its 3 heads}}
+  %0 = dlc.attention %q, %kv, %kv {head_offsets = array<i64: 0, 0, 2>, kv_groups = 3 : i64, scale = 1.0 : f64} : (tensor<2x5x6x8xf32>, tensor<2x5x3x8xf32>, tensor<2x5x3x8xf32>) -> tensor<2x5x6x8xf32>
   return
 }
 

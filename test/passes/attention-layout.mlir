@@ -229,3 +229,82 @@ func.func @value_head_size(%p: tensor<32x160xf32>) -> tensor<32x32xf32> {
   %r = dlc.reshape %ot : tensor<2x16x4x8xf32> -> tensor<32x32xf32>
   return %r : tensor<32x32xf32>
 }
+
+// -----
+
+// Grouped-query attention: k and v of 2 heads repeated for 4 query heads
+// (reshape, tile by 2 in a new dimension after the heads, reshape) are read
+// unrepeated with kv_groups = 2; the tiles and transposes go.
+// CHECK-LABEL: func.func @gqa
+// CHECK-NOT: dlc.tile
+// CHECK-NOT: dlc.transpose
+// CHECK: dlc.attention %{{.*}}, %{{.*}}, %{{.*}} {head_offsets = array<i64: 0, 0, 0>, kv_groups = 2 : i64, scale = 2.500000e-01 : f64} : (tensor<2x16x4x16xf32>, tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>) -> tensor<2x16x4x16xf32>
+// CHECK-NOT: dlc.tile
+// CHECK-NOT: dlc.transpose
+func.func @gqa(%q0: tensor<2x16x64xf32>, %k0: tensor<2x16x32xf32>, %v0: tensor<2x16x32xf32>) -> tensor<2x16x64xf32> {
+  %qr = dlc.reshape %q0 : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %kr = dlc.reshape %k0 : tensor<2x16x32xf32> -> tensor<2x16x2x16xf32>
+  %vr = dlc.reshape %v0 : tensor<2x16x32xf32> -> tensor<2x16x2x16xf32>
+  %q = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %kt = dlc.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x16xf32>) -> tensor<2x2x16x16xf32>
+  %vt = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x16xf32>) -> tensor<2x2x16x16xf32>
+  %ku = dlc.reshape %kt : tensor<2x2x16x16xf32> -> tensor<2x2x1x16x16xf32>
+  %vu = dlc.reshape %vt : tensor<2x2x16x16xf32> -> tensor<2x2x1x16x16xf32>
+  %ke = dlc.tile %ku {multiples = array<i64: 1, 1, 2, 1, 1>} : (tensor<2x2x1x16x16xf32>) -> tensor<2x2x2x16x16xf32>
+  %ve = dlc.tile %vu {multiples = array<i64: 1, 1, 2, 1, 1>} : (tensor<2x2x1x16x16xf32>) -> tensor<2x2x2x16x16xf32>
+  %k = dlc.reshape %ke : tensor<2x2x2x16x16xf32> -> tensor<2x4x16x16xf32>
+  %v = dlc.reshape %ve : tensor<2x2x2x16x16xf32> -> tensor<2x4x16x16xf32>
+  %o = dlc.attention %q, %k, %v {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  %r = dlc.reshape %ot : tensor<2x16x4x16xf32> -> tensor<2x16x64xf32>
+  return %r : tensor<2x16x64xf32>
+}
+
+// -----
+
+// Heads repeated by a tile of the heads dimension itself ([k0, k1, k0, k1],
+// not [k0, k0, k1, k1]) are not groups: query head h would need key head
+// h % 2. The repeated keys and values are transposed into the layout
+// instead (the tiles stay).
+// CHECK-LABEL: func.func @tiled_heads_are_not_groups
+// CHECK-COUNT-2: dlc.tile
+// CHECK: dlc.attention
+// CHECK-NOT: kv_groups
+func.func @tiled_heads_are_not_groups(%q0: tensor<2x16x64xf32>, %k0: tensor<2x16x32xf32>, %v0: tensor<2x16x32xf32>) -> tensor<2x16x64xf32> {
+  %qr = dlc.reshape %q0 : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %kr = dlc.reshape %k0 : tensor<2x16x32xf32> -> tensor<2x16x2x16xf32>
+  %vr = dlc.reshape %v0 : tensor<2x16x32xf32> -> tensor<2x16x2x16xf32>
+  %q = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %kt = dlc.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x16xf32>) -> tensor<2x2x16x16xf32>
+  %vt = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x16xf32>) -> tensor<2x2x16x16xf32>
+  %k = dlc.tile %kt {multiples = array<i64: 1, 2, 1, 1>} : (tensor<2x2x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %v = dlc.tile %vt {multiples = array<i64: 1, 2, 1, 1>} : (tensor<2x2x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %o = dlc.attention %q, %k, %v {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  %r = dlc.reshape %ot : tensor<2x16x4x16xf32> -> tensor<2x16x64xf32>
+  return %r : tensor<2x16x64xf32>
+}
+
+// -----
+
+// Only keys repeated (values of all 4 heads): no groups; the repeated keys
+// are transposed into the layout.
+// CHECK-LABEL: func.func @only_keys_repeated
+// CHECK: dlc.tile
+// CHECK: dlc.attention
+// CHECK-NOT: kv_groups
+func.func @only_keys_repeated(%q0: tensor<2x16x64xf32>, %k0: tensor<2x16x32xf32>, %v0: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %qr = dlc.reshape %q0 : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %kr = dlc.reshape %k0 : tensor<2x16x32xf32> -> tensor<2x16x2x16xf32>
+  %vr = dlc.reshape %v0 : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %q = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %kt = dlc.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x16xf32>) -> tensor<2x2x16x16xf32>
+  %v = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %ku = dlc.reshape %kt : tensor<2x2x16x16xf32> -> tensor<2x2x1x16x16xf32>
+  %ke = dlc.tile %ku {multiples = array<i64: 1, 1, 2, 1, 1>} : (tensor<2x2x1x16x16xf32>) -> tensor<2x2x2x16x16xf32>
+  %k = dlc.reshape %ke : tensor<2x2x2x16x16xf32> -> tensor<2x4x16x16xf32>
+  %o = dlc.attention %q, %k, %v {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  %r = dlc.reshape %ot : tensor<2x16x4x16xf32> -> tensor<2x16x64xf32>
+  return %r : tensor<2x16x64xf32>
+}
