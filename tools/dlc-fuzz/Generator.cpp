@@ -1800,22 +1800,33 @@ bool Generator::genMultiHeadAttention() {
   // elements, or a column range of one) -> [B, H, S', D] or [B * H, S', D].
   // Values of a packed QKV with half the head size, now and then.
   int64_t dv = kind == 0 && d % 2 == 0 && rng.chance(0.25) ? d / 2 : d;
-  auto split = [&](int v, int64_t start, int64_t seq, int64_t hd) {
+  auto split = [&](int v, int64_t start, int64_t seq, int64_t hd,
+                   int64_t heads) {
     const Shape vs = val(v).type.shape;
-    if (vs.back() != h * hd) {
+    if (vs.back() != heads * hd) {
       std::vector<int64_t> begin(vs.size(), 0);
       begin.back() = start;
       Shape size = vs;
-      size.back() = h * hd;
+      size.back() = heads * hd;
       v = slice(v, begin, size);
     }
     if (exportStyle)
-      return transpose(reshape(v, {seq, b * h, hd}), {1, 0, 2});
+      return transpose(reshape(v, {seq, b * heads, hd}), {1, 0, 2});
     if (seqFirst)
-      v = transpose(reshape(v, {seq, b, h, hd}), {1, 2, 0, 3});
+      v = transpose(reshape(v, {seq, b, heads, hd}), {1, 2, 0, 3});
     else
-      v = transpose(reshape(v, {b, seq, h, hd}), {0, 2, 1, 3});
-    return merged ? reshape(v, {b * h, seq, hd}) : v;
+      v = transpose(reshape(v, {b, seq, heads, hd}), {0, 2, 1, 3});
+    return merged ? reshape(v, {b * heads, seq, hd}) : v;
+  };
+  // Grouped-query attention's repeat_kv: `hkv` heads of keys or values
+  // ([B, Hkv, S', D] or [B * Hkv, S', D]), each repeated for h / hkv query
+  // heads: reshape to [B, Hkv, 1, S', D], tile, reshape back to h heads.
+  auto repeatKv = [&](int v, int64_t hkv, int64_t seq, int64_t hd) {
+    int64_t g = h / hkv;
+    v = reshape(v, {b, hkv, 1, seq, hd});
+    v = tile(v, {1, 1, g, 1, 1});
+    return merged || exportStyle ? reshape(v, {b * h, seq, hd})
+                                 : reshape(v, {b, h, seq, hd});
   };
   int q, k, v;
   if (kind == 0) {
@@ -1831,22 +1842,34 @@ bool Generator::genMultiHeadAttention() {
       if (rng.chance(0.1) && starts[i] + h * d < c)
         starts[i] += 1;
     }
-    q = split(x, starts[0], s, d);
-    k = split(x, starts[1], s, d);
-    v = split(x, starts[2], s, dv);
+    q = split(x, starts[0], s, d, h);
+    k = split(x, starts[1], s, d, h);
+    v = split(x, starts[2], s, dv, h);
   } else if (kind == 1) {
-    q = k = v = split(x, 0, s, d);
+    q = k = v = split(x, 0, s, d, h);
   } else {
+    // Keys and values of fewer heads, repeated for groups of query heads
+    // (grouped- or multi-query attention), more often than not.
+    std::vector<int64_t> kvHeads;
+    for (int64_t n = 1; n < h; ++n)
+      if (h % n == 0)
+        kvHeads.push_back(n);
+    int64_t hkv = !kvHeads.empty() && rng.chance(0.6) ? rng.pick(kvHeads) : h;
     auto weights = [&]() {
       std::vector<double> data;
-      for (int64_t i = 0, e = b * sk * h * d; i < e; ++i)
+      for (int64_t i = 0, e = b * sk * hkv * d; i < e; ++i)
         data.push_back(gridValue(-1, 1, 1.0 / 32));
-      return constant({t, seqFirst ? Shape{sk, b, h * d} : Shape{b, sk, h * d}},
-                      std::move(data));
+      return constant(
+          {t, seqFirst ? Shape{sk, b, hkv * d} : Shape{b, sk, hkv * d}},
+          std::move(data));
     };
-    q = split(x, 0, s, d);
-    k = split(weights(), 0, sk, d);
-    v = split(weights(), 0, sk, d);
+    q = split(x, 0, s, d, h);
+    k = split(weights(), 0, sk, d, hkv);
+    v = split(weights(), 0, sk, d, hkv);
+    if (hkv != h) {
+      k = repeatKv(k, hkv, sk, d);
+      v = repeatKv(v, hkv, sk, d);
+    }
   }
   int o = attentionChain(q, k, v);
   if (rng.chance(0.2))
