@@ -554,6 +554,51 @@ def types_int():
                   "mx": a.max(1), "w": np.where(a > b, a, b)})
 
 
+@case("attention")
+def attention_gqa():
+    # Grouped-query attention as a Llama-style export writes it: 4 query
+    # heads, keys and values of 2 heads, repeat_kv as Unsqueeze, Expand,
+    # Reshape; K^T by Transpose, the scale by Div, Softmax.
+    b, s, e, h, hkv, d = 2, 8, 32, 4, 2, 8
+    x = rand(b, s, e)
+    wq, wk, wv = rand(e, h * d), rand(e, hkv * d), rand(e, hkv * d)
+    nodes = [node("MatMul", ["x", "wq"], ["q0"]),
+             node("Reshape", ["q0", "qshape"], ["q1"]),
+             node("Transpose", ["q1"], ["q"], perm=[0, 2, 1, 3])]
+    for t in ("k", "v"):
+        nodes += [node("MatMul", ["x", "w" + t], [t + "0"]),
+                  node("Reshape", [t + "0", "kvshape"], [t + "1"]),
+                  node("Transpose", [t + "1"], [t + "2"], perm=[0, 2, 1, 3]),
+                  node("Unsqueeze", [t + "2", "axis2"], [t + "3"]),
+                  node("Expand", [t + "3", "expanded"], [t + "4"]),
+                  node("Reshape", [t + "4", "repeated"], [t])]
+    nodes += [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+              node("MatMul", ["q", "kt"], ["scores"]),
+              node("Div", ["scores", "scale"], ["scaled"]),
+              node("Softmax", ["scaled"], ["p"], axis=-1),
+              node("MatMul", ["p", "v"], ["o"]),
+              node("Transpose", ["o"], ["ot"], perm=[0, 2, 1, 3]),
+              node("Reshape", ["ot", "outshape"], ["y"])]
+    q = (x @ wq).reshape(b, s, h, d).transpose(0, 2, 1, 3)
+    k = (x @ wk).reshape(b, s, hkv, d).transpose(0, 2, 1, 3)
+    v = (x @ wv).reshape(b, s, hkv, d).transpose(0, 2, 1, 3)
+    k = np.repeat(k, h // hkv, axis=1)
+    v = np.repeat(v, h // hkv, axis=1)
+    p = np_softmax(q.astype(np.float64) @ k.transpose(0, 1, 3, 2) /
+                   np.sqrt(d), -1)
+    y = (p @ v).transpose(0, 2, 1, 3).reshape(b, s, h * d)
+    i64 = lambda *v: np.array(v, np.int64)
+    return model(nodes, {"x": x}, {"y": y.astype(np.float32)},
+                 [init("wq", wq), init("wk", wk), init("wv", wv),
+                  init("qshape", i64(b, s, h, d)),
+                  init("kvshape", i64(b, s, hkv, d)),
+                  init("axis2", i64(2)),
+                  init("expanded", i64(b, hkv, h // hkv, s, d)),
+                  init("repeated", i64(b, h, s, d)),
+                  init("scale", np.array(np.sqrt(d), np.float32)),
+                  init("outshape", i64(b, s, h * d))])
+
+
 @case("weights")
 def weights_mlp():
     # An MLP with initializers large enough to go to the resource section.
