@@ -305,12 +305,12 @@ public:
   /// `v` times a constant of 1 +- eps per element (1 + eps for every one
   /// when `upward`); `f32Eps` replaces 2^-23 for f32 values when given.
   mlir::Value perturb(mlir::Value v, mlir::Location loc, double f32Eps = 0,
-                      bool upward = false) {
+                      bool upward = false, double scale = 1) {
     auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
     auto element = mlir::cast<mlir::FloatType>(type.getElementType());
-    double eps = element.isF32()   ? (f32Eps > 0 ? f32Eps : 0x1.0p-23)
-                 : element.isF16() ? 0x1.0p-10
-                                   : 0x1.0p-7;
+    double eps = scale * (element.isF32()   ? (f32Eps > 0 ? f32Eps : 0x1.0p-23)
+                          : element.isF16() ? 0x1.0p-10
+                                            : 0x1.0p-7);
     llvm::SmallVector<llvm::APFloat> values;
     for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
       state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -349,6 +349,30 @@ static bool isPowerOfTwoSplat(mlir::Value v) {
   double x = std::fabs(dense.getSplatValue<llvm::APFloat>().convertToDouble());
   int e;
   return std::frexp(x, &e) == 0.5;
+}
+
+/// ceil(log2 N) (at least 1) for an operation that accumulates N terms
+/// into each result element: a reduction, a matrix product, a convolution.
+static double accumulationDepth(mlir::Operation *op) {
+  auto elements = [](mlir::Value v) {
+    return mlir::cast<mlir::RankedTensorType>(v.getType()).getNumElements();
+  };
+  int64_t n = 1;
+  if (auto reduce = mlir::dyn_cast<mlir::dlc::ReduceOp>(op)) {
+    int64_t out = elements(reduce.getResult());
+    n = out > 0 ? elements(reduce.getInput()) / out : 1;
+  } else if (auto mm = mlir::dyn_cast<mlir::dlc::MatmulOp>(op)) {
+    auto a = mlir::cast<mlir::RankedTensorType>(mm.getLhs().getType());
+    int64_t r = a.getRank();
+    n = a.getDimSize(mm.getTransposeA() ? r - 2 : r - 1);
+  } else if (op->getNumOperands() >= 2) {
+    // Convolutions: the filter's elements per output channel.
+    auto w = mlir::cast<mlir::RankedTensorType>(op->getOperand(1).getType());
+    n = w.getRank() > 0 && w.getDimSize(0) > 0
+            ? w.getNumElements() / w.getDimSize(0)
+            : 1;
+  }
+  return std::max(1.0, std::ceil(std::log2(double(std::max<int64_t>(n, 1)))));
 }
 
 /// How a perturbed reference moves the operands of matrix products and
@@ -447,7 +471,10 @@ perturbedReference(const rt::Package &package,
       continue;
     builder.setInsertionPointAfter(op);
     mlir::Value result = op->getResult(0);
-    mlir::Value moved = perturber.perturb(result, loc);
+    // A sum of N terms rounds at every level of its tree: its result moves
+    // by up to ceil(log2 N) roundings, not one.
+    mlir::Value moved = perturber.perturb(
+        result, loc, 0, false, accumulates ? accumulationDepth(op) : 1.0);
     result.replaceAllUsesExcept(moved, moved.getDefiningOp());
   }
   auto outputs = mlir::dlc::evaluateReference(*func, inputs);
