@@ -17,6 +17,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -149,36 +150,54 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// The package of `model` (named `name`) compiled by `compile`, through the
+/// compile cache when options.packageCache is set: a hit, or `compile`'s
+/// package stored with the files it read besides the model.
+static rt::Result<rt::Package> throughCache(
+    llvm::StringRef model, llvm::StringRef name, const CompileOptions &options,
+    llvm::function_ref<rt::Result<rt::Package>(std::vector<std::string> &)>
+        compile) {
+  std::optional<std::string> cacheKey;
+  if (options.packageCache)
+    cacheKey = packageCacheKey(model, name, options);
+  if (cacheKey)
+    if (std::optional<CachedPackage> cached = lookupCachedPackage(*cacheKey))
+      return std::move(cached->package);
+  std::vector<std::string> files;
+  rt::Result<rt::Package> package = compile(files);
+  if (package && cacheKey)
+    storeCachedPackage(*cacheKey, rt::serializePackage(*package), files);
+  return package;
+}
+
 static rt::Result<rt::Package>
 compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
               const CompileOptions &options) {
-  std::optional<std::string> cacheKey;
-  if (options.packageCache) {
-    cacheKey = packageCacheKey(buffer->getBuffer(),
-                               buffer->getBufferIdentifier(), options);
-    if (cacheKey)
-      if (std::optional<CachedPackage> cached = lookupCachedPackage(*cacheKey))
-        return std::move(cached->package);
-  }
-  DialectRegistry registry;
-  registerDlcDialects(registry);
-  MLIRContext context(registry);
-  context.allowUnregisteredDialects(false);
-  context.printOpOnDiagnostic(false);
-  DiagnosticCollector diagnostics(context);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseModule(sourceMgr, context);
-  if (!module)
-    return rt::Status::error(diagnostics.text.empty() ? "cannot parse the model"
-                                                      : diagnostics.text);
-  CompileResult result;
-  if (failed(compileModule(*module, options, Stage::Package, result)))
-    return rt::Status::error(diagnostics.text.empty() ? "compilation failed"
-                                                      : diagnostics.text);
-  if (cacheKey)
-    storeCachedPackage(*cacheKey, rt::serializePackage(result.package));
-  return std::move(result.package);
+  llvm::StringRef model = buffer->getBuffer();
+  llvm::StringRef name = buffer->getBufferIdentifier();
+  return throughCache(
+      model, name, options,
+      [&](std::vector<std::string> &) -> rt::Result<rt::Package> {
+        DialectRegistry registry;
+        registerDlcDialects(registry);
+        MLIRContext context(registry);
+        context.allowUnregisteredDialects(false);
+        context.printOpOnDiagnostic(false);
+        DiagnosticCollector diagnostics(context);
+        llvm::SourceMgr sourceMgr;
+        sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+        OwningOpRef<ModuleOp> module = parseModule(sourceMgr, context);
+        if (!module)
+          return rt::Status::error(diagnostics.text.empty()
+                                       ? "cannot parse the model"
+                                       : diagnostics.text);
+        CompileResult result;
+        if (failed(compileModule(*module, options, Stage::Package, result)))
+          return rt::Status::error(diagnostics.text.empty()
+                                       ? "compilation failed"
+                                       : diagnostics.text);
+        return std::move(result.package);
+      });
 }
 
 rt::Result<rt::Package> compile(const std::string &mlirText,
@@ -191,40 +210,40 @@ rt::Result<rt::Package> compile(const std::string &mlirText,
 rt::Result<rt::Package> compileFile(const std::string &path,
                                     const CompileOptions &options) {
   if (isOnnxModelFile(path)) {
-    std::optional<std::string> cacheKey;
-    if (options.packageCache) {
-      auto bytes = llvm::MemoryBuffer::getFile(
-          path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-      if (bytes)
-        cacheKey = packageCacheKey((*bytes)->getBuffer(), path, options);
-      if (cacheKey)
-        if (std::optional<CachedPackage> cached =
-                lookupCachedPackage(*cacheKey))
-          return std::move(cached->package);
-    }
-    DialectRegistry registry;
-    registerDlcDialects(registry);
-    MLIRContext context(registry);
-    context.printOpOnDiagnostic(false);
-    DiagnosticCollector diagnostics(context);
-    OnnxImportOptions importOptions;
-    importOptions.inputShapes = options.onnxInputShapes;
-    importOptions.entry = options.entry;
-    std::vector<std::string> externalFiles;
-    importOptions.externalDataFiles = &externalFiles;
-    OwningOpRef<ModuleOp> module = importOnnxFile(path, context, importOptions);
-    if (!module)
-      return rt::Status::error(diagnostics.text.empty()
-                                   ? "cannot import the ONNX model"
-                                   : diagnostics.text);
-    CompileResult result;
-    if (failed(compileModule(*module, options, Stage::Package, result)))
-      return rt::Status::error(diagnostics.text.empty() ? "compilation failed"
-                                                        : diagnostics.text);
-    if (cacheKey)
-      storeCachedPackage(*cacheKey, rt::serializePackage(result.package),
-                         externalFiles);
-    return std::move(result.package);
+    // The key needs the model's bytes only when the cache is on.
+    std::unique_ptr<llvm::MemoryBuffer> bytes;
+    if (options.packageCache)
+      if (auto file = llvm::MemoryBuffer::getFile(
+              path, /*IsText=*/false, /*RequiresNullTerminator=*/false))
+        bytes = std::move(*file);
+    CompileOptions effective = options;
+    effective.packageCache = options.packageCache && bytes;
+    return throughCache(
+        bytes ? bytes->getBuffer() : llvm::StringRef(), path, effective,
+        [&](std::vector<std::string> &externalFiles)
+            -> rt::Result<rt::Package> {
+          DialectRegistry registry;
+          registerDlcDialects(registry);
+          MLIRContext context(registry);
+          context.printOpOnDiagnostic(false);
+          DiagnosticCollector diagnostics(context);
+          OnnxImportOptions importOptions;
+          importOptions.inputShapes = options.onnxInputShapes;
+          importOptions.entry = options.entry;
+          importOptions.externalDataFiles = &externalFiles;
+          OwningOpRef<ModuleOp> module =
+              importOnnxFile(path, context, importOptions);
+          if (!module)
+            return rt::Status::error(diagnostics.text.empty()
+                                         ? "cannot import the ONNX model"
+                                         : diagnostics.text);
+          CompileResult result;
+          if (failed(compileModule(*module, options, Stage::Package, result)))
+            return rt::Status::error(diagnostics.text.empty()
+                                         ? "compilation failed"
+                                         : diagnostics.text);
+          return std::move(result.package);
+        });
   }
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
