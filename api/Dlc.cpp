@@ -92,6 +92,7 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   pipelineOptions.mergeKernels = options.mergeKernels;
   pipelineOptions.graphRewrites = options.graphRewrites;
   pipelineOptions.maxOpsPerKernel = options.maxOpsPerKernel;
+  pipelineOptions.maxOutputsPerKernel = options.maxOutputsPerKernel;
   pipelineOptions.planMemory = options.planMemory;
   pipelineOptions.inPlace = options.inPlace;
   // Only the printed fused stage shows why neighbours were not fused.

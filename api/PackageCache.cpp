@@ -242,6 +242,7 @@ std::optional<std::string> packageCacheKey(llvm::StringRef model,
                     options.canonicalize, options.referenceModel})
     field(key, flag ? "1" : "0");
   field(key, std::to_string(options.maxOpsPerKernel));
+  field(key, std::to_string(options.maxOutputsPerKernel));
   field(key, options.entry);
   for (const auto &[input, shape] : options.onnxInputShapes) {
     field(key, input);

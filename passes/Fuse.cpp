@@ -151,8 +151,9 @@ constexpr const char *kAttentionNote =
 
 class Fuser {
 public:
-  Fuser(Block &block, unsigned maxOps, bool recordNotes)
-      : block(block), maxOps(maxOps), recordNotes(recordNotes) {}
+  Fuser(Block &block, unsigned maxOps, unsigned maxOutputs, bool recordNotes)
+      : block(block), maxOps(maxOps), maxOutputs(maxOutputs),
+        recordNotes(recordNotes) {}
 
   LogicalResult run();
 
@@ -187,6 +188,7 @@ private:
 
   Block &block;
   unsigned maxOps;
+  unsigned maxOutputs;
   bool recordNotes;
   DenseMap<Operation *, unsigned> groupOf;
   std::vector<Group> groups;
@@ -298,6 +300,20 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
     return false;
   }
   SmallVector<Value> outputs = outputsOf(candidate, set);
+  // Past a few dozen results ptxas keeps every result of a thread's
+  // elements in registers before the first store (255 registers and spills
+  // with NVRTC 13 beyond 36 f32 results): a kernel stops growing its
+  // results here. A join that writes no more results than before is fine.
+  if (outputs.size() > maxOutputs) {
+    llvm::SmallPtrSet<Operation *, 32> groupSet(group.ops.begin(),
+                                                group.ops.end());
+    if (outputs.size() > outputsOf(group.ops, groupSet).size()) {
+      whyNot = "the kernel would write " + std::to_string(outputs.size()) +
+               " results (max-outputs-per-kernel " +
+               std::to_string(maxOutputs) + ")";
+      return false;
+    }
+  }
   std::string analysis;
   FailureOr<KernelPlan> plan = analyzeKernel(candidate, outputs, &analysis);
   if (failed(plan)) {
@@ -560,6 +576,8 @@ void Fuser::mergeIntoRowProducers() {
         llvm::SmallPtrSet<Operation *, 32> set(candidate.begin(),
                                                candidate.end());
         SmallVector<Value> outputs = outputsOf(candidate, set);
+        if (outputs.size() > maxOutputs)
+          continue;
         FailureOr<KernelPlan> plan = analyzeKernel(candidate, outputs);
         if (failed(plan) || plan->kind != KernelTemplate::Row ||
             plan->bytesRead + plan->bytesWritten >
@@ -743,12 +761,17 @@ LogicalResult Fuser::run() {
       continue;
     }
     unsigned joined = ~0u;
+    std::string limitWhy;
     for (unsigned g : userGroups) {
       std::string extraWhy;
       if (tryJoin(p, g, /*asExtraOutput=*/true, extraWhy)) {
         joined = g;
         break;
       }
+      // A kernel that could write it out but is full says so.
+      if (limitWhy.empty() &&
+          StringRef(extraWhy).contains("max-outputs-per-kernel"))
+        limitWhy = extraWhy;
     }
     if (joined != ~0u) {
       noteOnUsers(why + "; another of them computes it and writes it out",
@@ -757,6 +780,8 @@ LogicalResult Fuser::run() {
     }
     if (userGroups.size() > 1)
       why += ", none of which can also write it out";
+    if (!limitWhy.empty())
+      why += "; " + limitWhy;
     startGroup(p);
     noteOnUsers(why, ~0u);
     // The consumers that rejected it, and a matmul reading it, explain why
@@ -786,7 +811,8 @@ struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
     if (failed(checkTensorSizes(func)))
       return signalPassFailure();
     for (Block &block : func.getBody()) {
-      Fuser fuser(block, maxOpsPerKernel, fusionNotes);
+      Fuser fuser(block, maxOpsPerKernel,
+                  std::max(1u, unsigned(maxOutputsPerKernel)), fusionNotes);
       if (failed(fuser.run())) {
         func.emitError() << "dlc-fuse found a cyclic dependence between "
                             "kernels (internal error)";

@@ -155,6 +155,8 @@ struct MergeKernelsPass
           KernelOp earlier = it->first;
           if (it->second != plan->space ||
               bodySize(earlier) + bodySize(kernel) > maxOpsPerKernel ||
+              earlier->getNumResults() + kernel->getNumResults() >
+                  maxOutputsPerKernel ||
               !usersAllAfter(earlier, kernel))
             continue;
           KernelOp result = buildMerged(earlier, kernel);

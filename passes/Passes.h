@@ -31,6 +31,9 @@ struct PipelineOptions {
   bool graphRewrites = true;
   /// dlc-fuse's max-ops-per-kernel; 0 keeps its default.
   unsigned maxOpsPerKernel = 0;
+  /// dlc-fuse's and dlc-merge-kernels' max-outputs-per-kernel; 0 keeps
+  /// their default.
+  unsigned maxOutputsPerKernel = 0;
   bool planMemory = true;
   bool inPlace = true;
   /// dlc-fuse records dlc.fusion_notes on every kernel (--emit=fused).

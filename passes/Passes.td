@@ -228,7 +228,9 @@ def MergeKernels : Pass<"dlc-merge-kernels", "func::FuncOp"> {
     same pointwise iteration space when no user of the earlier kernel's
     results comes before it (so neither depends on the other, and the
     merged kernel can stand where the later one was), the merged body
-    still has a pointwise plan, stays within `max-ops-per-kernel` and its
+    still has a pointwise plan, stays within `max-ops-per-kernel` and
+    `max-outputs-per-kernel` (results beyond a few dozen per kernel make
+    ptxas hold them all in registers before the first store), and its
     iteration space has at most `max-elements` elements (16M; beyond that a
     launch costs little next to the kernel's own time, and merging only
     raises register pressure).
@@ -248,6 +250,8 @@ def MergeKernels : Pass<"dlc-merge-kernels", "func::FuncOp"> {
            "Largest number of operations in a merged kernel">,
     Option<"maxElements", "max-elements", "int64_t", "16777216",
            "Largest iteration space (elements) of kernels that merge">,
+    Option<"maxOutputsPerKernel", "max-outputs-per-kernel", "unsigned", "16",
+           "Largest number of results of a merged kernel">,
   ];
 }
 
@@ -280,6 +284,8 @@ def Fuse : Pass<"dlc-fuse", "func::FuncOp"> {
   let options = [
     Option<"maxOpsPerKernel", "max-ops-per-kernel", "unsigned", "256",
            "Largest number of operations fused into one kernel">,
+    Option<"maxOutputsPerKernel", "max-outputs-per-kernel", "unsigned", "16",
+           "Largest number of results one kernel writes">,
     Option<"fusionNotes", "fusion-notes", "bool", "false",
            "Record on each dlc.kernel why neighbours were not fused "
            "(dlc.fusion_notes, shown by dlc compile --emit=fused)">,

@@ -37,6 +37,8 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   FuseOptions fuseOptions;
   if (options.maxOpsPerKernel)
     fuseOptions.maxOpsPerKernel = options.maxOpsPerKernel;
+  if (options.maxOutputsPerKernel)
+    fuseOptions.maxOutputsPerKernel = options.maxOutputsPerKernel;
   if (!options.fuse)
     fuseOptions.maxOpsPerKernel = 1;
   fuseOptions.fusionNotes = options.fusionNotes;
@@ -45,6 +47,8 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
     MergeKernelsOptions mergeOptions;
     if (options.maxOpsPerKernel)
       mergeOptions.maxOpsPerKernel = options.maxOpsPerKernel;
+    if (options.maxOutputsPerKernel)
+      mergeOptions.maxOutputsPerKernel = options.maxOutputsPerKernel;
     fpm.addPass(createMergeKernels(mergeOptions));
   }
   if (options.planMemory) {

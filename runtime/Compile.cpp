@@ -86,7 +86,7 @@ CacheKey cubinKey(const std::string &source, const std::string &arch,
   // Two FNV-1a streams with different seeds give a 128-bit key.
   Fnv1a64 a, b(0x84222325cbf29ce4ull);
   for (Fnv1a64 *h : {&a, &b}) {
-    h->updateString("dlc-cubin-v1");
+    h->updateString("dlc-cubin-v2");
     h->updateString(source);
     h->updateString(arch);
     for (const std::string &o : options)
@@ -144,8 +144,105 @@ static void writeCacheEntry(const std::string &dir, const std::string &path,
   (void)writeFileAtomic(path, out.data(), out.size());
 }
 
-Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
-                                                const std::string &arch) {
+std::vector<KernelResources> parsePtxasInfo(const std::string &log) {
+  // ptxas -v, per entry function:
+  //   ptxas info    : Compiling entry function 'k0' for 'sm_90'
+  //   ptxas info    : Function properties for k0
+  //   ptxas         .     0 bytes stack frame, 0 bytes spill stores, ...
+  //   ptxas info    : Used 38 registers, used 0 barriers, ...
+  // Device functions that were not inlined get "Function properties" of
+  // their own; only entry functions are reported.
+  std::vector<KernelResources> out;
+  std::string properties; // the function the next stack line describes
+  KernelResources *entry = nullptr;
+  auto number = [](const std::string &line, const char *suffix,
+                   uint32_t &value) {
+    size_t at = line.find(suffix);
+    if (at == std::string::npos)
+      return;
+    size_t end = at;
+    while (end > 0 && line[end - 1] == ' ')
+      --end;
+    size_t begin = end;
+    while (begin > 0 &&
+           std::isdigit(static_cast<unsigned char>(line[begin - 1])))
+      --begin;
+    if (begin < end && end - begin <= 9)
+      value = uint32_t(std::stoul(line.substr(begin, end - begin)));
+  };
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t eol = log.find('\n', pos);
+    if (eol == std::string::npos)
+      eol = log.size();
+    std::string line = log.substr(pos, eol - pos);
+    pos = eol + 1;
+    const std::string compiling = "Compiling entry function '";
+    const std::string props = "Function properties for ";
+    if (size_t at = line.find(compiling); at != std::string::npos) {
+      size_t begin = at + compiling.size();
+      size_t end = line.find('\'', begin);
+      if (end == std::string::npos)
+        continue;
+      out.push_back({});
+      out.back().kernel = line.substr(begin, end - begin);
+      entry = &out.back();
+    } else if (size_t at = line.find(props); at != std::string::npos) {
+      properties = line.substr(at + props.size());
+      while (!properties.empty() &&
+             std::isspace(static_cast<unsigned char>(properties.back())))
+        properties.pop_back();
+    } else if (line.find("bytes stack frame") != std::string::npos) {
+      if (entry && properties == entry->kernel) {
+        number(line, "bytes stack frame", entry->stackBytes);
+        number(line, "bytes spill stores", entry->spillStoreBytes);
+        number(line, "bytes spill loads", entry->spillLoadBytes);
+      }
+    } else if (line.find(" registers") != std::string::npos &&
+               line.find("Used ") != std::string::npos) {
+      if (entry)
+        number(line, " registers", entry->registers);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+/// A cached cubin entry's payload: the resources, then the image.
+std::vector<uint8_t> encodeCubin(const CompiledCubin &c) {
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.u32(uint32_t(c.resources.size()));
+  for (const KernelResources &r : c.resources) {
+    w.string(r.kernel);
+    w.u32(r.registers);
+    w.u32(r.stackBytes);
+    w.u32(r.spillStoreBytes);
+    w.u32(r.spillLoadBytes);
+  }
+  w.blob(c.image.data(), c.image.size());
+  return out;
+}
+
+bool decodeCubin(const std::vector<uint8_t> &payload, CompiledCubin &c) {
+  ByteReader r(payload.data(), payload.size());
+  uint32_t n = 0;
+  // Each record is at least 8 (name length) + 16 bytes.
+  if (!r.u32(n) || uint64_t(n) * 24 > r.remaining())
+    return false;
+  c.resources.resize(n);
+  for (KernelResources &k : c.resources)
+    if (!(r.string(k.kernel) && r.u32(k.registers) && r.u32(k.stackBytes) &&
+          r.u32(k.spillStoreBytes) && r.u32(k.spillLoadBytes)))
+      return false;
+  return r.blob(c.image) && r.remaining() == 0 && !c.image.empty();
+}
+
+} // namespace
+
+Result<CompiledCubin> compileCuda(const std::string &source,
+                                  const std::string &arch) {
   if (!isValidArch(arch))
     return Status::error("invalid GPU architecture '" + arch +
                          "' (expected sm_XX, e.g. sm_90)");
@@ -157,24 +254,29 @@ Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
                          why);
   std::string version =
       std::to_string(nv->major) + "." + std::to_string(nv->minor);
-  // Exact math: no --use_fast_math.
+  // Exact math: no --use_fast_math. ptxas's verbose report gives each
+  // kernel's registers and spills (the log holds nothing else on success).
   std::vector<std::string> options = {"--gpu-architecture=" + arch,
-                                      "-std=c++17"};
+                                      "-std=c++17", "--ptxas-options=-v"};
 
   CacheKey key = cubinKey(source, arch, options, version);
   std::string dir = kernelCacheDir() + "/cubin";
   std::string path = dir + "/" + key.hex() + ".cubin";
-  std::vector<uint8_t> cubin;
-  if (readCacheEntry(path, key.lo, key.hi, cubin)) {
-    ++kernelCacheCounters().hits;
-    return cubin;
+  CompiledCubin result;
+  std::vector<uint8_t> payload;
+  if (readCacheEntry(path, key.lo, key.hi, payload)) {
+    if (decodeCubin(payload, result)) {
+      ++kernelCacheCounters().hits;
+      return result;
+    }
+    ++kernelCacheCounters().corruptEntries;
+    result = CompiledCubin();
   }
   ++kernelCacheCounters().misses;
 
   nvrtcProgram prog = nullptr;
-  nvrtcResult rc = nv->nvrtcCreateProgram(&prog, source.c_str(),
-                                          "dlc_kernels.cu", 0, nullptr,
-                                          nullptr);
+  nvrtcResult rc = nv->nvrtcCreateProgram(
+      &prog, source.c_str(), "dlc_kernels.cu", 0, nullptr, nullptr);
   if (rc != NVRTC_SUCCESS)
     return Status::error("nvrtcCreateProgram failed: " + nv->errorString(rc));
   std::vector<const char *> argv;
@@ -193,25 +295,47 @@ Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
   }
   if (rc != NVRTC_SUCCESS) {
     nv->nvrtcDestroyProgram(&prog);
+    // The error log without ptxas's per-kernel report.
+    std::string errors;
+    for (size_t pos = 0; pos < log.size();) {
+      size_t eol = log.find('\n', pos);
+      if (eol == std::string::npos)
+        eol = log.size();
+      std::string line = log.substr(pos, eol - pos);
+      pos = eol + 1;
+      if (line.compare(0, 5, "ptxas") == 0 &&
+          line.find("error") == std::string::npos)
+        continue;
+      errors += (errors.empty() ? "" : "\n") + line;
+    }
     return Status::error("NVRTC failed to compile the kernels for " + arch +
                          " (" + nv->errorString(rc) + ")" +
-                         (log.empty() ? "" : ":\n" + log));
+                         (errors.empty() ? "" : ":\n" + errors));
   }
   size_t size = 0;
   rc = nv->nvrtcGetCUBINSize(prog, &size);
   if (rc == NVRTC_SUCCESS && size == 0)
     rc = NVRTC_ERROR_INVALID_INPUT;
   if (rc == NVRTC_SUCCESS) {
-    cubin.resize(size);
-    rc = nv->nvrtcGetCUBIN(prog, reinterpret_cast<char *>(cubin.data()));
+    result.image.resize(size);
+    rc = nv->nvrtcGetCUBIN(prog, reinterpret_cast<char *>(result.image.data()));
   }
   nv->nvrtcDestroyProgram(&prog);
   if (rc != NVRTC_SUCCESS)
-    return Status::error(std::string(size == 0 ? "nvrtcGetCUBINSize"
-                                               : "nvrtcGetCUBIN") +
-                         " failed for " + arch + ": " + nv->errorString(rc));
-  writeCacheEntry(dir, path, key.lo, key.hi, cubin);
-  return cubin;
+    return Status::error(
+        std::string(size == 0 ? "nvrtcGetCUBINSize" : "nvrtcGetCUBIN") +
+        " failed for " + arch + ": " + nv->errorString(rc));
+  result.resources = parsePtxasInfo(log);
+  writeCacheEntry(dir, path, key.lo, key.hi, encodeCubin(result));
+  return result;
+}
+
+Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
+                                                const std::string &arch) {
+  Result<CompiledCubin> c = compileCuda(source, arch);
+  if (!c)
+    return Status::error(c.message());
+  return std::move(c->image);
 }
 
 } // namespace dlc::rt

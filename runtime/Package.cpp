@@ -63,6 +63,8 @@ constexpr uint32_t kConstants = tag("CNST");
 constexpr uint32_t kReference = tag("RFIR");
 /// Optional: the input and output names.
 constexpr uint32_t kNames = tag("NAME");
+/// Optional: ptxas's report per kernel of each cubin (Cubin::resources).
+constexpr uint32_t kResources = tag("KRES");
 
 std::string tagName(uint32_t t) {
   std::string s;
@@ -259,6 +261,28 @@ Status parseCubins(SectionParser &p, Package &pkg) {
   return p.finish();
 }
 
+/// One list of kernel resources per cubin, in the cubins' order.
+Status parseResources(SectionParser &p,
+                      std::vector<std::vector<KernelResources>> &out) {
+  uint32_t n;
+  if (!p.count(n, 4))
+    return p.failure();
+  out.resize(n);
+  for (std::vector<KernelResources> &list : out) {
+    uint32_t m;
+    // A record: name (8 + its bytes) and four counts.
+    if (!p.count(m, 24))
+      return p.failure();
+    list.resize(m);
+    for (KernelResources &k : list)
+      if (!(p.reader().string(k.kernel) && p.reader().u32(k.registers) &&
+            p.reader().u32(k.stackBytes) && p.reader().u32(k.spillStoreBytes) &&
+            p.reader().u32(k.spillLoadBytes)))
+        return p.failure();
+  }
+  return p.finish();
+}
+
 /// The reference model; since version 4 followed by its blobs.
 Status parseReference(SectionParser &p, Package &pkg, uint32_t version) {
   if (!p.reader().string(pkg.referenceIR))
@@ -377,6 +401,23 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     w.blob(c.image.data(), c.image.size());
   }
   writeSection(payload, kCubins, body);
+
+  if (std::any_of(pkg.cubins.begin(), pkg.cubins.end(),
+                  [](const Cubin &c) { return !c.resources.empty(); })) {
+    body.clear();
+    w.u32(uint32_t(pkg.cubins.size()));
+    for (const Cubin &c : pkg.cubins) {
+      w.u32(uint32_t(c.resources.size()));
+      for (const KernelResources &k : c.resources) {
+        w.string(k.kernel);
+        w.u32(k.registers);
+        w.u32(k.stackBytes);
+        w.u32(k.spillStoreBytes);
+        w.u32(k.spillLoadBytes);
+      }
+    }
+    writeSection(payload, kResources, body);
+  }
 
   body.clear();
   w.u32(uint32_t(pkg.steps.size()));
@@ -517,6 +558,7 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
 
   Package pkg;
   std::set<uint32_t> seen;
+  std::vector<std::vector<KernelResources>> resources;
   ByteReader r(payload, payloadBytes);
   while (r.remaining() > 0) {
     uint32_t sectionTag = 0, sectionFlags = 0;
@@ -550,6 +592,8 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       st = p.reader().blob(pkg.constants) ? p.finish() : p.failure();
     } else if (sectionTag == kReference) {
       st = parseReference(p, pkg, version);
+    } else if (sectionTag == kResources) {
+      st = parseResources(p, resources);
     } else if (sectionTag == kNames) {
       bool ok = true;
       for (std::vector<std::string> *names :
@@ -574,6 +618,16 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
     if (!seen.count(required))
       return Status::error("corrupt package: section '" + tagName(required) +
                            "' is missing");
+  if (seen.count(kResources)) {
+    if (resources.size() != pkg.cubins.size())
+      return Status::error("corrupt package: section 'KRES' describes " +
+                           std::to_string(resources.size()) +
+                           " cubins, the "
+                           "package has " +
+                           std::to_string(pkg.cubins.size()));
+    for (size_t i = 0; i < resources.size(); ++i)
+      pkg.cubins[i].resources = std::move(resources[i]);
+  }
   // Reference blobs kept in the constants must lie inside them (the
   // sections may come in any order, so this is checked at the end).
   for (const ReferenceBlob &b : pkg.referenceBlobs)

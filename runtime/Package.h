@@ -134,10 +134,24 @@ struct KernelInfo {
   bool usesBarriers = false;
 };
 
+/// What ptxas reported for one __global__ function of a cubin.
+struct KernelResources {
+  std::string kernel;
+  uint32_t registers = 0;
+  /// Per-thread stack frame (local arrays and spilled registers).
+  uint32_t stackBytes = 0;
+  uint32_t spillStoreBytes = 0;
+  uint32_t spillLoadBytes = 0;
+  bool spills() const { return spillStoreBytes != 0 || spillLoadBytes != 0; }
+};
+
 /// A cubin compiled from cudaSource for one GPU architecture ("sm_90").
 struct Cubin {
   std::string arch;
   std::vector<uint8_t> image;
+  /// ptxas's report per kernel (optional section KRES; empty in packages
+  /// written before it existed).
+  std::vector<KernelResources> resources;
 };
 
 /// Every constant starts at a multiple of this offset in Package::constants

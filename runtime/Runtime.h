@@ -42,6 +42,17 @@ std::string defaultCudaArch(const std::string &fallback = "sm_90");
 /// the error holds NVRTC's log.
 Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
                                                 const std::string &arch);
+/// A cubin and what ptxas reported for each of its kernels.
+struct CompiledCubin {
+  std::vector<uint8_t> image;
+  std::vector<KernelResources> resources;
+};
+/// compileCudaToCubin with ptxas's per-kernel report (registers, stack,
+/// spills), which the kernel cache keeps with the image.
+Result<CompiledCubin> compileCuda(const std::string &source,
+                                  const std::string &arch);
+/// The entry functions of ptxas's verbose log (`--ptxas-options=-v`).
+std::vector<KernelResources> parsePtxasInfo(const std::string &log);
 /// The NVRTC version as "13.0", or an error if NVRTC cannot be loaded.
 Result<std::string> nvrtcVersion();
 /// $DLC_CACHE_DIR, else $XDG_CACHE_HOME/dlc, else ~/.cache/dlc.

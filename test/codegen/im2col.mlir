@@ -17,7 +17,7 @@
 
 // SIM: check output_0: relative error {{.*}} ok
 
-// NVRTC: cubins: sm_80 sm_90
+// NVRTC: cubins: sm_80 (at most {{[0-9]+}} registers, no spills) sm_90 (at most {{[0-9]+}} registers, no spills)
 
 func.func @main(%x: tensor<1x12x8x3xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<1x16x1x1xf32>) -> tensor<1x16x12x8xf32> {
   %t = dlc.transpose %x {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x12x8x3xf32>) -> tensor<1x3x12x8xf32>

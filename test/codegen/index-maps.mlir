@@ -56,7 +56,7 @@
 // CHECK-NEXT: const float [[X:v[0-9]+]] = in0[[[L]]];
 // CHECK-NEXT: const float [[N:v[0-9]+]] = -[[X]];
 
-// NVRTC: cubins: sm_80 sm_90
+// NVRTC: cubins: sm_80 (at most {{[0-9]+}} registers, no spills) sm_90 (at most {{[0-9]+}} registers, no spills)
 
 // SIM: check output_0: relative error {{.*}} ok
 // SIM: check output_1: relative error {{.*}} ok

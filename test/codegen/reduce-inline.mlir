@@ -30,7 +30,7 @@
 // CHECK-NEXT: for (int [[K:k[0-9]+]] = 0; [[K]] < 4; ++[[K]]) {
 // CHECK: if ([[BI]] < 0 || [[X:v[0-9]+]] > [[BV]]) { [[BV]] = [[X]]; [[BI]] = [[K]]; }
 
-// NVRTC: cubins: sm_80 sm_90
+// NVRTC: cubins: sm_80 (at most {{[0-9]+}} registers, no spills) sm_90 (at most {{[0-9]+}} registers, no spills)
 
 // SIM: check output_0: relative error {{.*}} ok
 // SIM: check output_1: relative error {{.*}} ok

@@ -115,7 +115,7 @@
 // CHECK-NEXT: out0[row] = [[BI]];
 // CHECK-NEXT: out1[row] = {{acc[0-9]+}};
 
-// NVRTC: cubins: sm_80 sm_90
+// NVRTC: cubins: sm_80 (at most {{[0-9]+}} registers, no spills) sm_90 (at most {{[0-9]+}} registers, no spills)
 
 // SIM: check output_0: relative error {{.*}} ok
 // SIM: check output_1: relative error {{.*}} ok

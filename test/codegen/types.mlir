@@ -42,7 +42,7 @@
 // CHECK: const long long [[W:v[0-9]+]] = (long long){{v[0-9]+}};
 // CHECK-NEXT: const long long {{v[0-9]+}} = dlc_mul([[W]], 3000000000LL);
 
-// NVRTC: cubins: sm_80 sm_90
+// NVRTC: cubins: sm_80 (at most {{[0-9]+}} registers, no spills) sm_90 (at most {{[0-9]+}} registers, no spills)
 
 // SIM: check output_0: relative error {{.*}} ok
 // SIM: check output_1: relative error {{.*}} ok

@@ -15,7 +15,7 @@
 // output_1: an additive f16 mask input, 33 queries, 50 keys, head 80;
 // output_2: softmax computed in f32 between casts, head 40, value size 24.
 
-// COMPILE: cubins: sm_80 sm_90
+// COMPILE: cubins: sm_80 (at most {{[0-9]+}} registers, {{[^)]*}}) sm_90 (at most {{[0-9]+}} registers, {{[^)]*}})
 
 // FUSED-NOT: dlc.exp
 // FUSED-COUNT-3: dlc.attention

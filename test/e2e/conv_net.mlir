@@ -10,7 +10,7 @@
 // strided slice are direct kernels.
 
 // COMPILE: 25 ops -> 15 fused kernels, 4 GEMM calls
-// COMPILE-SAME: cubins: sm_80 sm_90
+// COMPILE-SAME: cubins: sm_80 (at most {{[0-9]+}} registers, no spills) sm_90 (at most {{[0-9]+}} registers, no spills)
 
 // CHECK: check output_0: relative error {{.*}} ok
 // CHECK: check output_1: relative error {{.*}} ok

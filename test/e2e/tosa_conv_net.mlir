@@ -6,7 +6,7 @@
 // max_pool2d, avg_pool2d (padding not counted), resize (bilinear half pixel
 // and nearest asymmetric), transpose_conv2d with bias, and a batched gather.
 
-// COMPILE: cubins: sm_80 sm_90
+// COMPILE: cubins: sm_80 (at most {{[0-9]+}} registers, no spills) sm_90 (at most {{[0-9]+}} registers, no spills)
 
 // CHECK: check output_0: relative error {{.*}} ok
 // CHECK: check output_1: relative error {{.*}} ok

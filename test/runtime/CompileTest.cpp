@@ -80,6 +80,84 @@ TEST_F(NvrtcTest, CompilesForSm80AndSm90) {
   EXPECT_EQ(entries().size(), 2u);
 }
 
+/// 64 values live at once under a 32-register bound: ptxas spills.
+const char *kSpilling = R"cuda(
+extern "C" __global__ void __launch_bounds__(1024, 2)
+spill(const float *__restrict__ x, float *__restrict__ y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v[64];
+#pragma unroll
+  for (int j = 0; j < 64; ++j)
+    v[j] = x[i * 64 + j];
+  float s = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 64; ++j)
+    s = s * v[63 - j] + v[j];
+  y[i] = s;
+}
+extern "C" __global__ void small(float *p) { p[threadIdx.x] = 1.0f; }
+)cuda";
+
+TEST(PtxasInfo, ParsesEntryFunctions) {
+  const char *log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Function properties for dlc_helper\n"
+      "ptxas         .     48 bytes stack frame, 8 bytes spill stores, 8 "
+      "bytes spill loads\n"
+      "ptxas info    : Compiling entry function 'k0' for 'sm_90'\n"
+      "ptxas info    : Function properties for k0\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes "
+      "spill loads\n"
+      "ptxas info    : Used 38 registers, used 0 barriers\n"
+      "ptxas info    : Compile time = 4.854 ms\n"
+      "ptxas info    : Compiling entry function 'attn0' for 'sm_90'\n"
+      "ptxas info    : Function properties for attn0\n"
+      "ptxas         .     272 bytes stack frame, 272 bytes spill stores, 328 "
+      "bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 272 bytes "
+      "cumulative stack size, 16384 bytes smem, 400 bytes cmem[0]";
+  std::vector<KernelResources> r = parsePtxasInfo(log);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].kernel, "k0");
+  EXPECT_EQ(r[0].registers, 38u);
+  EXPECT_EQ(r[0].stackBytes, 0u);
+  EXPECT_FALSE(r[0].spills());
+  EXPECT_EQ(r[1].kernel, "attn0");
+  EXPECT_EQ(r[1].registers, 255u);
+  EXPECT_EQ(r[1].stackBytes, 272u);
+  EXPECT_EQ(r[1].spillStoreBytes, 272u);
+  EXPECT_EQ(r[1].spillLoadBytes, 328u);
+  EXPECT_TRUE(r[1].spills());
+  // Nothing recognisable: nothing reported.
+  EXPECT_TRUE(parsePtxasInfo("").empty());
+  EXPECT_TRUE(
+      parsePtxasInfo("ptxas info : Compiling entry function 'x").empty());
+}
+
+TEST_F(NvrtcTest, ReportsRegistersAndSpillsThroughTheCache) {
+  for (int pass = 0; pass < 2; ++pass) {
+    KernelCacheStats before = kernelCacheStats();
+    Result<CompiledCubin> c = compileCuda(kSpilling, "sm_90");
+    ASSERT_TRUE(c.isOk()) << c.message();
+    expectCubin(c->image);
+    KernelCacheStats after = kernelCacheStats();
+    // The second compile is a cache hit that keeps the report.
+    EXPECT_EQ(after.hits - before.hits, uint64_t(pass));
+    ASSERT_EQ(c->resources.size(), 2u);
+    const KernelResources *spill = nullptr, *small = nullptr;
+    for (const KernelResources &r : c->resources)
+      (r.kernel == "spill" ? spill : small) = &r;
+    ASSERT_TRUE(spill && small);
+    EXPECT_EQ(small->kernel, "small");
+    EXPECT_LE(spill->registers, 32u);
+    EXPECT_GT(spill->registers, 0u);
+    EXPECT_TRUE(spill->spills());
+    EXPECT_GT(spill->stackBytes, 0u);
+    EXPECT_FALSE(small->spills());
+    EXPECT_GT(small->registers, 0u);
+  }
+}
+
 TEST_F(NvrtcTest, ErrorsCarryTheNvrtcLog) {
   Result<std::vector<uint8_t>> r = compileCudaToCubin(
       "extern \"C\" __global__ void k(float *p) { p[0] = undefined_thing; }",

@@ -36,6 +36,7 @@ Package samplePackage() {
   p.kernels = {{"k0", false}, {"k1", true}};
   p.cubins = {{"sm_80", {0x7f, 'E', 'L', 'F', 1, 2, 3}},
               {"sm_90a", std::vector<uint8_t>(1000, 0xab)}};
+  p.cubins[1].resources = {{"k0", 40, 0, 0, 0}, {"k1", 255, 272, 272, 328}};
   p.arenaBytes = 1024;
   p.constants = {1, 2, 3, 4, 5, 6, 7, 8};
   p.referenceIR = "func.func @forward() { return }";
@@ -240,6 +241,16 @@ void expectEqual(const Package &a, const Package &b) {
   for (size_t i = 0; i < a.cubins.size(); ++i) {
     EXPECT_EQ(a.cubins[i].arch, b.cubins[i].arch);
     EXPECT_EQ(a.cubins[i].image, b.cubins[i].image);
+    ASSERT_EQ(a.cubins[i].resources.size(), b.cubins[i].resources.size());
+    for (size_t k = 0; k < a.cubins[i].resources.size(); ++k) {
+      const KernelResources &x = a.cubins[i].resources[k],
+                            &y = b.cubins[i].resources[k];
+      EXPECT_EQ(x.kernel, y.kernel);
+      EXPECT_EQ(x.registers, y.registers);
+      EXPECT_EQ(x.stackBytes, y.stackBytes);
+      EXPECT_EQ(x.spillStoreBytes, y.spillStoreBytes);
+      EXPECT_EQ(x.spillLoadBytes, y.spillLoadBytes);
+    }
   }
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (size_t i = 0; i < a.steps.size(); ++i) {
@@ -533,6 +544,67 @@ TEST(Package, RejectsReferenceBlobsOutsideTheConstants) {
   r = deserializePackage(serializePackage(p));
   ASSERT_FALSE(r.isOk());
   EXPECT_THAT(r.message(), HasSubstr("with alignment 0"));
+}
+
+/// The offset of section `tag`'s header in `payload`, or npos.
+size_t findSection(const std::vector<uint8_t> &payload, uint32_t tag) {
+  size_t pos = 0;
+  while (pos + 16 <= payload.size()) {
+    ByteReader h(payload.data() + pos, 16);
+    uint32_t t = 0, flags = 0;
+    uint64_t len = 0;
+    h.u32(t);
+    h.u32(flags);
+    h.u64(len);
+    if (t == tag)
+      return pos;
+    pos += 16 + len;
+  }
+  return std::string::npos;
+}
+
+TEST(Package, KernelResourcesAreAnOptionalSection) {
+  constexpr uint32_t kKres = 0x5345524b; // "KRES"
+  // Without any report (packages of --no-cubin, or written before the
+  // section existed) there is no section, and none is needed.
+  Package plain = samplePackage();
+  plain.cubins[1].resources.clear();
+  std::vector<uint8_t> bytes = serializePackage(plain);
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  EXPECT_EQ(findSection(payload, kKres), std::string::npos);
+  Result<Package> r = deserializePackage(bytes);
+  ASSERT_TRUE(r.isOk()) << r.message();
+  expectEqual(plain, *r);
+
+  bytes = serializePackage(samplePackage());
+  payload.assign(bytes.begin() + 32, bytes.end());
+  size_t at = findSection(payload, kKres);
+  ASSERT_NE(at, std::string::npos);
+  // A well-formed report for another number of cubins: the section
+  // replaced by one describing a single cubin without kernels.
+  ByteReader h(payload.data() + at, 16);
+  uint32_t tag = 0, flags = 0;
+  uint64_t len = 0;
+  ASSERT_TRUE(h.u32(tag) && h.u32(flags) && h.u64(len));
+  std::vector<uint8_t> other(payload.begin(), payload.begin() + long(at));
+  other.insert(other.end(), payload.begin() + long(at + 16 + len),
+               payload.end());
+  ByteWriter w(other);
+  w.u32(kKres);
+  w.u32(0);
+  w.u64(8);
+  w.u32(1);
+  w.u32(0);
+  r = deserializePackage(withPayload(other));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(), "corrupt package: section 'KRES' describes 1 "
+                         "cubins, the package has 2");
+  // A count larger than the section can hold.
+  other = payload;
+  other[at + 16 + 4 + 3] = 0x7f; // first cubin's record count
+  r = deserializePackage(withPayload(other));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("section 'KRES'"));
 }
 
 TEST(Support, Xxh64MatchesTheReferenceImplementation) {

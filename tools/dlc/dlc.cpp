@@ -89,6 +89,11 @@ static cl::opt<unsigned> maxOpsPerKernel(
     cl::desc("Largest number of operations in one fused kernel (default: "
              "dlc-fuse's)"),
     cl::init(0), cl::cat(dlcCategory));
+static cl::opt<unsigned> maxOutputsPerKernel(
+    "max-outputs-per-kernel",
+    cl::desc("Largest number of results one fused kernel writes (default: "
+             "dlc-fuse's)"),
+    cl::init(0), cl::cat(dlcCategory));
 static cl::opt<bool> noInPlace("no-in-place",
                                cl::desc("Disable in-place kernel outputs"),
                                cl::cat(dlcCategory));
@@ -197,6 +202,7 @@ static ::dlc::CompileOptions compileOptions() {
   options.graphRewrites = !noGraphRewrites;
   options.referenceModel = !noReferenceModel;
   options.maxOpsPerKernel = maxOpsPerKernel;
+  options.maxOutputsPerKernel = maxOutputsPerKernel;
   options.inPlace = !noInPlace;
   options.compileCubins = !noCubin;
   options.tf32 = tf32;
@@ -326,8 +332,23 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
      << humanBytes(package.intermediateBytes) << " of intermediates";
   if (!package.cubins.empty()) {
     os << "; cubins:";
-    for (const rt::Cubin &c : package.cubins)
+    for (const rt::Cubin &c : package.cubins) {
       os << " " << c.arch;
+      // ptxas's report: the largest register count, and any spills.
+      if (c.resources.empty())
+        continue;
+      uint32_t registers = 0, spilling = 0;
+      for (const rt::KernelResources &r : c.resources) {
+        registers = std::max(registers, r.registers);
+        spilling += r.spills() ? 1 : 0;
+      }
+      os << " (at most " << registers << " registers, ";
+      if (spilling)
+        os << spilling << (spilling == 1 ? " kernel spills" : " kernels spill");
+      else
+        os << "no spills";
+      os << ")";
+    }
   }
   os << "\n";
 }

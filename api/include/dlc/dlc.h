@@ -47,6 +47,8 @@ struct CompileOptions {
   /// Largest number of operations in one fused kernel; 0 keeps dlc-fuse's
   /// default.
   unsigned maxOpsPerKernel = 0;
+  /// Largest number of results one fused kernel writes (0: the default).
+  unsigned maxOutputsPerKernel = 0;
   bool planMemory = true;
   bool inPlace = true;
   /// Canonicalization and CSE after lowering (off only to test that results
