@@ -56,6 +56,19 @@ for case in "$seeds/mlir"/*; do
     rm -f "$out"
   fi
 done
+# A few with an sm_90 cubin, so the seeds hold the CUBN images and ptxas's
+# per-kernel report (the optional KRES section) too.
+n=0
+for case in "$seeds/mlir"/test_codegen_*; do
+  out="$seeds/package/$(basename "$case").cubin.dlcpkg"
+  if "$build/bin/dlc" compile "$case" --arch=sm_90 --no-cache -o "$out" >/dev/null 2>&1 &&
+     [ "$(stat -c %s "$out")" -le 262144 ]; then
+    n=$((n + 1))
+  else
+    rm -f "$out"
+  fi
+  [ "$n" -ge 6 ] && break
+done
 # ONNX seeds: the models of the ONNX lit tests (test/onnx/onnx_cases.py,
 # which needs Debian's python3-onnx), up to 256 KiB each.
 if /usr/bin/python3 -c "import onnx" 2>/dev/null; then
