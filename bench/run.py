@@ -355,7 +355,8 @@ def markdown(results):
               "Each step's median time (dlc-run --profile, direct launches), its bytes "
               "(each buffer it reads or writes once) and FLOPs, as a fraction of the "
               "copy bandwidth (kernels, copies) or of the GEMM ceiling of the model's "
-              "dtype (GEMMs). The five slowest steps of each model:", ""]
+              "dtype (GEMMs, and kernels with matrix products: flash attention). "
+              "The five slowest steps of each model:", ""]
     for e in results.get("models", []):
         steps = ((e.get("dlc") or {}).get("profile") or [])
         if not steps:
@@ -437,9 +438,12 @@ def profile_fractions(report, ceilings, dtype, tf32=False):
         ms = s["ms"] or 0.0
         gbps = s["bytes"] / (ms * 1e6) if ms > 0 else 0.0
         tflops = s["flops"] / (ms * 1e9) if ms > 0 and s["flops"] else None
-        if s["kind"] == "gemm" and tflops and gemm_ceiling:
+        # Matrix work (a GEMM, or a kernel with products of its own such
+        # as flash attention, whose FLOPs the package records) against the
+        # GEMM rate; everything else against the copy bandwidth.
+        if tflops and gemm_ceiling:
             fraction = tflops / gemm_ceiling
-        elif s["kind"] != "gemm" and ceilings.get("copy_GBps"):
+        elif not s["flops"] and ceilings.get("copy_GBps"):
             fraction = gbps / ceilings["copy_GBps"]
         else:
             fraction = None

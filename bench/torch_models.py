@@ -254,6 +254,28 @@ class AddLayerNormModel(nn.Module):
         return self.ln(x + residual)
 
 
+class AttentionModel(nn.Module):
+    """Scaled dot-product attention on q, k, v [batch * heads, seq, head
+    dim], the softmax in f32, as gen_models.py writes it (or through SDPA
+    with USE_SDPA: FlashAttention-2's kernels on PyTorch 2.x)."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.causal = cfg["causal"]
+        self.scale = 1.0 / math.sqrt(cfg["head_dim"])
+
+    def forward(self, q, k, v):
+        if USE_SDPA:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
+        w = torch.matmul(q, k.transpose(-1, -2)).float() * self.scale
+        if self.causal:
+            s = q.shape[-2]
+            mask = torch.ones(s, s, dtype=torch.bool, device=q.device).tril()
+            w = torch.where(mask, w, torch.full((), MASK_VALUE, device=q.device))
+        probs = torch.softmax(w, dim=-1).to(v.dtype)
+        return torch.matmul(probs, v)
+
+
 MODULES = {
     "mlp": Mlp,
     "bert": BertLayer,
@@ -262,6 +284,7 @@ MODULES = {
     "softmax": SoftmaxModel,
     "bias_gelu": BiasGeluModel,
     "add_layernorm": AddLayerNormModel,
+    "attention": AttentionModel,
 }
 
 

@@ -35,6 +35,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 using namespace mlir;
@@ -548,6 +549,13 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
 
   out.op = op;
   out.info.name = name;
+  // Query row i sees keys [0, i + 1 + sk - sq) when causal.
+  double pairs = 0;
+  for (int64_t i = 0; i < sq; ++i)
+    pairs += op.getCausal()
+                 ? double(std::clamp<int64_t>(i + 1 + sk - sq, 0, sk))
+                 : double(sk);
+  out.flops = 2.0 * double(d + dv) * pairs * double(batches);
   out.label =
       fmt::format("{}: attention {}x{}x{} d{}", name, batches, sq, sk, d);
   if (dv != d)

@@ -29,6 +29,9 @@ struct EmittedAttention {
   /// The kernel's input parameters, in order: q, k, v and the mask, each
   /// distinct value once (a packed QKV tensor is one parameter).
   SmallVector<Value> inputs;
+  /// The two products' FLOPs over the query-key pairs computed (a causal
+  /// attention skips the masked ones): 2 (d + dv) per pair and batch.
+  double flops = 0;
 };
 
 /// Appends the kernels of every top-level dlc.attention of `func`, in order,

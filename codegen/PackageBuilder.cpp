@@ -556,6 +556,7 @@ FailureOr<rt::Package> PackageBuilder::build() {
       if (failed(addLaunch(attention, emitted.info, emitted.grid, emitted.block,
                            /*sharedBytes=*/0, emitted.label, emitted.inputs)))
         return failure();
+      pkg.steps.back().kernel.flops = emitted.flops;
     } else if (isa<func::ReturnOp>(op)) {
       continue;
     } else {

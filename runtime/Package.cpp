@@ -65,6 +65,9 @@ constexpr uint32_t kReference = tag("RFIR");
 constexpr uint32_t kNames = tag("NAME");
 /// Optional: ptxas's report per kernel of each cubin (Cubin::resources).
 constexpr uint32_t kResources = tag("KRES");
+/// Optional: the FLOPs of kernel steps with matrix products
+/// (KernelStep::flops).
+constexpr uint32_t kKernelFlops = tag("KFLP");
 
 std::string tagName(uint32_t t) {
   std::string s;
@@ -261,6 +264,19 @@ Status parseCubins(SectionParser &p, Package &pkg) {
   return p.finish();
 }
 
+/// (step index, FLOPs) of the kernel steps with matrix products.
+Status parseKernelFlops(SectionParser &p,
+                        std::vector<std::pair<uint32_t, double>> &out) {
+  uint32_t n;
+  if (!p.count(n, 12))
+    return p.failure();
+  out.resize(n);
+  for (auto &[step, flops] : out)
+    if (!(p.reader().u32(step) && p.reader().f64(flops)))
+      return p.failure();
+  return p.finish();
+}
+
 /// One list of kernel resources per cubin, in the cubins' order.
 Status parseResources(SectionParser &p,
                       std::vector<std::vector<KernelResources>> &out) {
@@ -419,6 +435,21 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     writeSection(payload, kResources, body);
   }
 
+  std::vector<std::pair<uint32_t, double>> kernelFlops;
+  for (size_t i = 0; i < pkg.steps.size(); ++i)
+    if (pkg.steps[i].kind == Step::Kind::Kernel &&
+        pkg.steps[i].kernel.flops != 0)
+      kernelFlops.push_back({uint32_t(i), pkg.steps[i].kernel.flops});
+  if (!kernelFlops.empty()) {
+    body.clear();
+    w.u32(uint32_t(kernelFlops.size()));
+    for (auto [step, flops] : kernelFlops) {
+      w.u32(step);
+      w.f64(flops);
+    }
+    writeSection(payload, kKernelFlops, body);
+  }
+
   body.clear();
   w.u32(uint32_t(pkg.steps.size()));
   for (const Step &s : pkg.steps) {
@@ -559,6 +590,7 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
   Package pkg;
   std::set<uint32_t> seen;
   std::vector<std::vector<KernelResources>> resources;
+  std::vector<std::pair<uint32_t, double>> kernelFlops;
   ByteReader r(payload, payloadBytes);
   while (r.remaining() > 0) {
     uint32_t sectionTag = 0, sectionFlags = 0;
@@ -594,6 +626,8 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       st = parseReference(p, pkg, version);
     } else if (sectionTag == kResources) {
       st = parseResources(p, resources);
+    } else if (sectionTag == kKernelFlops) {
+      st = parseKernelFlops(p, kernelFlops);
     } else if (sectionTag == kNames) {
       bool ok = true;
       for (std::vector<std::string> *names :
@@ -627,6 +661,16 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
                            std::to_string(pkg.cubins.size()));
     for (size_t i = 0; i < resources.size(); ++i)
       pkg.cubins[i].resources = std::move(resources[i]);
+  }
+  for (auto [step, flops] : kernelFlops) {
+    if (step >= pkg.steps.size() || pkg.steps[step].kind != Step::Kind::Kernel)
+      return Status::error("corrupt package: section 'KFLP' gives FLOPs to "
+                           "step " +
+                           std::to_string(step) + ", which is not a kernel");
+    if (!(flops >= 0 && flops < 1e30))
+      return Status::error("corrupt package: section 'KFLP' gives step " +
+                           std::to_string(step) + " an invalid FLOP count");
+    pkg.steps[step].kernel.flops = flops;
   }
   // Reference blobs kept in the constants must lie inside them (the
   // sections may come in any order, so this is checked at the end).

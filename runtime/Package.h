@@ -56,6 +56,10 @@ struct KernelStep {
   uint32_t block[3] = {1, 1, 1};
   uint32_t sharedBytes = 0;
   std::vector<BufferRef> args;
+  /// Floating-point operations of the kernel's matrix products (flash
+  /// attention: 2 * (d + dv) per query-key pair it computes), 0 for a
+  /// memory-bound kernel. In the optional section KFLP.
+  double flops = 0;
 };
 
 /// The activation at the end of a GEMM (GemmStep::epilogue).

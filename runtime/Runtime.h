@@ -89,7 +89,8 @@ struct StepProfile {
   /// once, at its full size; an in-place kernel's operand and result both
   /// count.
   uint64_t bytes = 0;
-  /// Floating-point operations: 2*m*n*k*batch for a GEMM, 0 otherwise.
+  /// Floating-point operations: 2*m*n*k*batch for a GEMM, the products of
+  /// a kernel that has them (flash attention), 0 otherwise.
   double flops = 0;
   /// This step's fraction of the sum of all steps' medians (0..1).
   double share = 0;

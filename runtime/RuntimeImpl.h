@@ -111,6 +111,8 @@ summarizeProfile(const Package &package,
     if (step.kind == Step::Kind::Gemm)
       p.flops = 2.0 * double(step.gemm.m) * double(step.gemm.n) *
                 double(step.gemm.k) * double(step.gemm.batch);
+    else if (step.kind == Step::Kind::Kernel)
+      p.flops = step.kernel.flops;
     std::vector<double> &t = times[i];
     if (!t.empty()) {
       std::sort(t.begin(), t.end());

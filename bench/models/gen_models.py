@@ -18,6 +18,12 @@ Models (--size bench; --size smoke gives tiny versions for CI):
   layernorm, softmax, bias_gelu, add_layernorm
                   row microbenchmarks on 16384 x 8192 (512 MiB in f32, ten
                   times the 50 MB L2 of an H100)
+  attention_s2048_d64, attention_s2048_d128, attention_causal_s2048_d128
+                  scaled dot-product attention on q, k, v [batch * heads,
+                  seq, head dim]: batch 4, seq 2048, 16 heads of 64 or 8 of
+                  128 (the same 68.7 GFLOP; causal counts the computed half),
+                  written as the explicit products and softmax that dlc
+                  forms into one flash-attention kernel
 each as <name>_f32 and <name>_bf16 (weights, inputs, outputs and every
 tensor between kernels in bf16; layer norms, softmaxes and GELUs compute in
 f32 inside their kernels, as PyTorch does).
@@ -61,12 +67,18 @@ SIZES = {
                      shapes=[(8, 128), (32, 128), (8, 512), (32, 512)]),
         "gpt2": dict(hidden=768, heads=12, ffn=3072, shapes=[(8, 1024)]),
         "micro": dict(rows=16384, cols=8192),
+        "attention": [dict(batch=4, heads=16, seq=2048, head_dim=64, causal=False),
+                      dict(batch=4, heads=8, seq=2048, head_dim=128, causal=False),
+                      dict(batch=4, heads=8, seq=2048, head_dim=128, causal=True)],
     },
     "smoke": {
         "mlp": dict(batch=8, width=64, layers=4),
         "bert": dict(hidden=64, heads=4, ffn=128, shapes=[(2, 16)]),
         "gpt2": dict(hidden=64, heads=4, ffn=256, shapes=[(2, 32)]),
         "micro": dict(rows=32, cols=96),
+        "attention": [dict(batch=1, heads=2, seq=80, head_dim=16, causal=False),
+                      dict(batch=1, heads=1, seq=80, head_dim=32, causal=False),
+                      dict(batch=1, heads=1, seq=80, head_dim=32, causal=True)],
     },
 }
 
@@ -533,6 +545,25 @@ def build_add_layernorm(g, cfg):
     return y, "Residual add and LayerNorm over the last axis of [%d, %d]." % (r, c)
 
 
+def build_attention(g, cfg):
+    b, h, s, dh, causal = (cfg["batch"], cfg["heads"], cfg["seq"], cfg["head_dim"],
+                           cfg["causal"])
+    q = g.activation("q", [b * h, s, dh], "attention_d%d/q" % dh)
+    k = g.activation("k", [b * h, s, dh], "attention_d%d/k" % dh)
+    v = g.activation("v", [b * h, s, dh], "attention_d%d/v" % dh)
+    scores = g.matmul(q, k, transpose_b=True)
+    mask = None
+    if causal:
+        mask = g.cmp("ge", g.iota(s, [1, s, 1]), g.iota(s, [1, 1, s]))
+        # The masked half is not computed: FLOPs as FlashAttention counts them.
+        g.flops -= 2 * b * h * (s * (s - 1) // 2) * dh * 2
+    probs = g.softmax(scores, 1.0 / math.sqrt(dh), mask)
+    out = g.matmul(probs, v)
+    return out, ("Scaled dot-product attention%s: q, k, v [%d, %d, %d] (batch %d x %d\n"
+                 "heads, seq %d, head dim %d), the softmax in f32." % (
+                     " (causal)" if causal else "", b * h, s, dh, b, h, s, dh))
+
+
 MICRO = {
     "layernorm": build_layernorm,
     "softmax": build_softmax,
@@ -552,6 +583,10 @@ def model_specs(size):
             specs.append(("%s_b%d_s%d" % (family, b, s), family, builder, conf))
     for name, builder in MICRO.items():
         specs.append((name, "micro/" + name, builder, dict(cfg["micro"])))
+    for c in cfg["attention"]:
+        name = "attention_%ss%d_d%d" % ("causal_" if c["causal"] else "", c["seq"],
+                                        c["head_dim"])
+        specs.append((name, "attention", build_attention, dict(c)))
     return specs
 
 

@@ -64,6 +64,7 @@ Package samplePackage() {
   k.kernel.args = {ref(BufferRef::Kind::Input, 0, 0, 128),
                    ref(BufferRef::Kind::Constant, 0, 4, 4),
                    ref(BufferRef::Kind::Arena, 0, 256, 512)};
+  k.kernel.flops = 6.875e10;
   p.steps.push_back(k);
 
   Step g;
@@ -265,6 +266,7 @@ void expectEqual(const Package &a, const Package &b) {
         EXPECT_EQ(x.kernel.block[d], y.kernel.block[d]);
       }
       EXPECT_EQ(x.kernel.sharedBytes, y.kernel.sharedBytes);
+      EXPECT_EQ(x.kernel.flops, y.kernel.flops);
       ASSERT_EQ(x.kernel.args.size(), y.kernel.args.size());
       for (size_t j = 0; j < x.kernel.args.size(); ++j)
         EXPECT_TRUE(sameRef(x.kernel.args[j], y.kernel.args[j]));
@@ -607,6 +609,39 @@ TEST(Package, KernelResourcesAreAnOptionalSection) {
   EXPECT_THAT(r.message(), HasSubstr("section 'KRES'"));
 }
 
+TEST(Package, KernelFlopsAreAnOptionalSection) {
+  constexpr uint32_t kKflp = 0x504c464b; // "KFLP"
+  Package plain = samplePackage();
+  plain.steps[0].kernel.flops = 0;
+  std::vector<uint8_t> bytes = serializePackage(plain);
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  EXPECT_EQ(findSection(payload, kKflp), std::string::npos);
+
+  bytes = serializePackage(samplePackage());
+  payload.assign(bytes.begin() + 32, bytes.end());
+  size_t at = findSection(payload, kKflp);
+  ASSERT_NE(at, std::string::npos);
+  // The record names step 0; point it at the GEMM (step 1), then past the
+  // steps.
+  for (uint8_t step : {1, 9}) {
+    std::vector<uint8_t> other = payload;
+    other[at + 16 + 4] = step;
+    Result<Package> r = deserializePackage(withPayload(other));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.message(), "corrupt package: section 'KFLP' gives FLOPs to "
+                           "step " +
+                               std::to_string(step) +
+                               ", which is not a kernel");
+  }
+  // A negative count.
+  std::vector<uint8_t> negative = payload;
+  negative[at + 16 + 4 + 4 + 7] |= 0x80; // the f64's sign bit
+  Result<Package> r = deserializePackage(withPayload(negative));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(), "corrupt package: section 'KFLP' gives step 0 an "
+                         "invalid FLOP count");
+}
+
 TEST(Support, Xxh64MatchesTheReferenceImplementation) {
   // Values of the reference xxHash (python3-xxhash 3.2.0): the empty input,
   // the tail paths (1, 3, 31 bytes), whole and partial 32-byte stripes.
@@ -633,6 +668,8 @@ TEST(Support, Xxh64MatchesTheReferenceImplementation) {
 
 TEST(Package, RejectsCorruptEpilogues) {
   Package p = samplePackage();
+  // The steps are replaced by one GEMM: no kernel step keeps FLOPs.
+  p.steps[0].kernel.flops = 0;
   std::vector<uint8_t> bytes = serializePackage(p);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
   const GemmStep &g = p.steps[3].gemm;

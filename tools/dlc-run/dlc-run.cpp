@@ -261,7 +261,7 @@ void printProfile(const std::vector<rt::StepProfile> &steps,
   std::printf("total: %.4f ms, %s moved, %.3f GB/s", totalMs,
               ::dlc::tools::formatBytesForReport(totalBytes).c_str(), gbps);
   if (totalFlops > 0)
-    std::printf(", %.0f GEMM FLOPs", totalFlops);
+    std::printf(", %.0f FLOPs of matrix products", totalFlops);
   std::printf(", %zu steps\n", steps.size());
 }
 

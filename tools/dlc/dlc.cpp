@@ -380,7 +380,7 @@ static void printProfile(const std::vector<rt::StepProfile> &steps,
   os << llvm::format("total: %.4f ms, %s moved, %.3f GB/s", totalMs,
                      humanBytes(totalBytes).c_str(), gbps);
   if (totalFlops > 0)
-    os << llvm::format(", %.0f GEMM FLOPs", totalFlops);
+    os << llvm::format(", %.0f FLOPs of matrix products", totalFlops);
   os << ", " << steps.size() << " steps\n";
 }
 
