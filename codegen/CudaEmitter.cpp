@@ -2006,9 +2006,9 @@ void KernelEmitter::emitPointwise(EmittedKernel &out) {
   // Two versions of the body: vector loads and stores when every pointer
   // that has them is aligned for them, else element by element. One test
   // of all pointers keeps each version straight-line code: with a test per
-  // pointer, ptxas keeps every result of the thread's elements in registers
-  // until the last test (f16 kernels with 12 inputs and outputs took 109
-  // registers instead of 36).
+  // pointer, ptxas kept every result of the thread's elements in registers
+  // until the last test (f16 kernels with 16 inputs and results took 146
+  // registers; docs/fusion.md has the measurements).
   alignTerms.clear();
   for (int version = 0; version < 2; ++version) {
     scalarPath = version == 1;
@@ -2022,7 +2022,12 @@ void KernelEmitter::emitPointwise(EmittedKernel &out) {
                                storageType(elemOf(v)), k, vec));
     Scope *loop = openScope(
         path,
-        fmt::format("#pragma unroll\nfor (int v = 0; v < {0}; ++v) {{", vec),
+        // The element-by-element version is not unrolled: unrolled, ptxas
+        // hoists all its loads and the kernel needs their registers on
+        // either path (f32 with 24 inputs and results: 128 registers; not
+        // unrolled, 32).
+        fmt::format("#pragma unroll{}\nfor (int v = 0; v < {}; ++v) {{",
+                    scalarPath ? " 1" : "", vec),
         /*barrier=*/false);
     declare(loop, "v", vec);
     cur = loop;
@@ -2067,10 +2072,12 @@ void KernelEmitter::emitPointwise(EmittedKernel &out) {
                               c * chunk / size);
         line(path, text);
       }
-      // Every path has a vector store (the widest result's chunk is 16
-      // bytes), so the condition has at least one term.
+      // The widest result's vector is 8 or 16 bytes, so the condition has a
+      // term; without one the vector version would always be right.
       path->header =
-          fmt::format("if (({}) == 0) {{", llvm::join(alignTerms, " | "));
+          alignTerms.empty()
+              ? std::string("if (true) {")
+              : fmt::format("if (({}) == 0) {{", llvm::join(alignTerms, " | "));
     }
     cur = threadScope;
     closeScope(path);

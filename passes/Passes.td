@@ -250,7 +250,7 @@ def MergeKernels : Pass<"dlc-merge-kernels", "func::FuncOp"> {
            "Largest number of operations in a merged kernel">,
     Option<"maxElements", "max-elements", "int64_t", "16777216",
            "Largest iteration space (elements) of kernels that merge">,
-    Option<"maxOutputsPerKernel", "max-outputs-per-kernel", "unsigned", "16",
+    Option<"maxOutputsPerKernel", "max-outputs-per-kernel", "unsigned", "32",
            "Largest number of results of a merged kernel">,
   ];
 }
@@ -284,7 +284,7 @@ def Fuse : Pass<"dlc-fuse", "func::FuncOp"> {
   let options = [
     Option<"maxOpsPerKernel", "max-ops-per-kernel", "unsigned", "256",
            "Largest number of operations fused into one kernel">,
-    Option<"maxOutputsPerKernel", "max-outputs-per-kernel", "unsigned", "16",
+    Option<"maxOutputsPerKernel", "max-outputs-per-kernel", "unsigned", "32",
            "Largest number of results one kernel writes">,
     Option<"fusionNotes", "fusion-notes", "bool", "false",
            "Record on each dlc.kernel why neighbours were not fused "

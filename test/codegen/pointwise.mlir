@@ -6,7 +6,8 @@
 // The pointwise template: each thread computes 4 consecutive f32 elements
 // with one 16-byte load of every input read at the output's own index, and
 // one 16-byte store, when one test finds every such pointer aligned; else
-// the same body element by element. A broadcast row vector is read per
+// the same body element by element (a loop not unrolled, so that its loads
+// do not all stay in registers). A broadcast row vector is read per
 // element; splat constants are literals.
 
 // CHECK: __device__ __forceinline__ float dlc_h2f(unsigned short h)
@@ -38,7 +39,7 @@
 // CHECK-NEXT: dlc_copy16(out0 + base + 0, y0 + 0);
 // CHECK-NEXT: }
 // CHECK-NEXT: else {
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: #pragma unroll 1
 // CHECK-NEXT: for (int v = 0; v < 4; ++v) {
 // CHECK-NEXT: const int i1 = il + v;
 // CHECK-NEXT: const float [[X2:v[0-9]+]] = in0[base + v];

@@ -15,7 +15,7 @@
 // CHECK: dlc.yield
 // CHECK-NOT: dlc.kernel
 // CHECK: return %[[A0]], %[[A1]], %[[A2]], %[[B0]], %[[B1]], %[[B2]]
-// The default (16) keeps the six results in one kernel.
+// The default (32) keeps the six results in one kernel.
 // DEFAULT-LABEL: func.func @chain
 // DEFAULT: dlc.kernel
 // DEFAULT-SAME: -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>)
