@@ -213,30 +213,15 @@ namespace {
 std::vector<uint8_t> encodeCubin(const CompiledCubin &c) {
   std::vector<uint8_t> out;
   ByteWriter w(out);
-  w.u32(uint32_t(c.resources.size()));
-  for (const KernelResources &r : c.resources) {
-    w.string(r.kernel);
-    w.u32(r.registers);
-    w.u32(r.stackBytes);
-    w.u32(r.spillStoreBytes);
-    w.u32(r.spillLoadBytes);
-  }
+  writeKernelResources(w, c.resources);
   w.blob(c.image.data(), c.image.size());
   return out;
 }
 
 bool decodeCubin(const std::vector<uint8_t> &payload, CompiledCubin &c) {
   ByteReader r(payload.data(), payload.size());
-  uint32_t n = 0;
-  // Each record is at least 8 (name length) + 16 bytes.
-  if (!r.u32(n) || uint64_t(n) * 24 > r.remaining())
-    return false;
-  c.resources.resize(n);
-  for (KernelResources &k : c.resources)
-    if (!(r.string(k.kernel) && r.u32(k.registers) && r.u32(k.stackBytes) &&
-          r.u32(k.spillStoreBytes) && r.u32(k.spillLoadBytes)))
-      return false;
-  return r.blob(c.image) && r.remaining() == 0 && !c.image.empty();
+  return readKernelResources(r, c.resources) && r.blob(c.image) &&
+         r.remaining() == 0 && !c.image.empty();
 }
 
 } // namespace

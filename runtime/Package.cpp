@@ -42,6 +42,31 @@ const char *gemmEpilogueName(GemmEpilogue epilogue) {
   return "?";
 }
 
+void writeKernelResources(ByteWriter &w,
+                          const std::vector<KernelResources> &list) {
+  w.u32(uint32_t(list.size()));
+  for (const KernelResources &k : list) {
+    w.string(k.kernel);
+    w.u32(k.registers);
+    w.u32(k.stackBytes);
+    w.u32(k.spillStoreBytes);
+    w.u32(k.spillLoadBytes);
+  }
+}
+
+bool readKernelResources(ByteReader &r, std::vector<KernelResources> &list) {
+  uint32_t n = 0;
+  // A record is at least a name's length (8) and four counts (16).
+  if (!r.u32(n) || uint64_t(n) * 24 > r.remaining())
+    return false;
+  list.resize(n);
+  for (KernelResources &k : list)
+    if (!(r.string(k.kernel) && r.u32(k.registers) && r.u32(k.stackBytes) &&
+          r.u32(k.spillStoreBytes) && r.u32(k.spillLoadBytes)))
+      return false;
+  return true;
+}
+
 namespace {
 
 constexpr char kMagic[8] = {'D', 'L', 'C', 'P', 'K', 'G', 0, 0};
@@ -284,18 +309,9 @@ Status parseResources(SectionParser &p,
   if (!p.count(n, 4))
     return p.failure();
   out.resize(n);
-  for (std::vector<KernelResources> &list : out) {
-    uint32_t m;
-    // A record: name (8 + its bytes) and four counts.
-    if (!p.count(m, 24))
+  for (std::vector<KernelResources> &list : out)
+    if (!readKernelResources(p.reader(), list))
       return p.failure();
-    list.resize(m);
-    for (KernelResources &k : list)
-      if (!(p.reader().string(k.kernel) && p.reader().u32(k.registers) &&
-            p.reader().u32(k.stackBytes) && p.reader().u32(k.spillStoreBytes) &&
-            p.reader().u32(k.spillLoadBytes)))
-        return p.failure();
-  }
   return p.finish();
 }
 
@@ -422,16 +438,8 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
                   [](const Cubin &c) { return !c.resources.empty(); })) {
     body.clear();
     w.u32(uint32_t(pkg.cubins.size()));
-    for (const Cubin &c : pkg.cubins) {
-      w.u32(uint32_t(c.resources.size()));
-      for (const KernelResources &k : c.resources) {
-        w.string(k.kernel);
-        w.u32(k.registers);
-        w.u32(k.stackBytes);
-        w.u32(k.spillStoreBytes);
-        w.u32(k.spillLoadBytes);
-      }
-    }
+    for (const Cubin &c : pkg.cubins)
+      writeKernelResources(w, c.resources);
     writeSection(payload, kResources, body);
   }
 

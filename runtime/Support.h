@@ -226,6 +226,16 @@ private:
   bool ok_ = true;
 };
 
+struct KernelResources;
+/// ptxas's report for the kernels of one cubin: `u32` count, then per
+/// kernel `string` name and `u32` registers, stack, spill stores, spill
+/// loads (the package's KRES section and the kernel cache's cubin entries;
+/// defined in Package.cpp).
+void writeKernelResources(ByteWriter &w,
+                          const std::vector<KernelResources> &list);
+/// False when the bytes end early or the count cannot fit in them.
+bool readKernelResources(ByteReader &r, std::vector<KernelResources> &list);
+
 } // namespace dlc::rt
 
 #endif // DLC_RUNTIME_SUPPORT_H
