@@ -300,10 +300,11 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
     return false;
   }
   SmallVector<Value> outputs = outputsOf(candidate, set);
-  // Past a few dozen results ptxas keeps every result of a thread's
-  // elements in registers before the first store (255 registers and spills
-  // with NVRTC 13 beyond 36 f32 results): a kernel stops growing its
-  // results here. A join that writes no more results than before is fine.
+  // Every result is a vector a thread holds in registers until its store;
+  // past some dozens per kernel ptxas runs out of them (NVRTC 13: 128 f32
+  // results of one kernel spill, test/codegen/register-spills.mlir), so a
+  // kernel stops growing its results here. A join that writes no more
+  // results than before is fine.
   if (outputs.size() > maxOutputs) {
     llvm::SmallPtrSet<Operation *, 32> groupSet(group.ops.begin(),
                                                 group.ops.end());

@@ -229,8 +229,8 @@ def MergeKernels : Pass<"dlc-merge-kernels", "func::FuncOp"> {
     results comes before it (so neither depends on the other, and the
     merged kernel can stand where the later one was), the merged body
     still has a pointwise plan, stays within `max-ops-per-kernel` and
-    `max-outputs-per-kernel` (results beyond a few dozen per kernel make
-    ptxas hold them all in registers before the first store), and its
+    `max-outputs-per-kernel` (every result is a vector held in registers
+    until its store; past some dozens ptxas spills), and its
     iteration space has at most `max-elements` elements (16M; beyond that a
     launch costs little next to the kernel's own time, and merging only
     raises register pressure).

@@ -3,9 +3,9 @@
 // RUN: dlc-opt --split-input-file --dlc-merge-kernels="max-outputs-per-kernel=3" %s | FileCheck %s --check-prefix=MERGE
 
 // Every value of a chain is returned: each one the kernel absorbs is one
-// more result to write. ptxas holds all results of a thread's elements in
-// registers before the first store, so a kernel stops growing its results
-// at max-outputs-per-kernel and the chain continues in the next kernel.
+// more result to write, a vector each thread holds in registers until its
+// store. A kernel stops growing its results at max-outputs-per-kernel and
+// the chain continues in the next kernel.
 // CHECK-LABEL: func.func @chain
 // CHECK: %[[A0:.*]], %[[A1:.*]], %[[A2:.*]] = dlc.kernel(%arg0) {dlc.fusion_notes = [{reason = "its value is also returned by the function; the kernel would write 4 results (max-outputs-per-kernel 3)", result = 2 : i64}]}
 // CHECK-COUNT-3: dlc.exp
