@@ -298,7 +298,7 @@ std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
     llvm::sys::fs::closeFile(fd);
   }
   ++hits;
-  return CachedPackage{std::move(*package), std::move(*buffer)};
+  return CachedPackage{std::move(*package), std::move(*buffer), path};
 }
 
 void storeCachedPackage(const std::string &key,

@@ -33,6 +33,8 @@ struct CachedPackage {
   rt::Package package;
   /// The entry's file, mapped: the serialized package, to copy as is.
   std::unique_ptr<llvm::MemoryBuffer> bytes;
+  /// Where the entry is (its bytes may be copied from there instead).
+  std::string path;
 };
 
 /// The cached package of `key`, if there is an intact one. A damaged entry

@@ -698,6 +698,11 @@ Status writePackageFile(const std::string &path, const Package &package) {
   return writeFileAtomic(path, bytes.data(), bytes.size());
 }
 
+Status copyPackageFile(const std::string &from, const std::string &path,
+                       uint64_t size) {
+  return copyFileAtomic(from, path, size);
+}
+
 Status writePackageBytes(const std::string &path, const uint8_t *data,
                          size_t size) {
   return writeFileAtomic(path, data, size);

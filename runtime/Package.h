@@ -221,6 +221,10 @@ Status writePackageFile(const std::string &path, const Package &package);
 /// writePackageFile does: a temporary file renamed into place.
 Status writePackageBytes(const std::string &path, const uint8_t *data,
                          size_t size);
+/// Copies the package file `from` (`size` bytes, already read and checked)
+/// to `path` as writePackageBytes writes; the kernel copies the bytes.
+Status copyPackageFile(const std::string &from, const std::string &path,
+                       uint64_t size);
 Result<Package> readPackageFile(const std::string &path);
 /// Checks that every step's buffer references lie inside their buffers and
 /// name existing kernels, inputs and outputs.

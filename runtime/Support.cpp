@@ -236,6 +236,74 @@ Status writeFileAtomic(const std::string &path, const void *data, size_t size) {
   return Status::ok();
 }
 
+Status copyFileAtomic(const std::string &from, const std::string &path,
+                      uint64_t expectedSize) {
+  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return Status::error(from + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(in, &st) != 0 || uint64_t(st.st_size) != expectedSize) {
+    ::close(in);
+    return Status::error(from + ": not the expected " +
+                         std::to_string(expectedSize) + " bytes");
+  }
+  std::string tmp = path + ".tmp." + uniqueSuffix();
+  int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (out < 0) {
+    ::close(in);
+    return Status::error(path + ": cannot create: " + std::strerror(errno));
+  }
+  Status result = Status::ok();
+  uint64_t done = 0;
+  bool kernelCopy = true;
+  while (done < expectedSize && result.isOk()) {
+    if (kernelCopy) {
+      ssize_t n = ::copy_file_range(in, nullptr, out, nullptr,
+                                    size_t(expectedSize - done), 0);
+      if (n > 0) {
+        done += uint64_t(n);
+        continue;
+      }
+      // Not across these file systems, or not at all: copy by hand from
+      // where it stopped.
+      if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+                    errno == EOPNOTSUPP)) {
+        kernelCopy = false;
+        continue;
+      }
+      result = Status::error(path + ": copy failed: " +
+                             (n == 0 ? std::string("the source ended early")
+                                     : std::strerror(errno)));
+      break;
+    }
+    std::vector<uint8_t> buffer(1 << 20);
+    ssize_t n =
+        ::pread(in, buffer.data(),
+                size_t(std::min<uint64_t>(buffer.size(), expectedSize - done)),
+                off_t(done));
+    if (n <= 0) {
+      result = Status::error(path + ": copy failed: " +
+                             (n == 0 ? std::string("the source ended early")
+                                     : std::strerror(errno)));
+      break;
+    }
+    if (::lseek(out, off_t(done), SEEK_SET) < 0)
+      result = Status::error(path + ": seek failed: " + std::strerror(errno));
+    else
+      result = writeAll(out, buffer.data(), size_t(n), path);
+    done += uint64_t(n);
+  }
+  ::close(in);
+  if (::close(out) != 0 && result.isOk())
+    result = Status::error(path + ": write failed: " + std::strerror(errno));
+  if (result.isOk() && ::rename(tmp.c_str(), path.c_str()) != 0)
+    result = Status::error(
+        path + ": cannot rename into place: " + std::strerror(errno));
+  if (!result.isOk())
+    ::unlink(tmp.c_str());
+  return result;
+}
+
 Status makeDirectories(const std::string &path) {
   if (path.empty())
     return Status::ok();

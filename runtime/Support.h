@@ -81,6 +81,12 @@ private:
 /// rename(), so readers never see a partial file and concurrent writers of
 /// the same content are harmless.
 Status writeFileAtomic(const std::string &path, const void *data, size_t size);
+/// Copies file `from` to `path` the way writeFileAtomic writes, through
+/// copy_file_range (the kernel copies, or shares the blocks where the file
+/// system can), else read and write. Fails when `from` is not
+/// `expectedSize` bytes.
+Status copyFileAtomic(const std::string &from, const std::string &path,
+                      uint64_t expectedSize);
 /// mkdir -p.
 Status makeDirectories(const std::string &path);
 bool fileExists(const std::string &path);

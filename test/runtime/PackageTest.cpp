@@ -642,6 +642,44 @@ TEST(Package, KernelFlopsAreAnOptionalSection) {
                          "invalid FLOP count");
 }
 
+/// The bytes of `path`, or nothing.
+std::vector<uint8_t> fileBytes(const std::string &path) {
+  Result<std::vector<uint8_t>> r = readFileBytes(path);
+  return r.isOk() ? *r : std::vector<uint8_t>();
+}
+
+TEST(Support, CopyFileAtomicCopiesWholeFilesOnly) {
+  dlc::rt::test::TempDir dir("dlc-copy-test");
+  std::vector<uint8_t> bytes(3 << 20);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = uint8_t(i * 2654435761u >> 13);
+  const std::string from = dir.file("from.dlcpkg"), to = dir.file("to.dlcpkg");
+  ASSERT_TRUE(writeFileAtomic(from, bytes.data(), bytes.size()).isOk());
+  // Over an existing file, which it replaces whole.
+  ASSERT_TRUE(writeFileAtomic(to, "old", 3).isOk());
+  Status st = copyPackageFile(from, to, bytes.size());
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_EQ(fileBytes(to), bytes);
+  // To another file system (tmpfs): copy_file_range refuses (EXDEV) and the
+  // copy goes by hand.
+  if (fileExists("/dev/shm")) {
+    const std::string shm =
+        "/dev/shm/dlc-copy-test-" + std::to_string(::getpid()) + ".dlcpkg";
+    st = copyPackageFile(from, shm, bytes.size());
+    ASSERT_TRUE(st.isOk()) << st.message();
+    EXPECT_EQ(fileBytes(shm), bytes);
+    ::unlink(shm.c_str());
+  }
+  // A source of another size, or none: an error, and nothing left behind.
+  st = copyPackageFile(from, dir.file("x.dlcpkg"), bytes.size() + 1);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_THAT(st.message(), HasSubstr("not the expected"));
+  st = copyPackageFile(dir.file("missing"), dir.file("x.dlcpkg"), 1);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_THAT(st.message(), HasSubstr("cannot open"));
+  EXPECT_EQ(dlc::rt::test::TempDir::list(dir.path()).size(), 2u);
+}
+
 TEST(Support, Xxh64MatchesTheReferenceImplementation) {
   // Values of the reference xxHash (python3-xxhash 3.2.0): the empty input,
   // the tail paths (1, 3, 31 bytes), whole and partial 32-byte stripes.

@@ -436,6 +436,8 @@ struct CompiledModel {
   std::unique_ptr<llvm::MemoryBuffer> mapped;
   std::vector<uint8_t> serialized;
   bool cached = false;
+  /// The compile cache's entry when `cached`.
+  std::string cachedPath;
   llvm::ArrayRef<uint8_t> bytes() const {
     if (mapped)
       return llvm::ArrayRef<uint8_t>(
@@ -473,6 +475,7 @@ static int compileModel(CompiledModel &model) {
               ::dlc::lookupCachedPackage(*cacheKey)) {
         model.package = std::move(hit->package);
         model.mapped = std::move(hit->bytes);
+        model.cachedPath = std::move(hit->path);
         model.cached = true;
         return 0;
       }
@@ -514,8 +517,16 @@ static int runCompile() {
     // A stage printed: never cached.
     return compileMlir(inputPath, stop, emit, &model.package);
   }
-  rt::Status written =
-      rt::writePackageBytes(out, model.bytes().data(), model.bytes().size());
+  // A cache hit copies the entry's file (the kernel copies, or shares the
+  // blocks: 268 MB in about 0.1-0.5 s instead of 0.8 s for writing the
+  // mapped bytes); if the entry went away meanwhile, the mapped bytes are
+  // written.
+  rt::Status written = rt::Status::error("not copied");
+  if (model.cached)
+    written = rt::copyPackageFile(model.cachedPath, out, model.bytes().size());
+  if (!written)
+    written =
+        rt::writePackageBytes(out, model.bytes().data(), model.bytes().size());
   if (!written)
     return fail(written.message());
   if (!quiet) {
