@@ -171,34 +171,40 @@ static rt::Result<rt::Package> throughCache(
   return package;
 }
 
+/// The package of the module `load` makes in a fresh context (null: it
+/// failed, `loadError` unless it diagnosed why), with the context's
+/// diagnostics as the error of a failure.
+static rt::Result<rt::Package>
+compileLoaded(const CompileOptions &options, const char *loadError,
+              llvm::function_ref<OwningOpRef<ModuleOp>(MLIRContext &)> load) {
+  DialectRegistry registry;
+  registerDlcDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  DiagnosticCollector diagnostics(context);
+  OwningOpRef<ModuleOp> module = load(context);
+  if (!module)
+    return rt::Status::error(diagnostics.text.empty() ? loadError
+                                                      : diagnostics.text);
+  CompileResult result;
+  if (failed(compileModule(*module, options, Stage::Package, result)))
+    return rt::Status::error(diagnostics.text.empty() ? "compilation failed"
+                                                      : diagnostics.text);
+  return std::move(result.package);
+}
+
 static rt::Result<rt::Package>
 compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
               const CompileOptions &options) {
   llvm::StringRef model = buffer->getBuffer();
   llvm::StringRef name = buffer->getBufferIdentifier();
-  return throughCache(
-      model, name, options,
-      [&](std::vector<std::string> &) -> rt::Result<rt::Package> {
-        DialectRegistry registry;
-        registerDlcDialects(registry);
-        MLIRContext context(registry);
-        context.allowUnregisteredDialects(false);
-        context.printOpOnDiagnostic(false);
-        DiagnosticCollector diagnostics(context);
-        llvm::SourceMgr sourceMgr;
-        sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-        OwningOpRef<ModuleOp> module = parseModule(sourceMgr, context);
-        if (!module)
-          return rt::Status::error(diagnostics.text.empty()
-                                       ? "cannot parse the model"
-                                       : diagnostics.text);
-        CompileResult result;
-        if (failed(compileModule(*module, options, Stage::Package, result)))
-          return rt::Status::error(diagnostics.text.empty()
-                                       ? "compilation failed"
-                                       : diagnostics.text);
-        return std::move(result.package);
-      });
+  return throughCache(model, name, options, [&](std::vector<std::string> &) {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    return compileLoaded(
+        options, "cannot parse the model",
+        [&](MLIRContext &context) { return parseModule(sourceMgr, context); });
+  });
 }
 
 rt::Result<rt::Package> compile(const std::string &mlirText,
@@ -221,29 +227,16 @@ rt::Result<rt::Package> compileFile(const std::string &path,
     effective.packageCache = options.packageCache && bytes;
     return throughCache(
         bytes ? bytes->getBuffer() : llvm::StringRef(), path, effective,
-        [&](std::vector<std::string> &externalFiles)
-            -> rt::Result<rt::Package> {
-          DialectRegistry registry;
-          registerDlcDialects(registry);
-          MLIRContext context(registry);
-          context.printOpOnDiagnostic(false);
-          DiagnosticCollector diagnostics(context);
+        [&](std::vector<std::string> &externalFiles) {
           OnnxImportOptions importOptions;
           importOptions.inputShapes = options.onnxInputShapes;
           importOptions.entry = options.entry;
           importOptions.externalDataFiles = &externalFiles;
-          OwningOpRef<ModuleOp> module =
-              importOnnxFile(path, context, importOptions);
-          if (!module)
-            return rt::Status::error(diagnostics.text.empty()
-                                         ? "cannot import the ONNX model"
-                                         : diagnostics.text);
-          CompileResult result;
-          if (failed(compileModule(*module, options, Stage::Package, result)))
-            return rt::Status::error(diagnostics.text.empty()
-                                         ? "compilation failed"
-                                         : diagnostics.text);
-          return std::move(result.package);
+          return compileLoaded(options, "cannot import the ONNX model",
+                               [&](MLIRContext &context) {
+                                 return importOnnxFile(path, context,
+                                                       importOptions);
+                               });
         });
   }
   auto buffer = llvm::MemoryBuffer::getFile(path);

@@ -144,6 +144,19 @@ static void writeCacheEntry(const std::string &dir, const std::string &path,
   (void)writeFileAtomic(path, out.data(), out.size());
 }
 
+/// The lines of `text`, without their newlines.
+static std::vector<std::string> splitLines(const std::string &text) {
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos)
+      eol = text.size();
+    lines.push_back(text.substr(pos, eol - pos));
+    pos = eol + 1;
+  }
+  return lines;
+}
+
 std::vector<KernelResources> parsePtxasInfo(const std::string &log) {
   // ptxas -v, per entry function:
   //   ptxas info    : Compiling entry function 'k0' for 'sm_90'
@@ -154,7 +167,6 @@ std::vector<KernelResources> parsePtxasInfo(const std::string &log) {
   // their own; only entry functions are reported.
   std::vector<KernelResources> out;
   std::string properties; // the function the next stack line describes
-  KernelResources *entry = nullptr;
   auto number = [](const std::string &line, const char *suffix,
                    uint32_t &value) {
     size_t at = line.find(suffix);
@@ -170,13 +182,9 @@ std::vector<KernelResources> parsePtxasInfo(const std::string &log) {
     if (begin < end && end - begin <= 9)
       value = uint32_t(std::stoul(line.substr(begin, end - begin)));
   };
-  size_t pos = 0;
-  while (pos < log.size()) {
-    size_t eol = log.find('\n', pos);
-    if (eol == std::string::npos)
-      eol = log.size();
-    std::string line = log.substr(pos, eol - pos);
-    pos = eol + 1;
+  for (const std::string &line : splitLines(log)) {
+    // The entry function the lines describe now: the last one begun.
+    KernelResources *entry = out.empty() ? nullptr : &out.back();
     const std::string compiling = "Compiling entry function '";
     const std::string props = "Function properties for ";
     if (size_t at = line.find(compiling); at != std::string::npos) {
@@ -186,7 +194,6 @@ std::vector<KernelResources> parsePtxasInfo(const std::string &log) {
         continue;
       out.push_back({});
       out.back().kernel = line.substr(begin, end - begin);
-      entry = &out.back();
     } else if (size_t at = line.find(props); at != std::string::npos) {
       properties = line.substr(at + props.size());
       while (!properties.empty() &&
@@ -282,12 +289,7 @@ Result<CompiledCubin> compileCuda(const std::string &source,
     nv->nvrtcDestroyProgram(&prog);
     // The error log without ptxas's per-kernel report.
     std::string errors;
-    for (size_t pos = 0; pos < log.size();) {
-      size_t eol = log.find('\n', pos);
-      if (eol == std::string::npos)
-        eol = log.size();
-      std::string line = log.substr(pos, eol - pos);
-      pos = eol + 1;
+    for (const std::string &line : splitLines(log)) {
       if (line.compare(0, 5, "ptxas") == 0 &&
           line.find("error") == std::string::npos)
         continue;
