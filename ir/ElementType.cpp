@@ -1,0 +1,105 @@
+//===- ElementType.cpp - dlc's element types across the stack -------------===//
+#include "ir/ElementType.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+
+/// One element type dlc compiles.
+struct ElementTypeRow {
+  rt::DType dtype;
+  bool isFloat;
+  const char *storage;
+  const char *compute;
+  bool (*matches)(Type);
+  Type (*get)(MLIRContext *);
+};
+
+const ElementTypeRow kRows[] = {
+    {rt::DType::F32, true, "float", "float", [](Type t) { return t.isF32(); },
+     [](MLIRContext *c) -> Type { return Float32Type::get(c); }},
+    {rt::DType::F16, true, "unsigned short", "float",
+     [](Type t) { return t.isF16(); },
+     [](MLIRContext *c) -> Type { return Float16Type::get(c); }},
+    {rt::DType::BF16, true, "unsigned short", "float",
+     [](Type t) { return t.isBF16(); },
+     [](MLIRContext *c) -> Type { return BFloat16Type::get(c); }},
+    {rt::DType::I32, false, "int", "int",
+     [](Type t) { return t.isInteger(32); },
+     [](MLIRContext *c) -> Type { return IntegerType::get(c, 32); }},
+    {rt::DType::I64, false, "long long", "long long",
+     [](Type t) { return t.isInteger(64); },
+     [](MLIRContext *c) -> Type { return IntegerType::get(c, 64); }},
+    {rt::DType::I1, false, "unsigned char", "bool",
+     [](Type t) { return t.isInteger(1); },
+     [](MLIRContext *c) -> Type { return IntegerType::get(c, 1); }},
+};
+
+const ElementTypeRow &rowOf(rt::DType dtype) {
+  for (const ElementTypeRow &row : kRows)
+    if (row.dtype == dtype)
+      return row;
+  return kRows[0];
+}
+
+Type elementOf(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.getElementType();
+  return type;
+}
+
+} // namespace
+
+std::optional<rt::DType> mlir::dlc::dtypeOf(Type type) {
+  type = elementOf(type);
+  for (const ElementTypeRow &row : kRows)
+    if (row.matches(type))
+      return row.dtype;
+  return std::nullopt;
+}
+
+Type mlir::dlc::elementTypeOf(MLIRContext *context, rt::DType dtype) {
+  return rowOf(dtype).get(context);
+}
+
+bool mlir::dlc::isFloat(rt::DType dtype) { return rowOf(dtype).isFloat; }
+
+bool mlir::dlc::isFloatElement(Type type) {
+  std::optional<rt::DType> dtype = dtypeOf(type);
+  return dtype && isFloat(*dtype);
+}
+
+const llvm::fltSemantics &mlir::dlc::floatSemantics(rt::DType dtype) {
+  switch (dtype) {
+  case rt::DType::F16:
+    return llvm::APFloat::IEEEhalf();
+  case rt::DType::BF16:
+    return llvm::APFloat::BFloat();
+  default:
+    return llvm::APFloat::IEEEsingle();
+  }
+}
+
+int64_t mlir::dlc::elementBytes(Type type) {
+  type = elementOf(type);
+  if (std::optional<rt::DType> dtype = dtypeOf(type))
+    return int64_t(rt::dtypeSize(*dtype));
+  if (type.isIntOrFloat())
+    return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
+  return 8;
+}
+
+int64_t mlir::dlc::tensorBytes(ShapedType type) {
+  return type.getNumElements() * elementBytes(type.getElementType());
+}
+
+const char *mlir::dlc::cudaStorageType(rt::DType dtype) {
+  return rowOf(dtype).storage;
+}
+
+const char *mlir::dlc::cudaComputeType(rt::DType dtype) {
+  return rowOf(dtype).compute;
+}
