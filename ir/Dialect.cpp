@@ -1,5 +1,6 @@
 //===- Dialect.cpp - The dlc dialect and its operations -------------------===//
 #include "ir/Dialect.h"
+#include "ir/ElementType.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -139,30 +140,11 @@ LogicalResult mlir::dlc::verifyFloatElements(Operation *op) {
   return success();
 }
 
-bool mlir::dlc::isElementwise(Operation *op) {
-  return isa<ExpOp, LogOp, TanhOp, SigmoidOp, ErfOp, RsqrtOp, SqrtOp,
-             ReciprocalOp, AbsOp, NegOp, NotOp, ClampOp, AddOp, SubOp, MulOp,
-             DivOp, MaxOp, MinOp, PowOp, AndOp, OrOp, CmpOp, SelectOp, CastOp>(
-      op);
-}
-
-bool mlir::dlc::isDataMovement(Operation *op) {
-  return isa<TransposeOp, ReshapeOp, SliceOp, ConcatOp, PadOp, TileOp>(op);
-}
-
-bool mlir::dlc::isWindowOp(Operation *op) {
-  return isa<Conv2DOp, ConvTranspose2DOp, Pool2DOp, Im2ColOp, GatherOp,
-             ResizeOp>(op);
-}
-
 bool mlir::dlc::isWithinTensorSizeLimit(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return true;
-  Type element = tensor.getElementType();
-  int64_t bytes =
-      element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 8;
-  bytes = std::max<int64_t>(bytes, 1);
+  int64_t bytes = elementBytes(tensor.getElementType());
   for (int64_t d : tensor.getShape()) {
     if (d <= 1) // 0, 1 and dynamic extents
       continue;
@@ -198,7 +180,7 @@ LogicalResult mlir::dlc::checkTensorSizes(Operation *root) {
 /// Verifiers compute with shapes; they first require every operand and
 /// result to be within kMaxTensorBytes (the limit the passes check too), so
 /// that no product or sum of extents overflows 64-bit integers.
-static LogicalResult verifyTensorSizes(Operation *op) {
+LogicalResult mlir::dlc::verifyTensorSizes(Operation *op) {
   auto check = [&](Type type, const Twine &what) -> LogicalResult {
     if (isWithinTensorSizeLimit(type))
       return success();
@@ -217,12 +199,45 @@ static LogicalResult verifyTensorSizes(Operation *op) {
   return success();
 }
 
+int64_t mlir::dlc::operandAndResultBytes(Operation *op) {
+  int64_t bytes = 0;
+  auto add = [&](Type type) {
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (tensor.hasStaticShape())
+        bytes += tensorBytes(tensor);
+  };
+  for (Type type : op->getOperandTypes())
+    add(type);
+  for (Type type : op->getResultTypes())
+    add(type);
+  return bytes;
+}
+
 /// The diagnostic for attribute values (multiples, pads, strides) whose
 /// arithmetic with the shape overflows 64-bit integers.
 static LogicalResult attributeOverflowError(Operation *op) {
   return op->emitOpError()
          << "has attribute values whose arithmetic with the input shape "
             "overflows 64-bit integers";
+}
+
+/// Checks that the single result of a data-movement op has the element type
+/// of its input.
+static LogicalResult verifyResultElementType(Operation *op, Type expected) {
+  Type actual = cast<ShapedType>(op->getResult(0).getType()).getElementType();
+  if (actual != expected)
+    return op->emitOpError() << "expects result element type " << expected
+                             << " (the input's), but got " << actual;
+  return success();
+}
+
+static LogicalResult checkResultShape(Operation *op,
+                                      ArrayRef<int64_t> expected) {
+  auto actual = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  if (actual != expected)
+    return op->emitOpError() << "expects result shape " << formatShape(expected)
+                             << ", but got " << formatShape(actual);
+  return success();
 }
 
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
@@ -365,8 +380,6 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto in = tensorType(getInput());
   if (getAxes().empty())
     return emitOpError() << "expects at least one axis";
@@ -393,8 +406,6 @@ LogicalResult ReduceOp::verify() {
 }
 
 LogicalResult ArgMaxOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto in = tensorType(getInput());
   if (failed(verifyAxis(*this, getAxis(), in.getRank(), "axis")))
     return failure();
@@ -411,8 +422,6 @@ LogicalResult ArgMaxOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto a = tensorType(getLhs()), b = tensorType(getRhs());
   if (a.getRank() < 2 || a.getRank() != b.getRank())
     return emitOpError() << "expects operands of one rank, at least 2, but got "
@@ -593,8 +602,6 @@ void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 LogicalResult AttentionOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto q = tensorType(getQ()), k = tensorType(getK()), v = tensorType(getV());
   auto result = getType();
   int64_t r = q.getRank();
@@ -735,8 +742,6 @@ LogicalResult AttentionOp::verifyHeadsLayout() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult TransposeOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto in = tensorType(getInput());
   ArrayRef<int64_t> perm = getPerm();
   if ((int64_t)perm.size() != in.getRank())
@@ -819,8 +824,6 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 LogicalResult ReshapeOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto in = tensorType(getInput());
   if (in.getNumElements() != getType().getNumElements())
     return emitOpError() << "cannot reshape " << in.getNumElements()
@@ -850,8 +853,6 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 }
 
 LogicalResult SliceOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto in = tensorType(getInput());
   ArrayRef<int64_t> start = getStart();
   if ((int64_t)start.size() != in.getRank() ||
@@ -909,8 +910,6 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 }
 
 LogicalResult ConcatOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   if (getInputs().empty())
     return emitOpError() << "expects at least one input";
   auto first = tensorType(getInputs()[0]);
@@ -931,16 +930,12 @@ LogicalResult ConcatOp::verify() {
                << " in dimension " << d << ", expected " << first.getDimSize(d);
     expected[getAxis()] += t.getDimSize(getAxis());
   }
-  if (ArrayRef<int64_t>(expected) != getType().getShape() ||
-      getType().getElementType() != first.getElementType())
-    return emitOpError() << "expects result shape " << formatShape(expected)
-                         << ", but got " << formatShape(getType().getShape());
-  return success();
+  if (failed(verifyResultElementType(*this, first.getElementType())))
+    return failure();
+  return checkResultShape(*this, expected);
 }
 
 LogicalResult PadOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto in = tensorType(getInput());
   if ((int64_t)getLow().size() != in.getRank() ||
       (int64_t)getHigh().size() != in.getRank())
@@ -960,16 +955,12 @@ LogicalResult PadOp::verify() {
       return attributeOverflowError(*this);
     expected.push_back(*size);
   }
-  if (ArrayRef<int64_t>(expected) != getType().getShape() ||
-      getType().getElementType() != in.getElementType())
-    return emitOpError() << "expects result shape " << formatShape(expected)
-                         << ", but got " << formatShape(getType().getShape());
-  return success();
+  if (failed(verifyResultElementType(*this, in.getElementType())))
+    return failure();
+  return checkResultShape(*this, expected);
 }
 
 LogicalResult TileOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto in = tensorType(getInput());
   if ((int64_t)getMultiples().size() != in.getRank())
     return emitOpError() << "expects " << in.getRank() << " multiples, but got "
@@ -985,11 +976,9 @@ LogicalResult TileOp::verify() {
       return attributeOverflowError(*this);
     expected.push_back(*size);
   }
-  if (ArrayRef<int64_t>(expected) != getType().getShape() ||
-      getType().getElementType() != in.getElementType())
-    return emitOpError() << "expects result shape " << formatShape(expected)
-                         << ", but got " << formatShape(getType().getShape());
-  return success();
+  if (failed(verifyResultElementType(*this, in.getElementType())))
+    return failure();
+  return checkResultShape(*this, expected);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1074,14 +1063,6 @@ static LogicalResult verifyFloatWindowTypes(Operation *op, ValueRange operands,
   return success();
 }
 
-static LogicalResult checkResultShape(Operation *op,
-                                      ArrayRef<int64_t> expected) {
-  auto actual = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
-  if (actual != expected)
-    return op->emitOpError() << "expects result shape " << formatShape(expected)
-                             << ", but got " << formatShape(actual);
-  return success();
-}
 
 /// Checks the channel split into `groups` and returns the conv output
 /// spatial size.
@@ -1101,8 +1082,6 @@ convOutputSize(Operation *op, ArrayRef<int64_t> in, int64_t kh, int64_t kw,
 }
 
 LogicalResult Conv2DOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   if (failed(verifyFloatWindowTypes(*this, getOperands(), getType())) ||
       failed(verifyWindow(*this, getStrides(), getPads(), getDilations(),
                           std::nullopt)))
@@ -1131,8 +1110,6 @@ LogicalResult Conv2DOp::verify() {
 }
 
 LogicalResult ConvTranspose2DOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   if (failed(verifyFloatWindowTypes(*this, getOperands(), getType())) ||
       failed(verifyWindow(*this, getStrides(), getPads(), getDilations(),
                           std::nullopt)))
@@ -1188,8 +1165,6 @@ LogicalResult ConvTranspose2DOp::verify() {
 }
 
 LogicalResult Pool2DOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   if (failed(verifyFloatWindowTypes(*this, getOperation()->getOperands(),
                                     getType())))
     return failure();
@@ -1227,8 +1202,6 @@ LogicalResult Pool2DOp::verify() {
 }
 
 LogicalResult GatherOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto data = tensorType(getData());
   auto indices = tensorType(getIndices());
   if (failed(verifyAxis(*this, getAxis(), data.getRank(), "axis")))
@@ -1247,8 +1220,6 @@ LogicalResult GatherOp::verify() {
 }
 
 LogicalResult ResizeOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto in = tensorType(getInput());
   if (getMode() != "nearest" && getMode() != "linear")
     return emitOpError() << "expects mode \"nearest\" or \"linear\", but got \""
@@ -1281,8 +1252,6 @@ LogicalResult ResizeOp::verify() {
 }
 
 LogicalResult Im2ColOp::verify() {
-  if (failed(verifyTensorSizes(*this)))
-    return failure();
   auto inType = tensorType(getInput());
   if (inType.getRank() != 4 ||
       inType.getElementType() != getType().getElementType())
@@ -1352,10 +1321,12 @@ LogicalResult KernelOp::verify() {
   if (getNumResults() == 0)
     return emitOpError() << "expects at least one result";
   for (Operation &op : block.without_terminator())
-    if (isa<KernelOp, MatmulOp>(op))
+    if (!isKernelBodyOp(&op))
       return op.emitOpError() << "cannot be fused into a dlc.kernel";
   return success();
 }
+
+#include "ir/DlcInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "ir/DlcOps.cpp.inc"

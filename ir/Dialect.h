@@ -15,6 +15,7 @@
 
 #include "ir/DlcDialect.h.inc"
 #include "ir/DlcEnums.h.inc"
+#include "ir/Traits.h"
 
 namespace dlc::rt {}
 namespace mlir::dlc {
@@ -35,17 +36,15 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
 bool compare(CmpPredicate predicate, double a, double b);
 /// "[2, 3, 4]": shapes in diagnostics.
 std::string formatShape(ArrayRef<int64_t> shape);
-/// Whether `op` is an elementwise operation of this dialect (unary, binary,
-/// cmp, select, clamp, cast, not).
-bool isElementwise(Operation *op);
-/// Whether `op` only moves data (transpose, reshape, slice, concat, pad,
-/// tile).
-bool isDataMovement(Operation *op);
-/// Whether `op` computes each result element from a window or a gathered
-/// position of its input (conv2d, conv_transpose2d, pool2d, im2col, gather,
-/// resize): it fuses like data movement, but an elementwise producer fused
-/// into it would be recomputed for every read.
-bool isWindowOp(Operation *op);
+// Transitional spellings of the trait queries, for code not yet moved to
+// `op->hasTrait<trait::...>()`.
+inline bool isElementwise(Operation *op) {
+  return op->hasTrait<trait::Elementwise>();
+}
+inline bool isDataMovement(Operation *op) {
+  return op->hasTrait<trait::DataMovement>();
+}
+inline bool isWindowOp(Operation *op) { return op->hasTrait<trait::Window>(); }
 
 /// The largest tensor dlc compiles, in bytes (1 TiB). Every size, stride and
 /// offset the passes and code generation compute then fits in int64_t with
@@ -60,6 +59,8 @@ bool isWithinTensorSizeLimit(Type type);
 /// arithmetic on shapes can overflow.
 LogicalResult checkTensorSizes(Operation *root);
 } // namespace mlir::dlc
+
+#include "ir/DlcInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "ir/DlcOps.h.inc"

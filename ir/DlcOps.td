@@ -3,6 +3,7 @@
 #define DLC_OPS_TD
 
 include "ir/DlcDialect.td"
+include "ir/DlcInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -14,7 +15,8 @@ include "mlir/IR/OpAsmInterface.td"
 //===----------------------------------------------------------------------===//
 
 def Dlc_ConstantOp : Dlc_Op<"constant",
-    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+    [ConstantLike, Pure, Dlc_KernelBody,
+     AllTypesMatch<["value", "result"]>]> {
   let summary = "tensor constant";
   let description = [{
     A constant tensor. Splat constants used by a fused kernel become literals
@@ -34,8 +36,13 @@ def Dlc_ConstantOp : Dlc_Op<"constant",
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Dlc_UnaryOp<string mnemonic, string what, list<Trait> traits = []> :
-    Dlc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+/// The traits of every elementwise op.
+defvar Dlc_ElementwiseTraits = [Pure, Dlc_Elementwise, Dlc_KernelBody];
+
+class Dlc_UnaryOp<string mnemonic, string what,
+                  list<Trait> traits = [Dlc_CostOpInterface]> :
+    Dlc_Op<mnemonic, !listconcat(traits, Dlc_ElementwiseTraits,
+                                 [SameOperandsAndResultType])> {
   let summary = "elementwise " # what;
   let description = [{
     Applies }] # what # [{ to every element.
@@ -49,28 +56,33 @@ class Dlc_UnaryOp<string mnemonic, string what, list<Trait> traits = []> :
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-class Dlc_FloatUnaryOp<string mnemonic, string what> :
-    Dlc_UnaryOp<mnemonic, what> {
+/// `cost`: operations per element (CostOpInterface); the special function
+/// unit's transcendentals and divisions count several FMAs.
+class Dlc_FloatUnaryOp<string mnemonic, string what, int cost = 1> :
+    Dlc_UnaryOp<mnemonic, what, [DeclareOpInterfaceMethods<Dlc_CostOpInterface,
+                                   ["getOpsPerElement"]>]> {
   let hasVerifier = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() {
       return verifyFloatElements(getOperation());
     }
+    int64_t $cppClass::getOpsPerElement() { return }] # cost # [{; }
   }];
 }
 
-def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential">;
-def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm">;
-def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent">;
-def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))">;
-def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function">;
-def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root">;
-def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root">;
-def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x">;
+def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential", 8>;
+def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm", 8>;
+def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent", 8>;
+def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))", 8>;
+def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function", 8>;
+def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root", 4>;
+def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root", 4>;
+def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x", 4>;
 def Dlc_AbsOp : Dlc_UnaryOp<"abs", "the absolute value">;
 def Dlc_NegOp : Dlc_UnaryOp<"neg", "negation">;
 
-def Dlc_NotOp : Dlc_Op<"not", [Pure, SameOperandsAndResultType]> {
+def Dlc_NotOp : Dlc_Op<"not", !listconcat(Dlc_ElementwiseTraits,
+    [SameOperandsAndResultType, Dlc_CostOpInterface])> {
   let summary = "logical negation of a boolean tensor";
   let description = [{
     ```mlir
@@ -82,7 +94,8 @@ def Dlc_NotOp : Dlc_Op<"not", [Pure, SameOperandsAndResultType]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Dlc_ClampOp : Dlc_Op<"clamp", [Pure, SameOperandsAndResultType]> {
+def Dlc_ClampOp : Dlc_Op<"clamp", !listconcat(Dlc_ElementwiseTraits,
+    [SameOperandsAndResultType, Dlc_CostOpInterface])> {
   let summary = "elementwise clamp to [min, max]";
   let description = [{
     `min(max(x, min), max)`; the bounds are given as f64 and converted to the
@@ -98,8 +111,9 @@ def Dlc_ClampOp : Dlc_Op<"clamp", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-class Dlc_BinaryOp<string mnemonic, string what> :
-    Dlc_Op<mnemonic, [Pure]> {
+class Dlc_BinaryOp<string mnemonic, string what, int cost = 1> :
+    Dlc_Op<mnemonic, !listconcat(Dlc_ElementwiseTraits,
+        [DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>])> {
   let summary = "elementwise " # what # " with broadcasting";
   let description = [{
     Computes }] # what # [{ of two tensors of the same rank and element type.
@@ -118,20 +132,22 @@ class Dlc_BinaryOp<string mnemonic, string what> :
     ::llvm::LogicalResult $cppClass::verify() {
       return verifyBroadcastElementwise(getOperation(), /*sameResultElementType=*/true);
     }
+    int64_t $cppClass::getOpsPerElement() { return }] # cost # [{; }
   }];
 }
 
 def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum">;
 def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference">;
 def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product">;
-def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)">;
+def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)", 4>;
 def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum">;
 def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum">;
-def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs">;
+def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs", 8>;
 def Dlc_AndOp : Dlc_BinaryOp<"and", "the logical or bitwise and">;
 def Dlc_OrOp : Dlc_BinaryOp<"or", "the logical or bitwise or">;
 
-def Dlc_CmpOp : Dlc_Op<"cmp", [Pure]> {
+def Dlc_CmpOp : Dlc_Op<"cmp", !listconcat(Dlc_ElementwiseTraits,
+    [Dlc_CostOpInterface])> {
   let summary = "elementwise comparison with broadcasting";
   let description = [{
     Compares two tensors of the same rank and element type; the result is a
@@ -148,7 +164,8 @@ def Dlc_CmpOp : Dlc_Op<"cmp", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_SelectOp : Dlc_Op<"select", [Pure]> {
+def Dlc_SelectOp : Dlc_Op<"select", !listconcat(Dlc_ElementwiseTraits,
+    [Dlc_CostOpInterface])> {
   let summary = "elementwise choice between two tensors";
   let description = [{
     `cond ? on_true : on_false` elementwise, with broadcasting of all three.
@@ -164,7 +181,8 @@ def Dlc_SelectOp : Dlc_Op<"select", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_CastOp : Dlc_Op<"cast", [Pure]> {
+def Dlc_CastOp : Dlc_Op<"cast", !listconcat(Dlc_ElementwiseTraits,
+    [Dlc_CostOpInterface])> {
   let summary = "elementwise conversion of the element type";
   let description = [{
     Converts every element to the result's element type. Float to integer
@@ -185,7 +203,8 @@ def Dlc_CastOp : Dlc_Op<"cast", [Pure]> {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-def Dlc_ReduceOp : Dlc_Op<"reduce", [Pure]> {
+def Dlc_ReduceOp : Dlc_Op<"reduce", [Pure, Dlc_Reduction, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "reduction over a set of axes";
   let description = [{
     Combines the elements along `axes` with `sum`, `max`, `min` or `prod`.
@@ -204,7 +223,8 @@ def Dlc_ReduceOp : Dlc_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_ArgMaxOp : Dlc_Op<"argmax", [Pure]> {
+def Dlc_ArgMaxOp : Dlc_Op<"argmax", [Pure, Dlc_Reduction, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "index of the largest element along an axis";
   let description = [{
     The first index of the maximum along `axis`; that dimension stays in the
@@ -231,7 +251,8 @@ def Dlc_EpilogueKind : I32EnumAttr<"EpilogueKind",
   let cppNamespace = "::mlir::dlc";
 }
 
-def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
+def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments,
+    Dlc_TensorSizeLimit]> {
   let summary = "batched matrix product with an optional epilogue";
   let description = [{
     `result[b..., m, n] = act(sum_k A[b..., m, k] * B[b..., k, n]
@@ -288,7 +309,7 @@ def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
-def Dlc_AttentionOp : Dlc_Op<"attention", [Pure]> {
+def Dlc_AttentionOp : Dlc_Op<"attention", [Pure, Dlc_TensorSizeLimit]> {
   let summary = "fused scaled dot-product attention";
   let description = [{
     `result[b..., i, :] = sum_j p[i, j] * v[b..., j, :]` with
@@ -372,7 +393,8 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [Pure]> {
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Dlc_TransposeOp : Dlc_Op<"transpose", [Pure]> {
+def Dlc_TransposeOp : Dlc_Op<"transpose", [Pure, Dlc_DataMovement, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "permutation of dimensions";
   let description = [{
     `result[i_0, ..., i_n] = input[j]` with `j[perm[k]] = i_k`, i.e. result
@@ -390,7 +412,8 @@ def Dlc_TransposeOp : Dlc_Op<"transpose", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure]> {
+def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure, Dlc_DataMovement, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "change of shape that keeps the row-major element order";
   let description = [{
     Free at run time: the result shares the input's buffer.
@@ -406,7 +429,8 @@ def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Dlc_SliceOp : Dlc_Op<"slice", [Pure]> {
+def Dlc_SliceOp : Dlc_Op<"slice", [Pure, Dlc_DataMovement, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "strided sub-tensor";
   let description = [{
     `result[i] = input[start + i * strides]` (elementwise over dimensions);
@@ -426,7 +450,8 @@ def Dlc_SliceOp : Dlc_Op<"slice", [Pure]> {
   let hasFolder = 1;
 }
 
-def Dlc_ConcatOp : Dlc_Op<"concat", [Pure]> {
+def Dlc_ConcatOp : Dlc_Op<"concat", [Pure, Dlc_DataMovement, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "concatenation along an axis";
   let description = [{
     ```mlir
@@ -439,7 +464,8 @@ def Dlc_ConcatOp : Dlc_Op<"concat", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_PadOp : Dlc_Op<"pad", [Pure]> {
+def Dlc_PadOp : Dlc_Op<"pad", [Pure, Dlc_DataMovement, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "constant padding";
   let description = [{
     Adds `low[d]` elements before and `high[d]` after dimension d, all equal
@@ -456,7 +482,8 @@ def Dlc_PadOp : Dlc_Op<"pad", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_TileOp : Dlc_Op<"tile", [Pure]> {
+def Dlc_TileOp : Dlc_Op<"tile", [Pure, Dlc_DataMovement, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "repetition of a tensor along each dimension";
   let description = [{
     `result[i] = input[i mod shape(input)]`, the result being `multiples`
@@ -481,7 +508,8 @@ def Dlc_PoolKind : I32EnumAttr<"PoolKind", "pooling combiner", [
   let cppNamespace = "::mlir::dlc";
 }
 
-def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure]> {
+def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure, Dlc_Window, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "2-D convolution (ONNX Conv)";
   let description = [{
     `y[n, oc, oh, ow] = sum_{c, kh, kw} x[n, g*C/G + c, oh*sh - top + kh*dh,
@@ -506,7 +534,8 @@ def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure]> {
+def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure, Dlc_Window, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "2-D transposed convolution (ONNX ConvTranspose)";
   let description = [{
     The gradient of `dlc.conv2d` with respect to its input: every input
@@ -531,7 +560,8 @@ def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure]> {
+def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure, Dlc_Window, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "2-D max or average pooling (ONNX MaxPool / AveragePool)";
   let description = [{
     Combines, for each output position, the window `x[n, c, oh*sh - top +
@@ -570,7 +600,8 @@ def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure]> {
   }];
 }
 
-def Dlc_GatherOp : Dlc_Op<"gather", [Pure]> {
+def Dlc_GatherOp : Dlc_Op<"gather", [Pure, Dlc_Window, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "selection of slices along an axis by index (ONNX Gather)";
   let description = [{
     `result[i_0..i_{a-1}, j..., i_{a+1}...] = data[i_0..i_{a-1},
@@ -591,7 +622,8 @@ def Dlc_GatherOp : Dlc_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_ResizeOp : Dlc_Op<"resize", [Pure]> {
+def Dlc_ResizeOp : Dlc_Op<"resize", [Pure, Dlc_Window, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "nearest or linear resampling (ONNX Resize)";
   let description = [{
     Resizes every dimension from the input's size to the result's (scale =
@@ -619,7 +651,8 @@ def Dlc_ResizeOp : Dlc_Op<"resize", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dlc_Im2ColOp : Dlc_Op<"im2col", [Pure]> {
+def Dlc_Im2ColOp : Dlc_Op<"im2col", [Pure, Dlc_Window, Dlc_KernelBody,
+    Dlc_TensorSizeLimit]> {
   let summary = "convolution windows as matrix columns (internal)";
   let description = [{
     Created by `dlc-lower-conv` for a `dlc.conv2d` computed as a GEMM:
@@ -679,6 +712,7 @@ def Dlc_KernelOp : Dlc_Op<"kernel", [IsolatedFromAbove,
 }
 
 def Dlc_YieldOp : Dlc_Op<"yield", [Pure, Terminator, HasParent<"KernelOp">,
+    Dlc_KernelBody,
     ReturnLike]> {
   let summary = "results of a fused kernel";
   let description = [{

@@ -11,6 +11,7 @@
 // (dlc.fusion_notes), for the report of `dlc compile --emit=fused`.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/ElementType.h"
 #include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
 
@@ -36,15 +37,14 @@ using namespace mlir::dlc;
 
 namespace {
 
-bool isReduction(Operation *op) { return isa<ReduceOp, ArgMaxOp>(op); }
-
 /// Operations that become part of some kernel. Reshapes are handled apart:
 /// between kernels they are free views.
 bool isFusable(Operation *op) {
   if (isa<ReshapeOp>(op))
     return false;
-  return isElementwise(op) || isDataMovement(op) || isReduction(op) ||
-         isWindowOp(op);
+  return op->hasTrait<trait::Elementwise>() ||
+         op->hasTrait<trait::DataMovement>() ||
+         op->hasTrait<trait::Reduction>() || op->hasTrait<trait::Window>();
 }
 
 /// Whether `p`, joined to `group`, would be read by a window op of the group
@@ -61,9 +61,9 @@ bool feedsWindowOp(Operation *p,
     for (Operation *user : op->getUsers()) {
       if (!group.contains(user) || !visited.insert(user).second)
         continue;
-      if (isWindowOp(user))
+      if (user->hasTrait<trait::Window>())
         return true;
-      if (isDataMovement(user))
+      if (user->hasTrait<trait::DataMovement>())
         worklist.push_back(user);
     }
   }
@@ -107,23 +107,15 @@ bool isSplatConstant(Operation *op) {
 constexpr double kOpsPerByte = 18;
 constexpr double kLaunchOps = 1.2e8;
 
-/// Operations per element of `op`: the special function unit's
-/// transcendentals and divisions count several FMAs; data movement is index
-/// arithmetic.
+/// Operations per element of `op` (its CostOpInterface); data movement,
+/// windows and reductions are index arithmetic.
 int64_t elementCost(Operation *op) {
-  if (isa<ExpOp, LogOp, TanhOp, SigmoidOp, ErfOp, PowOp>(op))
-    return 8;
-  if (isa<RsqrtOp, SqrtOp, ReciprocalOp, DivOp>(op))
-    return 4;
-  return isElementwise(op) ? 1 : 0;
+  if (auto cost = dyn_cast<CostOpInterface>(op))
+    return cost.getOpsPerElement();
+  return 0;
 }
 
-int64_t elementBytes(Value v) {
-  Type element = cast<ShapedType>(v.getType()).getElementType();
-  return element.isIntOrFloat()
-             ? std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
-             : 4;
-}
+int64_t elementBytes(Value v) { return mlir::dlc::elementBytes(v.getType()); }
 
 /// Why a neighbour of a group stayed out of it: `op` is a producer that did
 /// not join (recorded on the consumer's group) or a producer whose consumer
@@ -294,7 +286,7 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
   candidate.push_back(p);
   candidate.append(group.ops.begin(), group.ops.end());
   llvm::SmallPtrSet<Operation *, 32> set(candidate.begin(), candidate.end());
-  if (!isDataMovement(p) && feedsWindowOp(p, set)) {
+  if (!p->hasTrait<trait::DataMovement>() && feedsWindowOp(p, set)) {
     whyNot = "as a window op's producer it would be recomputed for every "
              "read of the window (which reads each element several times)";
     return false;
@@ -326,7 +318,7 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
   // per-element loops.
   if (group.plan.kind == KernelTemplate::Row &&
       plan->kind != KernelTemplate::Row) {
-    whyNot = isReduction(p) ? "it reduces over other axes than the "
+    whyNot = p->hasTrait<trait::Reduction>() ? "it reduces over other axes than the "
                               "consumer row kernel's rows"
                             : "the consumer row kernel would lose its row "
                               "template";
@@ -340,7 +332,7 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
   if (plan->kind == KernelTemplate::Pointwise) {
     int64_t spaceElements = numElements(plan->space);
     for (Operation *op : candidate) {
-      if (!isReduction(op))
+      if (!op->hasTrait<trait::Reduction>())
         continue;
       auto shape = staticShape(op->getResult(0));
       if (!shape || numElements(*shape) != spaceElements) {

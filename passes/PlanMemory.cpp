@@ -11,6 +11,7 @@
 // (in-place).
 //
 //===----------------------------------------------------------------------===//
+#include "ir/ElementType.h"
 #include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
 
@@ -35,12 +36,7 @@ int64_t valueBytes(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type || !type.hasStaticShape())
     return 0;
-  Type element = type.getElementType();
-  int64_t elementBytes =
-      element.isIntOrFloat()
-          ? std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
-          : 4;
-  return type.getNumElements() * elementBytes;
+  return tensorBytes(type);
 }
 
 int64_t alignUp(int64_t value, int64_t alignment) {
@@ -82,7 +78,7 @@ bool readsOnlyAtOwnIndex(BlockArgument arg) {
         continue;
       if (!visited.insert(user).second)
         continue;
-      if (!isElementwise(user) || user->getNumResults() != 1)
+      if (!user->hasTrait<trait::Elementwise>() || user->getNumResults() != 1)
         return false;
       auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
       if (!type || type.getShape() != shape)

@@ -491,6 +491,44 @@ func.func @kernel_matmul(%x: tensor<4x4xf32>) {
 
 // -----
 
+// What may stand inside a kernel is the op's KernelBody trait: an attention
+// (its own kernel template) is refused by the verifier, not by codegen.
+func.func @kernel_attention(%q: tensor<1x8x16xf32>) {
+  %k = dlc.kernel (%q) : (tensor<1x8x16xf32>) -> tensor<1x8x16xf32> {
+  ^bb0(%a: tensor<1x8x16xf32>):
+    // expected-error @+1 {{'dlc.attention' op cannot be fused into a dlc.kernel}}
+    %0 = dlc.attention %a, %a, %a {scale = 0.25 : f64} : (tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
+    dlc.yield %0 : tensor<1x8x16xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @concat_element_type(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dlc.concat' op expects result element type 'f32' (the input's), but got 'f16'}}
+  %0 = dlc.concat %x, %x {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf16>
+  return
+}
+
+// -----
+
+func.func @pad_element_type(%x: tensor<4x5xf32>) {
+  // expected-error @+1 {{'dlc.pad' op expects result element type 'f32' (the input's), but got 'i32'}}
+  %0 = dlc.pad %x {low = array<i64: 0, 0>, high = array<i64: 0, 0>, value = 0.0 : f64} : (tensor<4x5xf32>) -> tensor<4x5xi32>
+  return
+}
+
+// -----
+
+func.func @tile_element_type(%x: tensor<4x5xf32>) {
+  // expected-error @+1 {{'dlc.tile' op expects result element type 'f32' (the input's), but got 'bf16'}}
+  %0 = dlc.tile %x {multiples = array<i64: 1, 1>} : (tensor<4x5xf32>) -> tensor<4x5xbf16>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Convolution, pooling, gather, resize, strided slice
 //===----------------------------------------------------------------------===//
