@@ -26,6 +26,7 @@ def Dlc_Dialect : Dialect {
   let cppNamespace = "::mlir::dlc";
   let useDefaultAttributePrinterParser = 0;
   let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
 }
 
 class Dlc_Op<string mnemonic, list<Trait> traits = []> :

@@ -28,13 +28,13 @@ const ElementTypeRow kRows[] = {
      [](Type t) { return t.isBF16(); },
      [](MLIRContext *c) -> Type { return BFloat16Type::get(c); }},
     {rt::DType::I32, false, "int", "int",
-     [](Type t) { return t.isInteger(32); },
+     [](Type t) { return t.isSignlessInteger(32); },
      [](MLIRContext *c) -> Type { return IntegerType::get(c, 32); }},
     {rt::DType::I64, false, "long long", "long long",
-     [](Type t) { return t.isInteger(64); },
+     [](Type t) { return t.isSignlessInteger(64); },
      [](MLIRContext *c) -> Type { return IntegerType::get(c, 64); }},
     {rt::DType::I1, false, "unsigned char", "bool",
-     [](Type t) { return t.isInteger(1); },
+     [](Type t) { return t.isSignlessInteger(1); },
      [](MLIRContext *c) -> Type { return IntegerType::get(c, 1); }},
 };
 

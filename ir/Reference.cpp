@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Reference.h"
+#include "ir/ElementType.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -39,75 +40,18 @@ namespace {
 // Element types
 //===----------------------------------------------------------------------===//
 
-enum class Elem { F32, F16, BF16, I32, I64, I1 };
+/// Element types are the runtime's dtypes (ir/ElementType.h maps them).
+using Elem = rt::DType;
 
-std::optional<Elem> elemOf(Type type) {
-  if (type.isF32())
-    return Elem::F32;
-  if (type.isF16())
-    return Elem::F16;
-  if (type.isBF16())
-    return Elem::BF16;
-  if (type.isInteger(32))
-    return Elem::I32;
-  if (type.isInteger(64))
-    return Elem::I64;
-  if (type.isInteger(1))
-    return Elem::I1;
-  return std::nullopt;
-}
+std::optional<Elem> elemOf(Type type) { return mlir::dlc::dtypeOf(type); }
 
-bool isFloat(Elem e) {
-  return e == Elem::F32 || e == Elem::F16 || e == Elem::BF16;
-}
-
-rt::DType dtypeOf(Elem e) {
-  switch (e) {
-  case Elem::F32:
-    return rt::DType::F32;
-  case Elem::F16:
-    return rt::DType::F16;
-  case Elem::BF16:
-    return rt::DType::BF16;
-  case Elem::I32:
-    return rt::DType::I32;
-  case Elem::I64:
-    return rt::DType::I64;
-  case Elem::I1:
-    return rt::DType::I1;
-  }
-  return rt::DType::F32;
-}
-
-size_t byteSize(Elem e) {
-  switch (e) {
-  case Elem::F32:
-  case Elem::I32:
-    return 4;
-  case Elem::F16:
-  case Elem::BF16:
-    return 2;
-  case Elem::I64:
-    return 8;
-  case Elem::I1:
-    return 1;
-  }
-  return 0;
-}
-
-const llvm::fltSemantics &semanticsOf(Elem e) {
-  if (e == Elem::F16)
-    return llvm::APFloat::IEEEhalf();
-  if (e == Elem::BF16)
-    return llvm::APFloat::BFloat();
-  return llvm::APFloat::IEEEsingle();
-}
+size_t byteSize(Elem e) { return rt::dtypeSize(e); }
 
 /// `v` rounded to nearest even in the float type `e` (overflow gives inf).
 double roundToFloat(Elem e, double v) {
   llvm::APFloat f(v);
   bool losesInfo = false;
-  f.convert(semanticsOf(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  f.convert(floatSemantics(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   return f.convertToDouble();
 }
 
@@ -242,7 +186,7 @@ double decodeElement(Elem e, const uint8_t *p) {
   case Elem::BF16: {
     uint16_t bits;
     std::memcpy(&bits, p, 2);
-    return llvm::APFloat(semanticsOf(e), llvm::APInt(16, bits))
+    return llvm::APFloat(floatSemantics(e), llvm::APInt(16, bits))
         .convertToDouble();
   }
   case Elem::I32: {
@@ -273,7 +217,7 @@ void encodeElement(Elem e, double v, uint8_t *p) {
   case Elem::BF16: {
     llvm::APFloat f(v);
     bool losesInfo = false;
-    f.convert(semanticsOf(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    f.convert(floatSemantics(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
     uint16_t bits = static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
     std::memcpy(p, &bits, 2);
     return;
@@ -1329,11 +1273,11 @@ mlir::dlc::evaluateReference(func::FuncOp func,
     Elem e = *elemOf(argType->getElementType());
     const rt::HostTensor &host = inputs[i];
     ArrayRef<int64_t> shape = argType->getShape();
-    if (host.dtype != dtypeOf(e) || ArrayRef<int64_t>(host.shape) != shape) {
+    if (host.dtype != e || ArrayRef<int64_t>(host.shape) != shape) {
       return func.emitOpError() << "input #" << i << " is "
                                 << describeTensor(host.dtype, host.shape)
                                 << ", but the function expects "
-                                << describeTensor(dtypeOf(e), shape);
+                                << describeTensor(e, shape);
     }
     int64_t n = numElements(shape);
     if (host.data.size() != (size_t)n * byteSize(e))
@@ -1361,7 +1305,7 @@ mlir::dlc::evaluateReference(func::FuncOp func,
     auto tensorType = cast<RankedTensorType>(t);
     Elem e = *elemOf(tensorType.getElementType());
     rt::HostTensor host;
-    host.dtype = dtypeOf(e);
+    host.dtype = e;
     host.shape.assign(tensorType.getShape().begin(),
                       tensorType.getShape().end());
     host.data.resize(value->data.size() * byteSize(e));

@@ -11,6 +11,7 @@
 // (dlc.fusion_notes), for the report of `dlc compile --emit=fused`.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
 #include "ir/ElementType.h"
 #include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
@@ -524,7 +525,7 @@ void Fuser::attachNotes(Group &group, KernelOp kernel, ArrayRef<Value> inputs,
       notes.push_back(dict);
   }
   if (!notes.empty())
-    kernel->setAttr("dlc.fusion_notes", ArrayAttr::get(context, notes));
+    setFusionNotes(kernel, ArrayAttr::get(context, notes));
 }
 
 /// Greedy fusion grows groups from consumers to producers, so a producer

@@ -22,6 +22,7 @@
 // per lhs: there is nothing to merge and it is left as it is.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/ElementType.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -61,9 +62,10 @@ struct ConstantData {
 /// Bytes per element of the numeric element types of dlc tensors (i1, which
 /// is bit-packed in dense attributes and never multiplied, is excluded).
 std::optional<size_t> elementSize(Type element) {
-  if (!element.isIntOrFloat() || element.isInteger(1))
+  std::optional<rt::DType> dtype = dtypeOf(element);
+  if (!dtype || *dtype == rt::DType::I1)
     return std::nullopt;
-  return element.getIntOrFloatBitWidth() / 8;
+  return rt::dtypeSize(*dtype);
 }
 
 /// The data of `constant` as stored in its dense or dense_resource value, or

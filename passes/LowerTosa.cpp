@@ -7,6 +7,7 @@
 // every failure can be reported once, at the operation that caused it.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/ElementType.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,9 +32,7 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 static bool isSupportedElementType(Type type) {
-  return type.isF32() || type.isF16() || type.isBF16() ||
-         type.isSignlessInteger(32) || type.isSignlessInteger(64) ||
-         type.isSignlessInteger(1);
+  return dtypeOf(type).has_value();
 }
 
 /// Checks that `type` (named `what` in diagnostics) is a statically shaped

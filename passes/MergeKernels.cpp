@@ -8,6 +8,7 @@
 // inputs; it yields the earlier results, then the later ones.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
 #include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
 
@@ -52,7 +53,7 @@ bool usersAllAfter(KernelOp earlier, KernelOp later) {
 /// The fusion notes of `kernel` with operand and result numbers renumbered.
 void remapNotes(KernelOp kernel, ArrayRef<unsigned> operandMap,
                 unsigned resultOffset, SmallVectorImpl<Attribute> &notes) {
-  auto array = kernel->getAttrOfType<ArrayAttr>("dlc.fusion_notes");
+  ArrayAttr array = getFusionNotes(kernel);
   if (!array)
     return;
   MLIRContext *context = kernel.getContext();
@@ -120,8 +121,7 @@ KernelOp buildMerged(KernelOp a, KernelOp b) {
   remapNotes(a, operandMaps[0], 0, notes);
   remapNotes(b, operandMaps[1], a->getNumResults(), notes);
   if (!notes.empty())
-    merged->setAttr("dlc.fusion_notes",
-                    ArrayAttr::get(merged.getContext(), notes));
+    setFusionNotes(merged, ArrayAttr::get(merged.getContext(), notes));
   return merged;
 }
 

@@ -11,6 +11,7 @@
 // (in-place).
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
 #include "ir/ElementType.h"
 #include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
@@ -282,18 +283,16 @@ void PlanMemoryPass::runOnOperation() {
     if (!buffer.returned)
       buffer.offset = slots[slotOf[buffer.cls]].offset;
 
-  Builder builder(&getContext());
   for (Operation &op : block) {
     if (!isa<KernelOp, MatmulOp, AttentionOp>(op))
       continue;
     SmallVector<int64_t> offsets;
     for (Value result : op.getResults())
       offsets.push_back(buffers[bufferOf[result]].offset);
-    op.setAttr("dlc.offsets", builder.getDenseI64ArrayAttr(offsets));
+    setPlannedOffsets(&op, offsets);
   }
-  func->setAttr("dlc.arena_bytes", builder.getI64IntegerAttr(arenaBytes));
-  func->setAttr("dlc.intermediate_bytes",
-                builder.getI64IntegerAttr(intermediateBytes));
+  setArenaBytes(func, arenaBytes);
+  setIntermediateBytes(func, intermediateBytes);
 }
 
 } // namespace

@@ -112,7 +112,7 @@ func.func @unplanned(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// expected-error @+1 {{'func.func' op has a negative arena size (-256 bytes)}}
+// expected-error @+1 {{'func.func' op has a negative 'dlc.arena_bytes' (-256)}}
 func.func @negative_arena(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.arena_bytes = -256 : i64} {
   return %x : tensor<4xf32>
 }

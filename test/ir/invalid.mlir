@@ -819,3 +819,52 @@ func.func @slice_strides_bounds(%x: tensor<4x8xf32>) {
   %0 = dlc.slice %x {start = array<i64: 0, 2>, strides = array<i64: 1, 3>} : (tensor<4x8xf32>) -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes (ir/Attributes.h)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'func.func' op has an unknown dlc attribute 'dlc.arena_size'}}
+func.func @unknown_attribute() attributes {dlc.arena_size = 0 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expects 'dlc.arena_bytes' to be an i64, but got "256"}}
+func.func @arena_kind() attributes {dlc.arena_bytes = "256"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has a negative 'dlc.intermediate_bytes' (-1)}}
+func.func @intermediate_negative() attributes {dlc.intermediate_bytes = -1 : i64} {
+  return
+}
+
+// -----
+
+func.func @offsets_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.kernel' op expects 'dlc.offsets' to be an array<i64>, but got [0]}}
+  %k = dlc.kernel(%x) {dlc.offsets = [0]} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %0 = dlc.exp %a : tensor<4xf32>
+    dlc.yield %0 : tensor<4xf32>
+  }
+  return %k : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_notes_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.kernel' op expects 'dlc.fusion_notes' on a dlc.kernel, as an array of {operand|result = index, reason = "..."}}}
+  %k = dlc.kernel(%x) {dlc.fusion_notes = [{operand = 0 : i64}]} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %0 = dlc.exp %a : tensor<4xf32>
+    dlc.yield %0 : tensor<4xf32>
+  }
+  return %k : tensor<4xf32>
+}

@@ -1,0 +1,117 @@
+//===- Attributes.cpp - The dlc dialect's discardable attributes ----------===//
+#include "ir/Attributes.h"
+#include "ir/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+std::optional<ArrayRef<int64_t>> mlir::dlc::getPlannedOffsets(Operation *op) {
+  if (auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets))
+    return offsets.asArrayRef();
+  return std::nullopt;
+}
+
+void mlir::dlc::setPlannedOffsets(Operation *op, ArrayRef<int64_t> offsets) {
+  op->setAttr(attr::kOffsets,
+              DenseI64ArrayAttr::get(op->getContext(), offsets));
+}
+
+static std::optional<int64_t> getInt(Operation *op, StringRef name) {
+  if (auto value = op->getAttrOfType<IntegerAttr>(name))
+    return value.getInt();
+  return std::nullopt;
+}
+
+static void setInt(Operation *op, StringRef name, int64_t value) {
+  op->setAttr(name, Builder(op->getContext()).getI64IntegerAttr(value));
+}
+
+std::optional<int64_t> mlir::dlc::getArenaBytes(Operation *func) {
+  return getInt(func, attr::kArenaBytes);
+}
+void mlir::dlc::setArenaBytes(Operation *func, int64_t bytes) {
+  setInt(func, attr::kArenaBytes, bytes);
+}
+std::optional<int64_t> mlir::dlc::getIntermediateBytes(Operation *func) {
+  return getInt(func, attr::kIntermediateBytes);
+}
+void mlir::dlc::setIntermediateBytes(Operation *func, int64_t bytes) {
+  setInt(func, attr::kIntermediateBytes, bytes);
+}
+std::optional<int64_t> mlir::dlc::getSourceOpCount(Operation *func) {
+  return getInt(func, attr::kSourceOps);
+}
+void mlir::dlc::setSourceOpCount(Operation *func, int64_t count) {
+  setInt(func, attr::kSourceOps, count);
+}
+
+ArrayAttr mlir::dlc::getFusionNotes(Operation *kernel) {
+  return kernel->getAttrOfType<ArrayAttr>(attr::kFusionNotes);
+}
+void mlir::dlc::setFusionNotes(Operation *kernel, ArrayAttr notes) {
+  kernel->setAttr(attr::kFusionNotes, notes);
+}
+void mlir::dlc::removeFusionNotes(Operation *kernel) {
+  kernel->removeAttr(attr::kFusionNotes);
+}
+
+/// A fusion note: {operand = i : i64, reason = "..."} or the same with
+/// `result`.
+static bool isFusionNote(Attribute note) {
+  auto dict = dyn_cast<DictionaryAttr>(note);
+  if (!dict || dict.size() != 2 || !isa_and_nonnull<StringAttr>(dict.get("reason")))
+    return false;
+  auto index = dyn_cast_or_null<IntegerAttr>(dict.get("operand"));
+  if (!index)
+    index = dyn_cast_or_null<IntegerAttr>(dict.get("result"));
+  return index && index.getInt() >= 0;
+}
+
+LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
+                                            NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  Attribute value = attribute.getValue();
+  if (name == attr::kOffsets) {
+    auto offsets = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!offsets)
+      return op->emitOpError() << "expects '" << name
+                               << "' to be an array<i64>, but got " << value;
+    if (int64_t(offsets.size()) != int64_t(op->getNumResults()))
+      return op->emitOpError()
+             << "has " << offsets.size() << " planned offsets for "
+             << op->getNumResults() << " results";
+    for (int64_t offset : offsets.asArrayRef())
+      if (offset < -1)
+        return op->emitOpError() << "has an invalid planned offset " << offset;
+    return success();
+  }
+  if (name == attr::kArenaBytes || name == attr::kIntermediateBytes ||
+      name == attr::kSourceOps) {
+    auto integer = dyn_cast<IntegerAttr>(value);
+    if (!integer || !integer.getType().isInteger(64))
+      return op->emitOpError() << "expects '" << name
+                               << "' to be an i64, but got " << value;
+    if (integer.getInt() < 0)
+      return op->emitOpError() << "has a negative '" << name << "' ("
+                               << integer.getInt() << ")";
+    return success();
+  }
+  if (name == attr::kFusionNotes) {
+    auto notes = dyn_cast<ArrayAttr>(value);
+    if (!isa<KernelOp>(op) || !notes ||
+        !llvm::all_of(notes, [](Attribute note) { return isFusionNote(note); }))
+      return op->emitOpError()
+             << "expects '" << name
+             << "' on a dlc.kernel, as an array of {operand|result = index, "
+                "reason = \"...\"}";
+    return success();
+  }
+  return op->emitOpError() << "has an unknown dlc attribute '" << name << "'";
+}
+
+LogicalResult DlcDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attribute) {
+  return verifyDlcAttribute(op, attribute);
+}

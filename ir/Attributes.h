@@ -1,0 +1,58 @@
+//===- Attributes.h - The dlc dialect's discardable attributes --*- C++ -*-===//
+//
+// Passes annotate ops and functions with a few `dlc.`-prefixed attributes
+// that later stages read (memory planning's offsets and arena size for code
+// generation, fusion's notes for the fusion report). Their names live here
+// once, with typed accessors, and DlcDialect::verifyOperationAttribute checks
+// every one of them wherever it appears.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_IR_ATTRIBUTES_H
+#define DLC_IR_ATTRIBUTES_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+
+namespace mlir::dlc {
+
+namespace attr {
+/// On dlc.kernel, dlc.matmul and dlc.attention: per result, its byte offset
+/// in the arena, or -1 for a result that is a function output.
+constexpr llvm::StringLiteral kOffsets = "dlc.offsets";
+/// On the function: the arena's size in bytes.
+constexpr llvm::StringLiteral kArenaBytes = "dlc.arena_bytes";
+/// On the function: the bytes of all intermediate values before reuse.
+constexpr llvm::StringLiteral kIntermediateBytes = "dlc.intermediate_bytes";
+/// On the function: the number of compute ops before fusion.
+constexpr llvm::StringLiteral kSourceOps = "dlc.source_ops";
+/// On dlc.kernel: why neighbours stayed out, as dictionaries
+/// {operand|result = index : i64, reason = "..."}.
+constexpr llvm::StringLiteral kFusionNotes = "dlc.fusion_notes";
+} // namespace attr
+
+/// The planned arena offsets of `op`'s results, if planned.
+std::optional<ArrayRef<int64_t>> getPlannedOffsets(Operation *op);
+void setPlannedOffsets(Operation *op, ArrayRef<int64_t> offsets);
+
+/// The function-level sizes memory planning and lowering record.
+std::optional<int64_t> getArenaBytes(Operation *func);
+void setArenaBytes(Operation *func, int64_t bytes);
+std::optional<int64_t> getIntermediateBytes(Operation *func);
+void setIntermediateBytes(Operation *func, int64_t bytes);
+std::optional<int64_t> getSourceOpCount(Operation *func);
+void setSourceOpCount(Operation *func, int64_t count);
+
+/// A kernel's fusion notes (null when it has none).
+ArrayAttr getFusionNotes(Operation *kernel);
+void setFusionNotes(Operation *kernel, ArrayAttr notes);
+void removeFusionNotes(Operation *kernel);
+
+/// Checks a `dlc.`-prefixed attribute on `op`: a known name, of its kind,
+/// with values in range. DlcDialect::verifyOperationAttribute.
+LogicalResult verifyDlcAttribute(Operation *op, NamedAttribute attribute);
+
+} // namespace mlir::dlc
+
+#endif // DLC_IR_ATTRIBUTES_H
