@@ -491,116 +491,6 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
-namespace {
-/// matmul(transpose(x)) where the transpose swaps only the last two
-/// dimensions becomes matmul {transpose_a}; likewise for the rhs. cuBLAS reads
-/// either layout at no cost, so no transpose kernel runs before a GEMM.
-struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  static bool swapsLastTwo(TransposeOp t) {
-    ArrayRef<int64_t> perm = t.getPerm();
-    int64_t r = perm.size();
-    if (r < 2)
-      return false;
-    for (int64_t i = 0; i < r - 2; ++i)
-      if (perm[i] != i)
-        return false;
-    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2;
-  }
-
-  LogicalResult matchAndRewrite(MatmulOp op,
-                                PatternRewriter &rewriter) const override {
-    bool changed = false;
-    Value lhs = op.getLhs(), rhs = op.getRhs();
-    bool ta = op.getTransposeA(), tb = op.getTransposeB();
-    if (auto t = lhs.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t)) {
-      lhs = t.getInput();
-      ta = !ta;
-      changed = true;
-    }
-    if (auto t = rhs.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t)) {
-      rhs = t.getInput();
-      tb = !tb;
-      changed = true;
-    }
-    if (!changed)
-      return failure();
-    rewriter.modifyOpInPlace(op, [&] {
-      op->setOperand(0, lhs);
-      op->setOperand(1, rhs);
-      op.setTransposeA(ta);
-      op.setTransposeB(tb);
-    });
-    return success();
-  }
-};
-
-/// matmul(tile(x)) where the tile only repeats batch dimensions of size 1
-/// that the other operand has at full size becomes matmul(x): the matmul
-/// broadcasts batch dimensions itself, so the copy is not needed.
-struct FoldBatchTileIntoMatmul : OpRewritePattern<MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  /// The tile's input if dropping the tile keeps the matmul's result.
-  static Value broadcastSource(Value operand, Value other) {
-    auto tile = operand.getDefiningOp<TileOp>();
-    if (!tile)
-      return {};
-    ArrayRef<int64_t> multiples = tile.getMultiples();
-    auto in = tensorType(tile.getInput());
-    auto otherType = tensorType(other);
-    int64_t r = multiples.size();
-    if (multiples[r - 2] != 1 || multiples[r - 1] != 1)
-      return {};
-    for (int64_t d = 0; d < r - 2; ++d)
-      if (multiples[d] != 1 &&
-          (in.getDimSize(d) != 1 || otherType.getDimSize(d) != multiples[d]))
-        return {};
-    return tile.getInput();
-  }
-
-  LogicalResult matchAndRewrite(MatmulOp op,
-                                PatternRewriter &rewriter) const override {
-    Value lhs = broadcastSource(op.getLhs(), op.getRhs());
-    Value rhs = broadcastSource(op.getRhs(), op.getLhs());
-    if (!lhs && !rhs)
-      return failure();
-    // Drop one tile at a time: the condition looks at the other operand's
-    // current shape.
-    rewriter.modifyOpInPlace(op, [&] {
-      if (lhs)
-        op->setOperand(0, lhs);
-      else
-        op->setOperand(1, rhs);
-    });
-    return success();
-  }
-};
-
-/// transpose(transpose(x, p), q) becomes transpose(x, p o q).
-struct ComposeTransposes : OpRewritePattern<TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(TransposeOp op,
-                                PatternRewriter &rewriter) const override {
-    auto inner = op.getInput().getDefiningOp<TransposeOp>();
-    if (!inner)
-      return failure();
-    SmallVector<int64_t> perm;
-    for (int64_t p : op.getPerm())
-      perm.push_back(inner.getPerm()[p]);
-    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner.getInput(),
-                                             perm);
-    return success();
-  }
-};
-} // namespace
-
-void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
-                                           MLIRContext *context) {
-  results.add<FoldTransposeIntoMatmul, FoldBatchTileIntoMatmul>(context);
-}
-
 LogicalResult AttentionOp::verify() {
   auto q = tensorType(getQ()), k = tensorType(getK()), v = tensorType(getV());
   auto result = getType();
@@ -816,11 +706,6 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     if ((int64_t)i != p)
       return {};
   return getInput();
-}
-
-void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
-                                              MLIRContext *context) {
-  results.add<ComposeTransposes>(context);
 }
 
 LogicalResult ReshapeOp::verify() {

@@ -32,8 +32,11 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Debug.h"
 
 #include <optional>
+
+#define DEBUG_TYPE "dlc-attention-layout"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_ATTENTIONLAYOUT
@@ -458,8 +461,14 @@ struct AttentionLayoutPass
       if (!op.isHeadsLayout())
         ops.push_back(op);
     });
-    for (AttentionOp op : ops)
-      (void)Rewriter(op).run();
+    for (AttentionOp op : ops) {
+      [[maybe_unused]] Location loc = op.getLoc();
+      bool rewritten = succeeded(Rewriter(op).run());
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": attention at " << loc
+                              << (rewritten ? " reads the heads layout\n"
+                                            : " keeps its layout\n"));
+      (void)rewritten;
+    }
   }
 };
 

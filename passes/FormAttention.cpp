@@ -18,10 +18,13 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <cmath>
 #include <limits>
 #include <optional>
+
+#define DEBUG_TYPE "dlc-form-attention"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_FORMATTENTION
@@ -658,8 +661,12 @@ struct FormAttentionPass
         auto output = dyn_cast<MatmulOp>(op);
         if (!output)
           continue;
-        if (std::optional<AttentionMatch> m = matcher.match(output))
+        if (std::optional<AttentionMatch> m = matcher.match(output)) {
+          LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": attention formed from the "
+                                     "chain ending at "
+                                  << output.getLoc() << "\n");
           rewrite(*m);
+        }
       }
     }
   }

@@ -22,11 +22,14 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
 
 #include <algorithm>
 #include <iterator>
 #include <optional>
 #include <queue>
+
+#define DEBUG_TYPE "dlc-fuse"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_FUSE
@@ -812,6 +815,13 @@ struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
                             "kernels (internal error)";
         return signalPassFailure();
       }
+      LLVM_DEBUG(llvm::dbgs()
+                 << DEBUG_TYPE ": " << func.getSymName() << ": "
+                 << llvm::count_if(block,
+                                   [](Operation &op) {
+                                     return isa<KernelOp>(op);
+                                   })
+                 << " kernels\n");
     }
   }
 };

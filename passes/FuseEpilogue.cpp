@@ -28,8 +28,11 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
 
 #include <cmath>
+
+#define DEBUG_TYPE "dlc-fuse-epilogue"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_FUSEEPILOGUE
@@ -352,8 +355,11 @@ struct FuseEpiloguePass
       return signalPassFailure();
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) { matmuls.push_back(op); });
-    for (MatmulOp op : matmuls)
+    for (MatmulOp op : matmuls) {
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": product at " << op.getLoc()
+                              << "\n");
       fuse(op);
+    }
   }
 };
 

@@ -31,10 +31,13 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <cstring>
 #include <optional>
 #include <vector>
+
+#define DEBUG_TYPE "dlc-horizontal-fuse"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_HORIZONTALFUSE
@@ -477,6 +480,8 @@ struct HorizontalFusePass
           if (m.bias)
             oldConstants.insert(m.bias);
         }
+        LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": " << group.size()
+                                << " sibling products merged\n");
         mergeGroup(group);
       }
     }

@@ -22,6 +22,9 @@
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "dlc-lower-conv"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_LOWERCONV
@@ -114,8 +117,11 @@ struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
         if (auto conv = dyn_cast<Conv2DOp>(op))
           if (!isDirect(conv))
             convs.push_back(conv);
-    for (Conv2DOp conv : convs)
+    for (Conv2DOp conv : convs) {
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": convolution at "
+                              << conv.getLoc() << " becomes a GEMM\n");
       lowerToGemm(conv);
+    }
   }
 };
 

@@ -16,12 +16,15 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <optional>
+
+#define DEBUG_TYPE "dlc-lower-tosa"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_LOWERTOSA
@@ -1169,7 +1172,13 @@ struct LowerTosaPass : public mlir::dlc::impl::LowerTosaBase<LowerTosaPass> {
     for (Operation *op : worklist) {
       if (isa_and_nonnull<DlcDialect, func::FuncDialect>(op->getDialect()))
         continue;
+      // The lowering may erase `op`: name it first.
+      LLVM_DEBUG(llvm::dbgs()
+                 << DEBUG_TYPE ": " << op->getName() << " at " << op->getLoc());
       std::optional<LogicalResult> result = lowering.lower(op);
+      LLVM_DEBUG(llvm::dbgs() << (result ? (succeeded(*result) ? " lowered\n"
+                                                               : " failed\n")
+                                         : " has no lowering\n"));
       if (!result) {
         emitError(op->getLoc())
             << "dlc cannot lower '" << op->getName() << "' yet";

@@ -15,6 +15,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "dlc-merge-kernels"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_MERGEKERNELS
@@ -160,6 +163,9 @@ struct MergeKernelsPass
               !usersAllAfter(earlier, kernel))
             continue;
           KernelOp result = buildMerged(earlier, kernel);
+          LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": trying to merge kernels at "
+                                  << earlier.getLoc() << " and "
+                                  << kernel.getLoc() << "\n");
           FailureOr<KernelPlan> check = analyzeKernel(result);
           if (failed(check) || check->kind != KernelTemplate::Pointwise ||
               check->space != plan->space) {

@@ -20,8 +20,11 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
 
 #include <algorithm>
+
+#define DEBUG_TYPE "dlc-plan-memory"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_PLANMEMORY
@@ -291,6 +294,9 @@ void PlanMemoryPass::runOnOperation() {
       offsets.push_back(buffers[bufferOf[result]].offset);
     setPlannedOffsets(&op, offsets);
   }
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": " << func.getSymName() << ": "
+                          << intermediateBytes << " intermediate bytes in an "
+                          << arenaBytes << "-byte arena\n");
   setArenaBytes(func, arenaBytes);
   setIntermediateBytes(func, intermediateBytes);
 }
