@@ -25,7 +25,7 @@ import torch.nn.functional as F
 BERT_EPS = 1e-12
 GPT2_EPS = 1e-5
 MICRO_EPS = 1e-5
-MASK_VALUE = -1e9
+MASK_VALUE = -3.4028234663852886e38  # the lowest f32, as in gen_models.py
 
 # Attention through F.scaled_dot_product_attention (flash or memory-efficient
 # kernels, PyTorch 2.x) instead of the explicit products and softmax that

@@ -36,11 +36,19 @@ using namespace mlir::dlc;
 
 namespace {
 
-/// A masked score at or below this counts as hidden: exp() of it relative
-/// to any visible score underflows to 0 in f32 for scores of sane range.
-/// (BERT-style masks use -10000, which is -9984 in bf16; GPT-style ones -inf
-/// or the lowest float.)
-constexpr double kMaskedScore = -5000;
+/// A masked score at or below this counts as hidden: -inf, or a finite
+/// value of at most -2^126 (the lowest f32 and bf16 values,
+/// torch.finfo(dtype).min, are such values). For a score s with
+/// |s| < 2^102, s + M rounds to M itself in f32 and bf16 (half an ulp of
+/// 2^126 is 2^102), so adding the mask and replacing the score by it
+/// (masked_fill) give the same value, which no score depends on; and
+/// exp(M - max) is exactly 0 for a row whose largest visible score is above
+/// -2^102. Under that bound `causal`, and a masked_fill turned into an
+/// additive mask, are exact; with -inf they are exact for every finite
+/// score. Finite masks above it (BERT's -10000, -1e9) are not hidden
+/// scores: scores can approach them, so they stay explicit masks, which the
+/// attention kernel adds as written.
+constexpr double kMaskedScore = -0x1p126;
 
 RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());

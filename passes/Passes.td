@@ -78,9 +78,10 @@ def FormAttention : Pass<"dlc-form-attention", "func::FuncOp"> {
       first product, or on its Q or K operand, any number of times;
     - masks: `dlc.add` of a tensor (an input or a constant) to the scores
       and `dlc.select(cond, fill, scores)` / `dlc.select(cond, scores, fill)`
-      with a splat fill of `-inf` or at most -5000 (masked_fill). A constant
+      with a splat fill of `-inf` or a finite value at most -2^126, such as
+      the lowest f32 (masked_fill). A constant
       mask that hides exactly the keys `j > i + (Sk - Sq)` (values 0 and
-      `-inf` or at most -5000; for a select, the boolean pattern) with
+      `-inf` or at most -2^126; for a select, the boolean pattern) with
       `Sk >= Sq` becomes `causal`; a finite splat mask shifts every score
       alike and is dropped;
     - the softmax over the last axis as `reduce max`, `sub`, `exp`,

@@ -86,9 +86,11 @@ DTYPES = ("f32", "bf16")
 BERT_EPS = 1e-12
 GPT2_EPS = 1e-5
 MICRO_EPS = 1e-5
-# The causal mask's fill value (HF GPT-2 uses the dtype's minimum; a finite
-# value keeps every row's maximum finite in both implementations).
-MASK_VALUE = -1e9
+# The causal mask's fill value: the lowest f32, as HF GPT-2 uses the dtype's
+# minimum. A finite value keeps every row's maximum finite in both
+# implementations; dlc-form-attention turns a fill at or below -2^126 into
+# `causal` (docs/fusion.md), and keeps larger ones (-1e9) as explicit masks.
+MASK_VALUE = -3.4028234663852886e38
 
 #===----------------------------------------------------------------------===#
 # Deterministic values

@@ -174,8 +174,8 @@ func.func @causal_constant(%q: tensor<2x4xf32>, %k: tensor<4x4xf32>, %v: tensor<
 // -----
 
 // GPT's masked_fill: select(causal pattern, -inf, scores) with the boolean
-// mask broadcast over batch and heads becomes `causal`; a large negative
-// additive causal mask (-1e9) does too.
+// mask broadcast over batch and heads becomes `causal`; an additive causal
+// mask of the lowest f32 (torch.finfo(torch.float32).min) does too.
 // CHECK-LABEL: func.func @causal_select
 // CHECK: dlc.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 1.250000e-01 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
 // CHECK-NOT: dlc.select
@@ -196,11 +196,32 @@ func.func @causal_select(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>, %v: t
   %o = dlc.matmul %p, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
   return %o : tensor<1x2x3x4xf32>
 }
-// CHECK-LABEL: func.func @causal_large_negative
+// CHECK-LABEL: func.func @causal_lowest_float
 // CHECK: dlc.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 1.000000e+00 : f64}
 // CHECK-NOT: dlc.constant
 // CHECK: return
-func.func @causal_large_negative(%q: tensor<3x4xf32>, %k: tensor<3x4xf32>, %v: tensor<3x4xf32>) -> tensor<3x4xf32> {
+func.func @causal_lowest_float(%q: tensor<3x4xf32>, %k: tensor<3x4xf32>, %v: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %mask = dlc.constant dense<[[0.0, 0xFF7FFFFF, 0xFF7FFFFF], [0.0, 0.0, 0xFF7FFFFF], [0.0, 0.0, 0.0]]> : tensor<3x3xf32>
+  %s = dlc.matmul %q, %k {transpose_b} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
+  %a = dlc.add %mask, %s : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  %m = dlc.reduce max %a {axes = array<i64: 1>} : (tensor<3x3xf32>) -> tensor<3x1xf32>
+  %d = dlc.sub %a, %m : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x3xf32>
+  %e = dlc.exp %d : tensor<3x3xf32>
+  %z = dlc.reduce sum %e {axes = array<i64: 1>} : (tensor<3x3xf32>) -> tensor<3x1xf32>
+  %p = dlc.div %e, %z : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x3xf32>
+  %o = dlc.matmul %p, %v : (tensor<3x3xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %o : tensor<3x4xf32>
+}
+
+// -----
+
+// A finite mask above -2^126 is not a hidden score: scores can come near
+// -1e9 (or BERT's -10000), where exp(s + M - max) is not 0 and `causal` would
+// change the result. The mask stays an operand, added as written.
+// CHECK-LABEL: func.func @large_negative_stays_mask
+// CHECK: %[[M:.*]] = dlc.constant dense<{{\[}}[0.000000e+00, -1.000000e+09, -1.000000e+09]
+// CHECK: dlc.attention %arg0, %arg1, %arg2, %[[M]] {scale = 1.000000e+00 : f64}
+func.func @large_negative_stays_mask(%q: tensor<3x4xf32>, %k: tensor<3x4xf32>, %v: tensor<3x4xf32>) -> tensor<3x4xf32> {
   %mask = dlc.constant dense<[[0.0, -1.0e9, -1.0e9], [0.0, 0.0, -1.0e9], [0.0, 0.0, 0.0]]> : tensor<3x3xf32>
   %s = dlc.matmul %q, %k {transpose_b} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
   %a = dlc.add %mask, %s : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
@@ -211,6 +232,28 @@ func.func @causal_large_negative(%q: tensor<3x4xf32>, %k: tensor<3x4xf32>, %v: t
   %p = dlc.div %e, %z : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x3xf32>
   %o = dlc.matmul %p, %v : (tensor<3x3xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   return %o : tensor<3x4xf32>
+}
+
+// -----
+
+// masked_fill with a finite fill above -2^126 replaces the score by a value
+// scores can come near: no exact additive mask exists, so the decomposed
+// softmax stays.
+// CHECK-LABEL: func.func @select_finite_fill
+// CHECK-NOT: dlc.attention
+// CHECK: dlc.select
+func.func @select_finite_fill(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>, %v: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32> {
+  %fill = dlc.constant dense<-1.0e9> : tensor<1x1x1x1xf32>
+  %hide = dlc.constant dense<[[[[false, true, true], [false, false, true], [false, false, false]]]]> : tensor<1x1x3x3xi1>
+  %s = dlc.matmul %q, %k {transpose_b} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x3xf32>
+  %f = dlc.select %hide, %fill, %s : (tensor<1x1x3x3xi1>, tensor<1x1x1x1xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %m = dlc.reduce max %f {axes = array<i64: 3>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x1xf32>
+  %d = dlc.sub %f, %m : (tensor<1x2x3x3xf32>, tensor<1x2x3x1xf32>) -> tensor<1x2x3x3xf32>
+  %e = dlc.exp %d : tensor<1x2x3x3xf32>
+  %z = dlc.reduce sum %e {axes = array<i64: 3>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x1xf32>
+  %p = dlc.div %e, %z : (tensor<1x2x3x3xf32>, tensor<1x2x3x1xf32>) -> tensor<1x2x3x3xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return %o : tensor<1x2x3x4xf32>
 }
 
 // -----
@@ -472,7 +515,8 @@ func.func @tanh_between(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8
 // -----
 
 // A causal mask built from position ranges (GPT-2's form as exported):
-// cmp(ge, rows, cols) selecting 0 or -1e9, added to the scaled scores. It
+// cmp(ge, rows, cols) selecting 0 or the lowest f32, added to the scaled
+// scores. It
 // is evaluated at compile time, recognised as causal and dropped.
 // CHECK-LABEL: func.func @computed_causal_mask
 // CHECK: dlc.attention %arg0, %arg1, %arg2 {causal, scale = 1.250000e-01 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
@@ -482,7 +526,7 @@ func.func @computed_causal_mask(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v
   %rows = dlc.constant dense<[[[0], [1], [2], [3]]]> : tensor<1x4x1xi32>
   %cols = dlc.constant dense<[[[0, 1, 2, 3]]]> : tensor<1x1x4xi32>
   %zero = dlc.constant dense<0.0> : tensor<1x1x1xf32>
-  %big = dlc.constant dense<-1.0e9> : tensor<1x1x1xf32>
+  %big = dlc.constant dense<0xFF7FFFFF> : tensor<1x1x1xf32>
   %c = dlc.cmp ge, %rows, %cols : (tensor<1x4x1xi32>, tensor<1x1x4xi32>) -> tensor<1x4x4xi1>
   %mask = dlc.select %c, %zero, %big : (tensor<1x4x4xi1>, tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x4x4xf32>
   %eighth = dlc.constant dense<0.125> : tensor<1x1x1xf32>
