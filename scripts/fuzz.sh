@@ -25,7 +25,8 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
     -DDLC_ENABLE_SANITIZERS=ON \
-    -DDLC_BUILD_FUZZERS=ON
+    -DDLC_BUILD_FUZZERS=ON -DMLIR_DIR="${MLIR_DIR:-/usr/lib/llvm-19/lib/cmake/mlir}" \
+    -DPython3_EXECUTABLE="${PYTHON:-/usr/bin/python3}"
 fi
 lock=(); [ -n "${DLC_BUILD_LOCK:-}" ] && lock=(flock "$DLC_BUILD_LOCK")
 "${lock[@]}" ninja -C "$build" -j"$(nproc)" dlc-fuzzers
@@ -71,10 +72,10 @@ for case in "$seeds/mlir"/test_codegen_*; do
 done
 # ONNX seeds: the models of the ONNX lit tests (test/onnx/onnx_cases.py,
 # which needs Debian's python3-onnx), up to 256 KiB each.
-if /usr/bin/python3 -c "import onnx" 2>/dev/null; then
-  cases=$(/usr/bin/python3 "$root/test/onnx/onnx_cases.py" list | awk '{print $2}')
+if "${PYTHON:-/usr/bin/python3}" -c "import onnx" 2>/dev/null; then
+  cases=$("${PYTHON:-/usr/bin/python3}" "$root/test/onnx/onnx_cases.py" list | awk '{print $2}')
   # shellcheck disable=SC2086
-  /usr/bin/python3 "$root/test/onnx/onnx_cases.py" gen "$seeds/onnx" $cases \
+  "${PYTHON:-/usr/bin/python3}" "$root/test/onnx/onnx_cases.py" gen "$seeds/onnx" $cases \
     >/dev/null 2>&1 || echo "warning: some ONNX seeds were not generated" >&2
   find "$seeds/onnx" -type f -size +256k -delete
 fi

@@ -67,9 +67,9 @@ tmp="$(mktemp -d /tmp/dlc-bundle-XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT
 only=()
 [ -n "$models" ] && only=(--only "$models")
-/usr/bin/python3 "$root/bench/models/gen_models.py" --out "$tmp" --size "$size" \
+"${PYTHON:-/usr/bin/python3}" "$root/bench/models/gen_models.py" --out "$tmp" --size "$size" \
   --weights inputs --no-npy "${only[@]}" >/dev/null
-names=$(/usr/bin/python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['models']))" "$tmp/models.json")
+names=$("${PYTHON:-/usr/bin/python3}" -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['models']))" "$tmp/models.json")
 export DLC_CACHE_DIR="${DLC_CACHE_DIR:-$build/test/kernel-cache}"
 for name in $names; do
   # f32 models twice: full f32 GEMMs, and TF32 ones (NAME.tf32.dlcpkg, what
@@ -89,7 +89,7 @@ done
 glibc=$(objdump -T "$out/bin/dlc" "$out/bin/dlc-run" | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -1)
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$root" status --porcelain 2>/dev/null | grep -q . && echo "+changes" || true)
-/usr/bin/python3 - "$root/bench/models" "$out/bundle.json" "$size" "$arch" "$commit$dirty" "$glibc" $names <<'EOF'
+"${PYTHON:-/usr/bin/python3}" - "$root/bench/models" "$out/bundle.json" "$size" "$arch" "$commit$dirty" "$glibc" $names <<'EOF'
 import datetime, json, sys
 models_dir, path, size, arch, commit, glibc, *models = sys.argv[1:]
 sys.path.insert(0, models_dir)

@@ -13,7 +13,9 @@ if [ ! -f "$build/build.ninja" ]; then
   # -O1 -g1: what ASan recommends, and line tables for the reports, at a
   # fraction of the compile time of -O2 -g.
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DDLC_ENABLE_SANITIZERS=ON
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DDLC_ENABLE_SANITIZERS=ON \
+    -DMLIR_DIR="${MLIR_DIR:-/usr/lib/llvm-19/lib/cmake/mlir}" \
+    -DPython3_EXECUTABLE="${PYTHON:-/usr/bin/python3}"
 fi
 # $DLC_BUILD_LOCK: a lock file that serializes builds sharing a machine.
 lock=(); [ -n "${DLC_BUILD_LOCK:-}" ] && lock=(flock "$DLC_BUILD_LOCK")
