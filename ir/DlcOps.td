@@ -38,6 +38,13 @@ def Dlc_ConstantOp : Dlc_Op<"constant",
 
 /// The traits of every elementwise op.
 defvar Dlc_ElementwiseTraits = [Pure, Dlc_Elementwise, Dlc_KernelBody];
+/// An op with a rule in ir/Gradients.cpp.
+defvar Dlc_Differentiable = DeclareOpInterfaceMethods<Dlc_GradientOpInterface>;
+/// An op as accurate in f16/bf16 as its inputs (the interface's default).
+defvar Dlc_ReducedPrecisionSafe = Dlc_PrecisionPolicyOpInterface;
+/// An op whose point is reduced precision (tensor-core products).
+defvar Dlc_PrefersReducedPrecision =
+    DeclareOpInterfaceMethods<Dlc_PrecisionPolicyOpInterface, ["getPrecisionClass"]>;
 
 class Dlc_UnaryOp<string mnemonic, string what,
                   list<Trait> traits = [Dlc_CostOpInterface]> :
@@ -58,9 +65,11 @@ class Dlc_UnaryOp<string mnemonic, string what,
 
 /// `cost`: operations per element (CostOpInterface); the special function
 /// unit's transcendentals and divisions count several FMAs.
-class Dlc_FloatUnaryOp<string mnemonic, string what, int cost = 1> :
-    Dlc_UnaryOp<mnemonic, what, [DeclareOpInterfaceMethods<Dlc_CostOpInterface,
-                                   ["getOpsPerElement"]>]> {
+class Dlc_FloatUnaryOp<string mnemonic, string what, int cost = 1,
+                       list<Trait> extra = []> :
+    Dlc_UnaryOp<mnemonic, what, !listconcat(
+        [DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>],
+        extra)> {
   let hasVerifier = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() {
@@ -70,16 +79,18 @@ class Dlc_FloatUnaryOp<string mnemonic, string what, int cost = 1> :
   }];
 }
 
-def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential", 8>;
-def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm", 8>;
-def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent", 8>;
+def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential", 8, [Dlc_Differentiable]>;
+def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm", 8, [Dlc_Differentiable]>;
+def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent", 8, [Dlc_Differentiable]>;
 def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))", 8>;
 def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function", 8>;
 def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root", 4>;
 def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root", 4>;
 def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x", 4>;
-def Dlc_AbsOp : Dlc_UnaryOp<"abs", "the absolute value">;
-def Dlc_NegOp : Dlc_UnaryOp<"neg", "negation">;
+def Dlc_AbsOp : Dlc_UnaryOp<"abs", "the absolute value",
+    [Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe]>;
+def Dlc_NegOp : Dlc_UnaryOp<"neg", "negation",
+    [Dlc_CostOpInterface, Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
 
 def Dlc_NotOp : Dlc_Op<"not", !listconcat(Dlc_ElementwiseTraits,
     [SameOperandsAndResultType, Dlc_CostOpInterface])> {
@@ -111,9 +122,11 @@ def Dlc_ClampOp : Dlc_Op<"clamp", !listconcat(Dlc_ElementwiseTraits,
   let hasVerifier = 1;
 }
 
-class Dlc_BinaryOp<string mnemonic, string what, int cost = 1> :
+class Dlc_BinaryOp<string mnemonic, string what, int cost = 1,
+                   list<Trait> extra = []> :
     Dlc_Op<mnemonic, !listconcat(Dlc_ElementwiseTraits,
-        [DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>])> {
+        [DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>],
+        extra)> {
   let summary = "elementwise " # what # " with broadcasting";
   let description = [{
     Computes }] # what # [{ of two tensors of the same rank and element type.
@@ -136,12 +149,13 @@ class Dlc_BinaryOp<string mnemonic, string what, int cost = 1> :
   }];
 }
 
-def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum">;
-def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference">;
-def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product">;
-def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)", 4>;
-def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum">;
-def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum">;
+def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum", 1, [Dlc_Differentiable]>;
+def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference", 1, [Dlc_Differentiable]>;
+def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product", 1, [Dlc_Differentiable]>;
+def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)", 4,
+    [Dlc_Differentiable]>;
+def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum", 1, [Dlc_ReducedPrecisionSafe]>;
+def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum", 1, [Dlc_ReducedPrecisionSafe]>;
 def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs", 8>;
 def Dlc_AndOp : Dlc_BinaryOp<"and", "the logical or bitwise and">;
 def Dlc_OrOp : Dlc_BinaryOp<"or", "the logical or bitwise or">;
@@ -182,7 +196,7 @@ def Dlc_SelectOp : Dlc_Op<"select", !listconcat(Dlc_ElementwiseTraits,
 }
 
 def Dlc_CastOp : Dlc_Op<"cast", !listconcat(Dlc_ElementwiseTraits,
-    [Dlc_CostOpInterface])> {
+    [Dlc_CostOpInterface, Dlc_Differentiable, Dlc_ReducedPrecisionSafe])> {
   let summary = "elementwise conversion of the element type";
   let description = [{
     Converts every element to the result's element type. Float to integer
@@ -204,7 +218,7 @@ def Dlc_CastOp : Dlc_Op<"cast", !listconcat(Dlc_ElementwiseTraits,
 //===----------------------------------------------------------------------===//
 
 def Dlc_ReduceOp : Dlc_Op<"reduce", [Pure, Dlc_Reduction, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable]> {
   let summary = "reduction over a set of axes";
   let description = [{
     Combines the elements along `axes` with `sum`, `max`, `min` or `prod`.
@@ -252,7 +266,7 @@ def Dlc_EpilogueKind : I32EnumAttr<"EpilogueKind",
 }
 
 def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_PrefersReducedPrecision]> {
   let summary = "batched matrix product with an optional epilogue";
   let description = [{
     `result[b..., m, n] = act(sum_k A[b..., m, k] * B[b..., k, n]
@@ -309,7 +323,8 @@ def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments,
   }];
 }
 
-def Dlc_AttentionOp : Dlc_Op<"attention", [Pure, Dlc_TensorSizeLimit]> {
+def Dlc_AttentionOp : Dlc_Op<"attention", [Pure, Dlc_TensorSizeLimit,
+    Dlc_PrefersReducedPrecision]> {
   let summary = "fused scaled dot-product attention";
   let description = [{
     `result[b..., i, :] = sum_j p[i, j] * v[b..., j, :]` with
@@ -394,7 +409,7 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [Pure, Dlc_TensorSizeLimit]> {
 //===----------------------------------------------------------------------===//
 
 def Dlc_TransposeOp : Dlc_Op<"transpose", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_ReducedPrecisionSafe]> {
   let summary = "permutation of dimensions";
   let description = [{
     `result[i_0, ..., i_n] = input[j]` with `j[perm[k]] = i_k`, i.e. result
@@ -413,7 +428,7 @@ def Dlc_TransposeOp : Dlc_Op<"transpose", [Pure, Dlc_DataMovement, Dlc_KernelBod
 }
 
 def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_ReducedPrecisionSafe]> {
   let summary = "change of shape that keeps the row-major element order";
   let description = [{
     Free at run time: the result shares the input's buffer.
@@ -430,7 +445,7 @@ def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_SliceOp : Dlc_Op<"slice", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
   let summary = "strided sub-tensor";
   let description = [{
     `result[i] = input[start + i * strides]` (elementwise over dimensions);
@@ -451,7 +466,7 @@ def Dlc_SliceOp : Dlc_Op<"slice", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_ConcatOp : Dlc_Op<"concat", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
   let summary = "concatenation along an axis";
   let description = [{
     ```mlir
@@ -465,7 +480,7 @@ def Dlc_ConcatOp : Dlc_Op<"concat", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_PadOp : Dlc_Op<"pad", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
   let summary = "constant padding";
   let description = [{
     Adds `low[d]` elements before and `high[d]` after dimension d, all equal
@@ -483,7 +498,7 @@ def Dlc_PadOp : Dlc_Op<"pad", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_TileOp : Dlc_Op<"tile", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
   let summary = "repetition of a tensor along each dimension";
   let description = [{
     `result[i] = input[i mod shape(input)]`, the result being `multiples`
