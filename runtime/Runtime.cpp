@@ -1,4 +1,4 @@
-//===- Runtime.cpp - Devices and sessions ---------------------------------===//
+//===- Runtime.cpp - Devices, sessions and the kernel cache's place -------===//
 
 #include "runtime/CudaLibs.h"
 #include "runtime/RuntimeImpl.h"

@@ -38,6 +38,9 @@ DeviceKind defaultDeviceKind();
 /// "sm_90" for the present GPU, or `fallback` without one.
 std::string defaultCudaArch(const std::string &fallback = "sm_90");
 
+// Compiling CUDA source with NVRTC (compileCuda, compileCudaToCubin,
+// parsePtxasInfo, nvrtcVersion): runtime/Nvrtc.h, included above.
+
 /// $DLC_CACHE_DIR, else $XDG_CACHE_HOME/dlc, else ~/.cache/dlc.
 std::string kernelCacheDir();
 

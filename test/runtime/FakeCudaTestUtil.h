@@ -82,7 +82,7 @@ inline Package withFakeCubin(Package p) {
   Result<std::string> lib = buildSimKernelLibrary(p.cudaSource);
   EXPECT_TRUE(lib.isOk()) << lib.message();
   if (lib.isOk())
-    p.cubins.push_back({kFakeArch, fakeCubinFor(p, *lib)});
+    p.cubins.push_back({kFakeArch, fakeCubinFor(p, *lib), {}});
   return p;
 }
 
