@@ -1,6 +1,6 @@
 //===- FakeCudaTestUtil.h - Sessions on the fake CUDA driver ----*- C++ -*-===//
 //
-// Helpers of the tests that run CudaSession on libdlc-fakecuda.so (CTest
+// Helpers of the tests that run CUDA sessions on libdlc-fakecuda.so (CTest
 // sets $DLC_CUDA_DRIVER_LIB and $DLC_CUBLAS_LIB to it for the runtime.fake-*
 // groups; elsewhere these tests skip).
 //
