@@ -21,26 +21,26 @@ std::string describeStepOp(const Package &package, const StepOp &op) {
   return s;
 }
 
-namespace {
-/// Keeps the device entered for a scope once enter() succeeded.
-class DeviceScope {
+/// Leaves the device at the end of a scope if enter() succeeded.
+class StepExecutor::DeviceScope {
 public:
-  explicit DeviceScope(Device &device) : device_(device) {
-    status_ = device.enter();
-  }
+  explicit DeviceScope(Device &device) : device_(device) {}
   ~DeviceScope() {
-    if (status_.isOk())
+    if (entered_)
       device_.leave();
   }
   DeviceScope(const DeviceScope &) = delete;
   DeviceScope &operator=(const DeviceScope &) = delete;
-  const Status &status() const { return status_; }
+  Status enter() {
+    Status st = device_.enter();
+    entered_ = st.isOk();
+    return st;
+  }
 
 private:
   Device &device_;
-  Status status_;
+  bool entered_ = false;
 };
-} // namespace
 
 StepExecutor::~StepExecutor() = default;
 
@@ -142,17 +142,23 @@ Status StepExecutor::enqueueEpilogueFallback(size_t i, const GemmStep &g,
                          dims, {ops.c, ops.bias});
 }
 
+Result<RunBuffers>
+StepExecutor::prepareRun(const std::vector<HostTensor> &inputs,
+                         DeviceScope &scope, std::vector<HostTensor> &outputs) {
+  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
+  DLC_RT_RETURN_IF_ERROR(scope.enter());
+  return device_->stage(inputs, outputs);
+}
+
 Status StepExecutor::execute(const RunBuffers &buffers) {
   return device_->execute(buffers, [&] { return enqueueSteps(buffers); });
 }
 
 Result<std::vector<HostTensor>>
 StepExecutor::run(const std::vector<HostTensor> &inputs) {
-  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
   DeviceScope scope(*device_);
-  DLC_RT_RETURN_IF_ERROR(scope.status());
   std::vector<HostTensor> outputs;
-  Result<RunBuffers> buffers = device_->stage(inputs, outputs);
+  Result<RunBuffers> buffers = prepareRun(inputs, scope, outputs);
   if (!buffers)
     return buffers.status();
   DLC_RT_RETURN_IF_ERROR(execute(*buffers));
@@ -184,7 +190,7 @@ Status StepExecutor::runOnDevice(const std::vector<const void *> &inputs,
     buffers.outputs.push_back(toDevicePtr(outputs[i]));
   }
   DeviceScope scope(*device_);
-  DLC_RT_RETURN_IF_ERROR(scope.status());
+  DLC_RT_RETURN_IF_ERROR(scope.enter());
   DLC_RT_RETURN_IF_ERROR(execute(buffers));
   return device_->synchronize("running the package");
 }
@@ -192,11 +198,9 @@ Status StepExecutor::runOnDevice(const std::vector<const void *> &inputs,
 Result<std::vector<StepProfile>>
 StepExecutor::profile(const std::vector<HostTensor> &inputs,
                       unsigned iterations) {
-  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
   DeviceScope scope(*device_);
-  DLC_RT_RETURN_IF_ERROR(scope.status());
   std::vector<HostTensor> outputs;
-  Result<RunBuffers> buffers = device_->stage(inputs, outputs);
+  Result<RunBuffers> buffers = prepareRun(inputs, scope, outputs);
   if (!buffers)
     return buffers.status();
   // A warm-up run of direct launches, outside the measurements: cuBLAS
@@ -229,12 +233,10 @@ StepExecutor::benchmark(const std::vector<HostTensor> &inputs, unsigned warmup,
                         unsigned iterations) {
   if (iterations == 0)
     return Status::error("benchmark: at least one timed run is needed");
-  DLC_RT_RETURN_IF_ERROR(checkRunInputs(pkg_, inputs));
-  DeviceScope scope(*device_);
-  DLC_RT_RETURN_IF_ERROR(scope.status());
   // The inputs are staged once; the outputs stay on the device.
+  DeviceScope scope(*device_);
   std::vector<HostTensor> outputs;
-  Result<RunBuffers> buffers = device_->stage(inputs, outputs);
+  Result<RunBuffers> buffers = prepareRun(inputs, scope, outputs);
   if (!buffers)
     return buffers.status();
   for (unsigned i = 0; i < warmup; ++i)

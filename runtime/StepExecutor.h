@@ -42,6 +42,12 @@ public:
   }
 
 private:
+  class DeviceScope;
+  /// Checks host `inputs` against the package, enters the device for
+  /// `scope` and stages them (Device::stage).
+  Result<RunBuffers> prepareRun(const std::vector<HostTensor> &inputs,
+                                DeviceScope &scope,
+                                std::vector<HostTensor> &outputs);
   /// The address `ref` names in a run on `buffers`.
   DevicePtr resolve(const RunBuffers &buffers, const BufferRef &ref) const;
   /// Enqueues every step. With `timeline` (one more timestamp than there

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/StepExecutor.h"
+#include "TestPackages.h"
 #include "TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 namespace dlc::rt {
 namespace {
 
+using test::bufferRef;
 using test::ScopedEnv;
 
 constexpr DevicePtr kInput = 0x1000, kOutput = 0x2000, kArena = 0x10000,
@@ -99,16 +101,6 @@ private:
   std::string failLaunch_;
 };
 
-BufferRef ref(BufferRef::Kind kind, uint64_t offset, uint64_t bytes,
-              uint32_t index = 0) {
-  BufferRef r;
-  r.kind = kind;
-  r.index = index;
-  r.offset = offset;
-  r.bytes = bytes;
-  return r;
-}
-
 /// A kernel over every kind of buffer, an empty GEMM, a GEMM with a bias,
 /// an addend and an epilogue kernel, an empty copy and a copy.
 Package executorPackage() {
@@ -124,8 +116,9 @@ Package executorPackage() {
   kernel.kind = Step::Kind::Kernel;
   kernel.kernel.grid[0] = 3;
   kernel.kernel.block[0] = 32;
-  kernel.kernel.args = {ref(K::Input, 4, 12, 1), ref(K::Output, 0, 16),
-                        ref(K::Arena, 0x40, 16), ref(K::Constant, 8, 16)};
+  kernel.kernel.args = {
+      bufferRef(K::Input, 1, 4, 12), bufferRef(K::Output, 0, 0, 16),
+      bufferRef(K::Arena, 0, 0x40, 16), bufferRef(K::Constant, 0, 8, 16)};
   Step empty;
   empty.kind = Step::Kind::Gemm;
   empty.gemm.m = 0;
@@ -133,19 +126,19 @@ Package executorPackage() {
   Step gemm;
   gemm.kind = Step::Kind::Gemm;
   gemm.gemm.m = gemm.gemm.n = gemm.gemm.k = 2;
-  gemm.gemm.a = ref(K::Input, 0, 16);
-  gemm.gemm.b = ref(K::Constant, 0, 16);
-  gemm.gemm.c = ref(K::Output, 0, 16);
-  gemm.gemm.bias = ref(K::Constant, 0x20, 8);
-  gemm.gemm.addend = ref(K::Arena, 0, 16);
+  gemm.gemm.a = bufferRef(K::Input, 0, 0, 16);
+  gemm.gemm.b = bufferRef(K::Constant, 0, 0, 16);
+  gemm.gemm.c = bufferRef(K::Output, 0, 0, 16);
+  gemm.gemm.bias = bufferRef(K::Constant, 0, 0x20, 8);
+  gemm.gemm.addend = bufferRef(K::Arena, 0, 0, 16);
   gemm.gemm.epilogue = GemmEpilogue::Relu;
   gemm.gemm.epilogueKernel = 1;
   Step noCopy;
   noCopy.kind = Step::Kind::Copy;
   Step copy;
   copy.kind = Step::Kind::Copy;
-  copy.copy.src = ref(K::Output, 0, 16);
-  copy.copy.dst = ref(K::Arena, 0x80, 16);
+  copy.copy.src = bufferRef(K::Output, 0, 0, 16);
+  copy.copy.dst = bufferRef(K::Arena, 0, 0x80, 16);
   p.steps = {kernel, empty, gemm, noCopy, copy};
   return p;
 }
