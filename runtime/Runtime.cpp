@@ -1,9 +1,10 @@
-//===- Runtime.cpp - Devices and sessions ---------------------------------===//
+//===- Runtime.cpp - Devices, sessions and the kernel cache's place -------===//
 
 #include "runtime/CudaLibs.h"
 #include "runtime/RuntimeImpl.h"
 
 #include <mutex>
+#include <unistd.h>
 
 namespace dlc::rt {
 
@@ -98,14 +99,41 @@ std::string defaultCudaArch(const std::string &fallback) {
   CUdevice dev;
   int major = 0, minor = 0;
   if (cu->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
-      cu->cuDeviceGetAttribute(
-          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
-          CUDA_SUCCESS ||
-      cu->cuDeviceGetAttribute(
-          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
-          CUDA_SUCCESS)
+      cu->cuDeviceGetAttribute(&major,
+                               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                               dev) != CUDA_SUCCESS ||
+      cu->cuDeviceGetAttribute(&minor,
+                               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                               dev) != CUDA_SUCCESS)
     return fallback;
   return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+
+KernelCacheCounters &kernelCacheCounters() {
+  static KernelCacheCounters counters;
+  return counters;
+}
+
+KernelCacheStats kernelCacheStats() {
+  KernelCacheCounters &c = kernelCacheCounters();
+  KernelCacheStats s;
+  s.hits = c.hits.load();
+  s.misses = c.misses.load();
+  s.corruptEntries = c.corruptEntries.load();
+  return s;
+}
+
+std::string kernelCacheDir() {
+  if (const char *dir = std::getenv("DLC_CACHE_DIR"))
+    if (*dir)
+      return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
+    if (*xdg)
+      return std::string(xdg) + "/dlc";
+  if (const char *home = std::getenv("HOME"))
+    if (*home)
+      return std::string(home) + "/.cache/dlc";
+  return "/tmp/dlc-cache-" + std::to_string(::getuid());
 }
 
 std::string describeStep(const Package &package, size_t index) {
@@ -124,8 +152,8 @@ Status checkRunInputs(const Package &package,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorDesc &want = package.inputs[i];
     const HostTensor &got = inputs[i];
-    std::string name = "input #" + std::to_string(i) + " (arg" +
-                       std::to_string(i) + ")";
+    std::string name =
+        "input #" + std::to_string(i) + " (arg" + std::to_string(i) + ")";
     if (got.dtype != want.dtype || got.shape != want.shape)
       return Status::error(name + ": expected " +
                            describe(want.dtype, want.shape) + ", got " +
@@ -141,8 +169,8 @@ Status checkRunInputs(const Package &package,
 
 Session::~Session() = default;
 
-Result<std::unique_ptr<Session>> Session::create(const Package &package,
-                                                 const SessionOptions &options) {
+Result<std::unique_ptr<Session>>
+Session::create(const Package &package, const SessionOptions &options) {
   Status valid = validatePackage(package);
   if (!valid)
     return Status::error("invalid package: " + valid.message());

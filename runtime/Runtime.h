@@ -10,6 +10,7 @@
 #ifndef DLC_RUNTIME_RUNTIME_H
 #define DLC_RUNTIME_RUNTIME_H
 
+#include "runtime/Nvrtc.h"
 #include "runtime/Package.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
@@ -37,24 +38,9 @@ DeviceKind defaultDeviceKind();
 /// "sm_90" for the present GPU, or `fallback` without one.
 std::string defaultCudaArch(const std::string &fallback = "sm_90");
 
-/// Compiles CUDA source to a cubin for `arch` ("sm_80", "sm_90", ...) with
-/// NVRTC, through the on-disk kernel cache (see kernelCacheDir()). On failure
-/// the error holds NVRTC's log.
-Result<std::vector<uint8_t>> compileCudaToCubin(const std::string &source,
-                                                const std::string &arch);
-/// A cubin and what ptxas reported for each of its kernels.
-struct CompiledCubin {
-  std::vector<uint8_t> image;
-  std::vector<KernelResources> resources;
-};
-/// compileCudaToCubin with ptxas's per-kernel report (registers, stack,
-/// spills), which the kernel cache keeps with the image.
-Result<CompiledCubin> compileCuda(const std::string &source,
-                                  const std::string &arch);
-/// The entry functions of ptxas's verbose log (`--ptxas-options=-v`).
-std::vector<KernelResources> parsePtxasInfo(const std::string &log);
-/// The NVRTC version as "13.0", or an error if NVRTC cannot be loaded.
-Result<std::string> nvrtcVersion();
+// Compiling CUDA source with NVRTC (compileCuda, compileCudaToCubin,
+// parsePtxasInfo, nvrtcVersion): runtime/Nvrtc.h, included above.
+
 /// $DLC_CACHE_DIR, else $XDG_CACHE_HOME/dlc, else ~/.cache/dlc.
 std::string kernelCacheDir();
 

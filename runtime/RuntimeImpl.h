@@ -19,9 +19,11 @@ Result<std::unique_ptr<Session>>
 createSimSession(const Package &package, const SessionOptions &options);
 
 /// Compiles CUDA source for the sim device (or finds it in the kernel
-/// cache) and returns the path of the shared object. Tests use it to hand
-/// the compiled kernels to the fake CUDA driver (test/runtime/FakeCuda.cpp).
-Result<std::string> buildSimKernelLibrary(const std::string &source);
+/// cache; `forceRebuild` ignores the cached one) and returns the path of
+/// the shared object (SimCompile.cpp). Tests use it to hand the compiled
+/// kernels to the fake CUDA driver (test/runtime/FakeCuda.cpp).
+Result<std::string> buildSimKernelLibrary(const std::string &source,
+                                          bool forceRebuild = false);
 
 /// Checks the inputs of Session::run against the package: count, dtype,
 /// shape and byte size, with errors naming the argument ("input #1 (arg1):

@@ -1,7 +1,7 @@
 //===- FakeCuda.h - The fake CUDA driver and cuBLAS of tests ----*- C++ -*-===//
 //
 // libdlc-fakecuda.so (FakeCuda.cpp) exports the CUDA driver, cuBLAS and
-// cuBLASLt entry points the runtime resolves, so that CudaSession's control
+// cuBLASLt entry points the runtime resolves, so that CudaDevice's control
 // flow (context, allocations, module loading, launches, copies, GEMMs with
 // and without epilogues, CUDA Graph capture and replay, every error path)
 // runs without a GPU: point

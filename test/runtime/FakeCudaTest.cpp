@@ -1,6 +1,6 @@
 //===- FakeCudaTest.cpp - The CUDA session on the fake driver -------------===//
 //
-// CudaSession end to end without a GPU: on libdlc-fakecuda.so (FakeCuda.h)
+// The cuda device end to end without a GPU: on libdlc-fakecuda.so (FakeCuda.h)
 // its kernels run through the sim and its GEMMs through the fake cuBLAS, so
 // the outputs must equal the sim device's bit for bit, on the first run
 // (direct launches), the second (CUDA Graph capture) and later ones (graph

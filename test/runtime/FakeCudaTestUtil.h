@@ -1,6 +1,6 @@
 //===- FakeCudaTestUtil.h - Sessions on the fake CUDA driver ----*- C++ -*-===//
 //
-// Helpers of the tests that run CudaSession on libdlc-fakecuda.so (CTest
+// Helpers of the tests that run CUDA sessions on libdlc-fakecuda.so (CTest
 // sets $DLC_CUDA_DRIVER_LIB and $DLC_CUBLAS_LIB to it for the runtime.fake-*
 // groups; elsewhere these tests skip).
 //
@@ -82,7 +82,7 @@ inline Package withFakeCubin(Package p) {
   Result<std::string> lib = buildSimKernelLibrary(p.cudaSource);
   EXPECT_TRUE(lib.isOk()) << lib.message();
   if (lib.isOk())
-    p.cubins.push_back({kFakeArch, fakeCubinFor(p, *lib)});
+    p.cubins.push_back({kFakeArch, fakeCubinFor(p, *lib), {}});
   return p;
 }
 

@@ -843,8 +843,9 @@ TEST_F(CudaFault, EveryCudaAndCublasCallFailsCleanly) {
           EXPECT_THAT(msg, HasSubstr(": CUDA_ERROR_ILLEGAL_ADDRESS"));
         } else {
           EXPECT_THAT(msg, HasSubstr(site.error));
-          if (site.name != "cuModuleLoadData")
+          if (site.name != "cuModuleLoadData") {
             EXPECT_THAT(msg, HasSubstr(site.name + " "));
+          }
         }
         bool sticky =
             msg.find("CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos ||

@@ -34,8 +34,8 @@ Package samplePackage() {
   p.outputs = {{DType::F32, {4, 8}}, {DType::I1, {}}};
   p.cudaSource = "extern \"C\" __global__ void k0(float *a) {}\n";
   p.kernels = {{"k0", false}, {"k1", true}};
-  p.cubins = {{"sm_80", {0x7f, 'E', 'L', 'F', 1, 2, 3}},
-              {"sm_90a", std::vector<uint8_t>(1000, 0xab)}};
+  p.cubins = {{"sm_80", {0x7f, 'E', 'L', 'F', 1, 2, 3}, {}},
+              {"sm_90a", std::vector<uint8_t>(1000, 0xab), {}}};
   p.cubins[1].resources = {{"k0", 40, 0, 0, 0}, {"k1", 255, 272, 272, 328}};
   p.arenaBytes = 1024;
   p.constants = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -294,11 +294,13 @@ void expectEqual(const Package &a, const Package &b) {
       EXPECT_TRUE(sameRef(g.c, h.c));
       EXPECT_EQ(g.epilogue, h.epilogue);
       ASSERT_EQ(g.bias.has_value(), h.bias.has_value());
-      if (g.bias)
+      if (g.bias) {
         EXPECT_TRUE(sameRef(*g.bias, *h.bias));
+      }
       ASSERT_EQ(g.addend.has_value(), h.addend.has_value());
-      if (g.addend)
+      if (g.addend) {
         EXPECT_TRUE(sameRef(*g.addend, *h.addend));
+      }
       EXPECT_EQ(g.tf32, h.tf32);
       EXPECT_EQ(g.epilogueKernel, h.epilogueKernel);
       break;

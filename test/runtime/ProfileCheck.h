@@ -36,8 +36,9 @@ inline void expectProfile(const Package &package,
     if (p.milliseconds > 0) {
       EXPECT_NEAR(p.gigabytesPerSecond(), p.bytes / (p.milliseconds * 1e6),
                   1e-9 * p.gigabytesPerSecond());
-      if (p.flops > 0)
+      if (p.flops > 0) {
         EXPECT_GT(p.gigaflopsPerSecond(), 0.0);
+      }
     }
     totalMs += p.milliseconds;
     shares += p.share;

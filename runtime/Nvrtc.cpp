@@ -1,4 +1,4 @@
-//===- Compile.cpp - NVRTC compilation through the on-disk kernel cache ---===//
+//===- Nvrtc.cpp - NVRTC compilation through the on-disk kernel cache -----===//
 //
 // compileCudaToCubin compiles with NVRTC for a real architecture (cubin, no
 // PTX JIT at load time) and caches the result under kernelCacheDir()/cubin.
@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/Nvrtc.h"
 #include "runtime/CudaLibs.h"
 #include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
@@ -17,36 +18,8 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <unistd.h>
 
 namespace dlc::rt {
-
-KernelCacheCounters &kernelCacheCounters() {
-  static KernelCacheCounters counters;
-  return counters;
-}
-
-KernelCacheStats kernelCacheStats() {
-  KernelCacheCounters &c = kernelCacheCounters();
-  KernelCacheStats s;
-  s.hits = c.hits.load();
-  s.misses = c.misses.load();
-  s.corruptEntries = c.corruptEntries.load();
-  return s;
-}
-
-std::string kernelCacheDir() {
-  if (const char *dir = std::getenv("DLC_CACHE_DIR"))
-    if (*dir)
-      return dir;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
-    if (*xdg)
-      return std::string(xdg) + "/dlc";
-  if (const char *home = std::getenv("HOME"))
-    if (*home)
-      return std::string(home) + "/.cache/dlc";
-  return "/tmp/dlc-cache-" + std::to_string(::getuid());
-}
 
 Result<std::string> nvrtcVersion() {
   std::string why;
