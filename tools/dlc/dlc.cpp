@@ -276,9 +276,19 @@ static int checkArguments(const std::string &command,
                           llvm::ArrayRef<char *> args,
                           llvm::ArrayRef<cl::OptionCategory *> categories) {
   llvm::StringMap<cl::Option *> &registered = cl::getRegisteredOptions();
-  for (auto &entry : registered)
-    if (isDlcOption(*entry.second) && !inCategories(*entry.second, categories))
-      entry.second->setHiddenFlag(cl::ReallyHidden);
+  // --help lists an option under the command's categories only.
+  for (auto &entry : registered) {
+    cl::Option &option = *entry.second;
+    if (!isDlcOption(option))
+      continue;
+    if (!inCategories(option, categories)) {
+      option.setHiddenFlag(cl::ReallyHidden);
+      continue;
+    }
+    llvm::erase_if(option.Categories, [&](cl::OptionCategory *c) {
+      return !llvm::is_contained(categories, c);
+    });
+  }
   // LLVM adds its help options while parsing.
   static const char *const helpOptions[] = {"help",
                                             "h",
