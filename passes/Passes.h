@@ -1,5 +1,4 @@
-//===- Passes.h - dlc compiler passes and pipeline ----------------*- C++
-//-*-===//
+//===- Passes.h - dlc compiler passes and pipeline --------------*- C++ -*-===//
 #ifndef DLC_PASSES_PASSES_H
 #define DLC_PASSES_PASSES_H
 
@@ -34,18 +33,12 @@ namespace mlir::dlc {
 /// The pipeline's knobs (shared with dlc::CompileOptions, `dlc compile`'s
 /// flags and dlc-opt) and its stage options.
 struct PipelineOptions : ::dlc::PipelineOptions {
-#define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
-  type field = defaultValue;
   DLC_PIPELINE_STAGE_OPTIONS(DLC_PIPELINE_FIELD)
-#undef DLC_PIPELINE_FIELD
 
   /// Calls `visit(option, value)` for every knob, then every stage option.
   template <typename Visitor> void forEach(Visitor &&visit) const {
     ::dlc::PipelineOptions::forEach(visit);
-#define DLC_PIPELINE_VISIT(type, field, defaultValue, option, description)     \
-  visit(option, field);
     DLC_PIPELINE_STAGE_OPTIONS(DLC_PIPELINE_VISIT)
-#undef DLC_PIPELINE_VISIT
   }
 };
 

@@ -1,5 +1,4 @@
-//===- PipelineOptions.h - The knobs of the dlc pipeline ----------*- C++
-//-*-===//
+//===- PipelineOptions.h - The knobs of the dlc pipeline --------*- C++ -*-===//
 //
 // The one list of the pipeline's knobs. `dlc compile`'s flags,
 // dlc::CompileOptions, `dlc-opt --dlc-pipeline=...` and the command that
@@ -37,23 +36,24 @@
   X(bool, canonicalize, true, "canonicalize",                                  \
     "canonicalization and CSE after lowering")
 
+/// Declares the field of an X list's entry (in a struct).
+#define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
+  type field = defaultValue;
+/// Calls `visit(option, field)` for an X list's entry (in forEach).
+#define DLC_PIPELINE_VISIT(type, field, defaultValue, option, description)     \
+  visit(option, field);
+
 namespace dlc {
 
 /// The pipeline's knobs, one field per DLC_PIPELINE_KNOBS entry. The graph
 /// rewrites, canonicalization and merged launches are turned off only to
 /// test that results do not depend on them (dlc-fuzz does).
 struct PipelineOptions {
-#define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
-  type field = defaultValue;
   DLC_PIPELINE_KNOBS(DLC_PIPELINE_FIELD)
-#undef DLC_PIPELINE_FIELD
 
   /// Calls `visit(option, value)` for every knob, in the list's order.
   template <typename Visitor> void forEach(Visitor &&visit) const {
-#define DLC_PIPELINE_VISIT(type, field, defaultValue, option, description)     \
-  visit(option, field);
     DLC_PIPELINE_KNOBS(DLC_PIPELINE_VISIT)
-#undef DLC_PIPELINE_VISIT
   }
 };
 
