@@ -263,6 +263,15 @@ static bool inCategories(const cl::Option &option,
   });
 }
 
+/// LLVM's help options (--help, -h, --help-list, ...), which it registers
+/// only while parsing.
+static bool isHelpOption(llvm::StringRef name) {
+  return llvm::is_contained<llvm::StringRef>(
+      {"h", "help", "help-hidden", "help-list", "help-list-hidden",
+       "print-options", "print-all-options"},
+      name);
+}
+
 /// MLIR's switches given to `dlc compile` (--mlir-print-ir-after-all, ...),
 /// as given: --print-pipeline passes them on to dlc-opt, which has them too.
 static std::vector<std::string> mlirArguments;
@@ -289,14 +298,6 @@ static int checkArguments(const std::string &command,
       return !llvm::is_contained(categories, c);
     });
   }
-  // LLVM adds its help options while parsing.
-  static const char *const helpOptions[] = {"help",
-                                            "h",
-                                            "help-hidden",
-                                            "help-list",
-                                            "help-list-hidden",
-                                            "print-options",
-                                            "print-all-options"};
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::StringRef arg = args[i];
     if (arg == "--")
@@ -305,7 +306,7 @@ static int checkArguments(const std::string &command,
       continue;
     llvm::StringRef name = optionName(arg);
     auto it = registered.find(name);
-    if (it == registered.end() && llvm::is_contained(helpOptions, name))
+    if (it == registered.end() && isHelpOption(name))
       continue;
     if (it == registered.end() ||
         (isDlcOption(*it->second) && !inCategories(*it->second, categories)))
