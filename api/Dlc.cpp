@@ -48,18 +48,6 @@ FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef name) {
          << "the model has no 'func.func @" << name << "' to compile";
 }
 
-/// Number of compute operations in the lowered model (constants and the
-/// terminator excluded): the baseline that kernel counts are compared to.
-static int64_t countComputeOps(func::FuncOp func) {
-  int64_t n = 0;
-  func.walk([&](Operation *op) {
-    if (op->getDialect() && op->getDialect()->getNamespace() == "dlc" &&
-        !isa<mlir::dlc::ConstantOp>(op))
-      ++n;
-  });
-  return n;
-}
-
 LogicalResult
 compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
               CompileResult &result,
@@ -76,9 +64,6 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return failure();
 
   func::FuncOp func = *findEntry(module, options.entry);
-  func->setAttr(
-      "dlc.source_ops",
-      IntegerAttr::get(IntegerType::get(context, 64), countComputeOps(func)));
   if (options.referenceModel &&
       failed(writeReferenceModel(module, result.referenceIR,
                                  result.referenceResources)))
@@ -88,13 +73,7 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
 
   PassManager optimize(context);
   mlir::dlc::PipelineOptions pipelineOptions;
-  pipelineOptions.fuse = options.fuse;
-  pipelineOptions.mergeKernels = options.mergeKernels;
-  pipelineOptions.graphRewrites = options.graphRewrites;
-  pipelineOptions.maxOpsPerKernel = options.maxOpsPerKernel;
-  pipelineOptions.maxOutputsPerKernel = options.maxOutputsPerKernel;
-  pipelineOptions.planMemory = options.planMemory;
-  pipelineOptions.inPlace = options.inPlace;
+  static_cast<PipelineOptions &>(pipelineOptions) = options;
   // Only the printed fused stage shows why neighbours were not fused.
   pipelineOptions.fusionNotes = stop == Stage::Fused;
   mlir::dlc::buildOptimizationPipeline(optimize, pipelineOptions);

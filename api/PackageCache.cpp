@@ -237,12 +237,11 @@ std::optional<std::string> packageCacheKey(llvm::StringRef model,
     rt::Result<std::string> nvrtc = rt::nvrtcVersion();
     field(key, nvrtc ? *nvrtc : std::string("no nvrtc"));
   }
-  for (bool flag : {options.tf32, options.fuse, options.mergeKernels,
-                    options.graphRewrites, options.planMemory, options.inPlace,
-                    options.canonicalize, options.referenceModel})
+  options.forEach([&](const char *option, auto value) {
+    field(key, std::string(option) + "=" + std::to_string(value));
+  });
+  for (bool flag : {options.tf32, options.referenceModel})
     field(key, flag ? "1" : "0");
-  field(key, std::to_string(options.maxOpsPerKernel));
-  field(key, std::to_string(options.maxOutputsPerKernel));
   field(key, options.entry);
   for (const auto &[input, shape] : options.onnxInputShapes) {
     field(key, input);

@@ -1,5 +1,4 @@
-//===- Passes.h - dlc compiler passes and pipeline ----------------*- C++
-//-*-===//
+//===- Passes.h - dlc compiler passes and pipeline --------------*- C++ -*-===//
 #ifndef DLC_PASSES_PASSES_H
 #define DLC_PASSES_PASSES_H
 
@@ -7,8 +6,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "passes/PipelineOptions.h"
 
 #include <memory>
+#include <string>
 
 namespace mlir::dlc {
 
@@ -18,33 +19,35 @@ namespace mlir::dlc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// Knobs of the whole compilation pipeline.
-struct PipelineOptions {
-  /// Stop after lowering to dlc (no fusion, no planning).
-  bool lowerOnly = false;
-  bool fuse = true;
-  /// dlc-merge-kernels after fusion (only with fuse).
-  bool mergeKernels = true;
-  /// The graph rewrites around fusion: dlc-horizontal-fuse,
-  /// dlc-form-attention, dlc-fuse-epilogue and dlc-merge-kernels (off also
-  /// without fuse). Off, dlc-fuzz checks that results do not depend on them.
-  bool graphRewrites = true;
-  /// dlc-fuse's max-ops-per-kernel; 0 keeps its default.
-  unsigned maxOpsPerKernel = 0;
-  /// dlc-fuse's and dlc-merge-kernels' max-outputs-per-kernel; 0 keeps
-  /// their default.
-  unsigned maxOutputsPerKernel = 0;
-  bool planMemory = true;
-  bool inPlace = true;
-  /// dlc-fuse records dlc.fusion_notes on every kernel (--emit=fused).
-  bool fusionNotes = false;
-  /// Canonicalization and CSE after lowering. Off, the later passes see the
-  /// lowering's output as it is (dlc-fuzz compiles every program this way
-  /// too: results must not depend on it).
-  bool canonicalize = true;
+/// X(type, field, default, option, description), as DLC_PIPELINE_KNOBS:
+/// where the pipeline stops and what it records for the printed report.
+/// `dlc compile` derives them from --emit; dlc-opt takes them as
+/// `--dlc-pipeline` options.
+#define DLC_PIPELINE_STAGE_OPTIONS(X)                                          \
+  X(bool, lowerOnly, false, "lower-only",                                      \
+    "stop after lowering to dlc (no fusion, no planning)")                     \
+  X(bool, fusionNotes, false, "fusion-notes",                                  \
+    "dlc-fuse records dlc.fusion_notes on every kernel (the report of "        \
+    "--emit=fused)")
+
+/// The pipeline's knobs (shared with dlc::CompileOptions, `dlc compile`'s
+/// flags and dlc-opt) and its stage options.
+struct PipelineOptions : ::dlc::PipelineOptions {
+  DLC_PIPELINE_STAGE_OPTIONS(DLC_PIPELINE_FIELD)
+
+  /// Calls `visit(option, value)` for every knob, then every stage option.
+  template <typename Visitor> void forEach(Visitor &&visit) const {
+    ::dlc::PipelineOptions::forEach(visit);
+    DLC_PIPELINE_STAGE_OPTIONS(DLC_PIPELINE_VISIT)
+  }
 };
 
-/// TOSA to dlc, then (with `canonicalize`) canonicalization and CSE.
+/// The options as `--dlc-pipeline='...'` takes them: "fuse=true ...", every
+/// option spelled out.
+std::string formatPipelineOptions(const PipelineOptions &options);
+
+/// TOSA to dlc, then (with `canonicalize`) canonicalization and CSE, then
+/// each function's dlc.source_ops: the number of dlc ops before fusion.
 void buildLoweringPipeline(OpPassManager &pm, bool canonicalize = true);
 /// Fusion and memory planning on lowered dlc IR.
 void buildOptimizationPipeline(OpPassManager &pm,

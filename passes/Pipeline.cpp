@@ -3,17 +3,50 @@
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
 
+namespace {
+/// Records on each function the number of its compute operations after
+/// lowering (constants and the terminator excluded) as dlc.source_ops: the
+/// baseline that `dlc compile` compares the kernel count to. A step of the
+/// pipeline rather than of its caller, so that dlc-opt's pipeline gives the
+/// IR `dlc compile --emit` prints.
+struct RecordSourceOps
+    : public PassWrapper<RecordSourceOps, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RecordSourceOps)
+
+  StringRef getArgument() const final { return "dlc-record-source-ops"; }
+  StringRef getDescription() const final {
+    return "Record the number of dlc operations before fusion";
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    int64_t count = 0;
+    func.walk([&](Operation *op) {
+      if (op->getDialect() && op->getDialect()->getNamespace() == "dlc" &&
+          !isa<ConstantOp>(op))
+        ++count;
+    });
+    func->setAttr("dlc.source_ops",
+                  IntegerAttr::get(IntegerType::get(&getContext(), 64), count));
+  }
+};
+} // namespace
+
 void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createLowerTosa());
-  if (!canonicalize)
-    return;
-  fpm.addPass(createCanonicalizerPass());
-  fpm.addPass(createCSEPass());
+  if (canonicalize) {
+    fpm.addPass(createCanonicalizerPass());
+    fpm.addPass(createCSEPass());
+  }
+  fpm.addPass(std::make_unique<RecordSourceOps>());
 }
 
 void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
@@ -63,4 +96,19 @@ void mlir::dlc::buildDlcPipeline(OpPassManager &pm,
   buildLoweringPipeline(pm, options.canonicalize);
   if (!options.lowerOnly)
     buildOptimizationPipeline(pm, options);
+}
+
+std::string mlir::dlc::formatPipelineOptions(const PipelineOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  options.forEach([&](const char *option, auto value) {
+    if (!text.empty())
+      os << " ";
+    os << option << "=";
+    if constexpr (std::is_same_v<decltype(value), bool>)
+      os << (value ? "true" : "false");
+    else
+      os << value;
+  });
+  return text;
 }

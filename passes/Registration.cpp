@@ -13,15 +13,26 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
+/// `--dlc-pipeline`'s options: the pipeline's knobs and stage options, each
+/// named as in PipelineOptions (the command `dlc compile --print-pipeline`
+/// prints is formatPipelineOptions of the same struct).
 struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
-  Option<bool> fuse{*this, "fuse", llvm::cl::desc("Form fused kernels"),
-                    llvm::cl::init(true)};
-  Option<bool> plan{*this, "plan-memory",
-                    llvm::cl::desc("Plan the activation arena"),
-                    llvm::cl::init(true)};
-  Option<bool> inPlace{*this, "in-place",
-                       llvm::cl::desc("Allow in-place kernel outputs"),
-                       llvm::cl::init(true)};
+#define DLC_PIPELINE_OPTION(type, field, defaultValue, option, description)    \
+  Option<type> field{*this, option, llvm::cl::desc(description),               \
+                     llvm::cl::init(defaultValue)};
+  DLC_PIPELINE_KNOBS(DLC_PIPELINE_OPTION)
+  DLC_PIPELINE_STAGE_OPTIONS(DLC_PIPELINE_OPTION)
+#undef DLC_PIPELINE_OPTION
+
+  PipelineOptions options() const {
+    PipelineOptions options;
+#define DLC_PIPELINE_ASSIGN(type, field, defaultValue, option, description)    \
+  options.field = field;
+    DLC_PIPELINE_KNOBS(DLC_PIPELINE_ASSIGN)
+    DLC_PIPELINE_STAGE_OPTIONS(DLC_PIPELINE_ASSIGN)
+#undef DLC_PIPELINE_ASSIGN
+    return options;
+  }
 };
 } // namespace
 
@@ -33,10 +44,6 @@ void mlir::dlc::registerDlcPassesAndPipelines() {
   PassPipelineRegistration<PipelineCLOptions>(
       "dlc-pipeline", "The whole dlc pipeline: lowering, fusion, planning",
       [](OpPassManager &pm, const PipelineCLOptions &cl) {
-        PipelineOptions options;
-        options.fuse = cl.fuse;
-        options.planMemory = cl.plan;
-        options.inPlace = cl.inPlace;
-        buildDlcPipeline(pm, options);
+        buildDlcPipeline(pm, cl.options());
       });
 }

@@ -199,7 +199,8 @@ struct Package {
   /// version 4 its resources' data are in referenceBlobs.
   std::string referenceIR;
   std::vector<ReferenceBlob> referenceBlobs;
-  /// Summary figures from the compiler, shown by `dlc run --verbose`.
+  /// Summary figures from the compiler, in the summary line of `dlc compile`
+  /// and `dlc run` (not with --quiet).
   uint64_t intermediateBytes = 0; ///< sum of all intermediate buffers
   uint32_t sourceOpCount = 0;     ///< dlc ops before fusion
 };

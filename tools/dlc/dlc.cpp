@@ -13,6 +13,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "passes/KernelAnalysis.h"
+#include "passes/Passes.h"
 #include "tools/dlc-run/BenchmarkReport.h"
 
 #include "mlir/IR/AsmState.h"
@@ -40,120 +41,167 @@ using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = ::dlc::rt;
 
-static cl::OptionCategory dlcCategory("dlc options");
+// Each subcommand takes the options of its categories and refuses the rest
+// (see checkArguments); `dlc run` takes the compile options only for a
+// model, not for a compiled package.
+static cl::OptionCategory importCategory("dlc import options");
+static cl::OptionCategory compileCategory("dlc compile options");
+static cl::OptionCategory
+    modelCategory("Compile options (dlc compile; dlc run of a model)");
+static cl::OptionCategory runCategory("dlc run options");
 
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model>"),
-                                      cl::cat(dlcCategory));
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model>"));
 static cl::opt<std::string> outputPath("o",
                                        cl::desc("Output path (package, or "
                                                 "MLIR for 'dlc import')"),
                                        cl::value_desc("file"),
-                                       cl::cat(dlcCategory));
+                                       cl::cat(importCategory),
+                                       cl::cat(compileCategory));
 static cl::opt<std::string>
     emit("emit",
          cl::desc("Print an intermediate form instead of writing a package: "
                   "dlc (after lowering), fused (after fusion and memory "
                   "planning), cuda (the generated CUDA source)"),
-         cl::value_desc("dlc|fused|cuda"), cl::cat(dlcCategory));
+         cl::value_desc("dlc|fused|cuda"), cl::cat(compileCategory));
+static cl::opt<bool> printPipelineCommand(
+    "print-pipeline",
+    cl::desc("Print the dlc-opt command that runs this compile's pipeline "
+             "on the model (its output is the IR --emit=fused prints, "
+             "without the report's comments; with --emit=dlc, the IR "
+             "--emit=dlc prints) instead of compiling"),
+    cl::cat(compileCategory));
 static cl::list<std::string>
     archs("arch",
           cl::desc("GPU architectures to build cubins for "
                    "(default: the present GPU's, else sm_90)"),
           cl::value_desc("sm_80,sm_90"), cl::CommaSeparated,
-          cl::cat(dlcCategory));
-static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable kernel fusion"),
-                            cl::cat(dlcCategory));
-static cl::opt<bool> noMergeKernels(
-    "no-merge-kernels",
-    cl::desc("Keep independent kernels of one shape as separate launches"),
-    cl::cat(dlcCategory));
+          cl::cat(modelCategory));
+
+namespace {
+/// A pipeline knob as a flag of the compiling subcommands.
+template <typename T> class KnobFlag;
+
+/// A knob on by default is turned off by --no-OPTION, one off by default
+/// turned on by --OPTION.
+template <> class KnobFlag<bool> {
+public:
+  KnobFlag(const char *option, bool init, const char *description)
+      : onByDefault(init), name((init ? "no-" : "") + std::string(option)),
+        help((init ? "Disable " : "Enable ") + std::string(description)),
+        flag(llvm::StringRef(name), cl::desc(help), cl::cat(modelCategory)) {}
+  bool value() const { return flag ? !onByDefault : onByDefault; }
+
+private:
+  bool onByDefault;
+  std::string name, help;
+  cl::opt<bool> flag;
+};
+
+/// A count is set by --OPTION=N.
+template <> class KnobFlag<unsigned> {
+public:
+  KnobFlag(const char *option, unsigned init, const char *description)
+      : help(description),
+        flag(llvm::StringRef(option), cl::desc(help), cl::init(init),
+             cl::value_desc("N"), cl::cat(modelCategory)) {
+    help[0] = llvm::toUpper(help[0]);
+  }
+  unsigned value() const { return flag; }
+
+private:
+  std::string help;
+  cl::opt<unsigned> flag;
+};
+
+/// The pipeline's knobs (DLC_PIPELINE_KNOBS) as flags.
+struct PipelineFlags {
+#define DLC_PIPELINE_FLAG(type, field, defaultValue, option, description)      \
+  KnobFlag<type> field{option, defaultValue, description};
+  DLC_PIPELINE_KNOBS(DLC_PIPELINE_FLAG)
+#undef DLC_PIPELINE_FLAG
+
+  void apply(::dlc::PipelineOptions &options) const {
+#define DLC_PIPELINE_APPLY(type, field, defaultValue, option, description)     \
+  options.field = field.value();
+    DLC_PIPELINE_KNOBS(DLC_PIPELINE_APPLY)
+#undef DLC_PIPELINE_APPLY
+  }
+};
+} // namespace
+
+static PipelineFlags pipelineFlags;
+
 static cl::opt<bool>
     tf32("tf32",
          cl::desc("Run f32 matrix products on tensor cores with their "
                   "operands rounded to TF32 (10 mantissa bits), as PyTorch's "
                   "allow_tf32; --check then allows the TF32 tolerance"),
-         cl::cat(dlcCategory));
+         cl::cat(modelCategory));
 static cl::opt<bool> noReferenceModel(
     "no-reference-model",
     cl::desc("Leave the reference model out of the package (`dlc run "
              "--check` cannot check it; the weights are stored once either "
              "way)"),
-    cl::cat(dlcCategory));
-static cl::opt<bool> noGraphRewrites(
-    "no-graph-rewrites",
-    cl::desc("Disable the rewrites around fusion: sibling GEMMs, attention, "
-             "GEMM epilogues, merged launches"),
-    cl::cat(dlcCategory));
-static cl::opt<unsigned> maxOpsPerKernel(
-    "max-ops-per-kernel",
-    cl::desc("Largest number of operations in one fused kernel (default: "
-             "dlc-fuse's)"),
-    cl::init(0), cl::cat(dlcCategory));
-static cl::opt<unsigned> maxOutputsPerKernel(
-    "max-outputs-per-kernel",
-    cl::desc("Largest number of results one fused kernel writes (default: "
-             "dlc-fuse's)"),
-    cl::init(0), cl::cat(dlcCategory));
-static cl::opt<bool> noInPlace("no-in-place",
-                               cl::desc("Disable in-place kernel outputs"),
-                               cl::cat(dlcCategory));
+    cl::cat(modelCategory));
 static cl::opt<bool> noCubin(
     "no-cubin",
     cl::desc("Store CUDA source only; cubins are built when first loaded"),
-    cl::cat(dlcCategory));
+    cl::cat(modelCategory));
 static cl::opt<bool>
     noCache("no-cache",
             cl::desc("Always compile the model, neither reusing nor storing a "
                      "package in the compile cache (docs/compile-cache.md)"),
-            cl::cat(dlcCategory));
+            cl::cat(modelCategory));
 static cl::opt<std::string> entry("entry", cl::desc("Function to compile"),
-                                  cl::init("main"), cl::cat(dlcCategory));
+                                  cl::init("main"), cl::cat(importCategory),
+                                  cl::cat(modelCategory));
+static cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Static shape of an ONNX graph input (needed for dynamic "
+             "dimensions): NAME=1x3x224x224"),
+    cl::value_desc("name=DxDx..."), cl::cat(importCategory),
+    cl::cat(modelCategory));
 
 static cl::opt<std::string> device("device",
                                    cl::desc("Device to run on: cuda or sim "
                                             "(default: cuda with a GPU, else "
                                             "sim)"),
                                    cl::value_desc("cuda|sim"),
-                                   cl::cat(dlcCategory));
+                                   cl::cat(runCategory));
 static cl::list<std::string>
     inputs("input",
            cl::desc("Input tensor file (.npy, or an ONNX TensorProto .pb), in "
                     "the order of @main's arguments, or NAME=FILE for the "
-                    "ONNX input or MLIR argument named NAME"),
-           cl::value_desc("[name=]file.npy"), cl::cat(dlcCategory));
-static cl::list<std::string> inputShapes(
-    "input-shape",
-    cl::desc("Static shape of an ONNX graph input (needed for dynamic "
-             "dimensions): NAME=1x3x224x224"),
-    cl::value_desc("name=DxDx..."), cl::cat(dlcCategory));
+                    "input named NAME: its ONNX name, or argN for input N"),
+           cl::value_desc("[name=]file.npy"), cl::cat(runCategory));
 static cl::opt<std::string> outputDir("output-dir",
                                       cl::desc("Write output_N.npy here"),
                                       cl::value_desc("dir"),
-                                      cl::cat(dlcCategory));
+                                      cl::cat(runCategory));
 static cl::opt<bool> check("check",
                            cl::desc("Compare every output with the reference "
                                     "interpreter; exit 1 above tolerance"),
-                           cl::cat(dlcCategory));
+                           cl::cat(runCategory));
 static cl::opt<double> rtol("rtol",
                             cl::desc("Relative error (by norm) allowed by "
                                      "--check (default: by output type)"),
-                            cl::init(-1.0), cl::cat(dlcCategory));
+                            cl::init(-1.0), cl::cat(runCategory));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the random inputs used when "
                                        "no --input is given"),
-                              cl::init(0), cl::cat(dlcCategory));
+                              cl::init(0), cl::cat(runCategory));
 static cl::opt<unsigned> iterations("iterations",
                                     cl::desc("Run the model this many times "
                                              "(reports the time per run)"),
-                                    cl::init(1), cl::cat(dlcCategory));
+                                    cl::init(1), cl::cat(runCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("Print errors only"),
-                           cl::cat(dlcCategory));
+                           cl::cat(compileCategory), cl::cat(runCategory));
 static cl::opt<bool>
     profile("profile",
             cl::desc("Time every step (kernel, GEMM, copy): the median of "
                      "--iterations runs, bytes moved, GB/s, GEMM GFLOP/s and "
                      "the share of the total"),
-            cl::cat(dlcCategory));
+            cl::cat(runCategory));
 
 static cl::opt<unsigned> benchmarkRuns(
     "benchmark",
@@ -161,17 +209,17 @@ static cl::opt<unsigned> benchmarkRuns(
              "uploaded once, outputs left on the device; CUDA events around "
              "each CUDA Graph replay, the host clock on sim) and print the "
              "median, min, p10 and p90"),
-    cl::value_desc("N"), cl::init(0), cl::cat(dlcCategory));
+    cl::value_desc("N"), cl::init(0), cl::cat(runCategory));
 static cl::opt<unsigned>
     warmupRuns("warmup",
                cl::desc("Warm-up runs before the timed runs of --benchmark"),
-               cl::value_desc("W"), cl::init(10), cl::cat(dlcCategory));
+               cl::value_desc("W"), cl::init(10), cl::cat(runCategory));
 static cl::opt<std::string> benchmarkJsonPath(
     "benchmark-json",
     cl::desc("Write the --benchmark results (every time, the statistics, the "
              "bytes of inputs and outputs, the device; with --profile the "
              "steps too) as JSON"),
-    cl::value_desc("file"), cl::cat(dlcCategory));
+    cl::value_desc("file"), cl::cat(runCategory));
 
 static const char *kUsage =
     "dlc - compile a deep-learning model to fused CUDA kernels and run it\n\n"
@@ -180,8 +228,9 @@ static const char *kUsage =
     "name=1x3x224x224 ...]\n"
     "  dlc compile <model.mlir|model.onnx> [-o model.dlcpkg] "
     "[--emit=dlc|fused|cuda]\n"
-    "              [--arch=sm_80,sm_90] [MLIR options such as "
-    "--mlir-print-ir-after-all]\n"
+    "              [--print-pipeline] [--arch=sm_80,sm_90] [MLIR options "
+    "such as\n"
+    "              --mlir-print-ir-after-all]\n"
     "  dlc run <model.dlcpkg|model.mlir|model.onnx> [--device=cuda|sim]\n"
     "          [--input [name=]a.npy|a.pb ...] [--output-dir DIR] [--check] "
     "[--seed N]\n"
@@ -194,16 +243,110 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// The option `arg` names (its dashes and any "=value" removed).
+static llvm::StringRef optionName(llvm::StringRef arg) {
+  return arg.ltrim('-').split('=').first;
+}
+
+/// Whether `option` is one of dlc's own (not MLIR's or LLVM's).
+static bool isDlcOption(const cl::Option &option) {
+  return llvm::any_of(option.Categories, [](cl::OptionCategory *c) {
+    return c == &importCategory || c == &compileCategory ||
+           c == &modelCategory || c == &runCategory;
+  });
+}
+
+static bool inCategories(const cl::Option &option,
+                         llvm::ArrayRef<cl::OptionCategory *> categories) {
+  return llvm::any_of(option.Categories, [&](cl::OptionCategory *c) {
+    return llvm::is_contained(categories, c);
+  });
+}
+
+/// LLVM's help options (--help, -h, --help-list, ...), which it registers
+/// only while parsing.
+static bool isHelpOption(llvm::StringRef name) {
+  return llvm::is_contained<llvm::StringRef>(
+      {"h", "help", "help-hidden", "help-list", "help-list-hidden",
+       "print-options", "print-all-options"},
+      name);
+}
+
+/// MLIR's switches given to `dlc compile` (--mlir-print-ir-after-all, ...),
+/// as given: --print-pipeline passes them on to dlc-opt, which has them too.
+static std::vector<std::string> mlirArguments;
+
+/// Refuses, before LLVM parses them, the options `command` does not take:
+/// dlc's options of other subcommands, and names that are no option at all
+/// (which LLVM may read otherwise: "--half" as -h, the help). MLIR's and
+/// LLVM's generic switches pass. Hides the other subcommands' options from
+/// --help.
+static int checkArguments(const std::string &command,
+                          llvm::ArrayRef<char *> args,
+                          llvm::ArrayRef<cl::OptionCategory *> categories) {
+  llvm::StringMap<cl::Option *> &registered = cl::getRegisteredOptions();
+  // --help lists an option under the command's categories only.
+  for (auto &entry : registered) {
+    cl::Option &option = *entry.second;
+    if (!isDlcOption(option))
+      continue;
+    if (!inCategories(option, categories)) {
+      option.setHiddenFlag(cl::ReallyHidden);
+      continue;
+    }
+    llvm::erase_if(option.Categories, [&](cl::OptionCategory *c) {
+      return !llvm::is_contained(categories, c);
+    });
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    if (arg == "--")
+      break;
+    if (!arg.starts_with("-") || arg == "-")
+      continue;
+    llvm::StringRef name = optionName(arg);
+    auto it = registered.find(name);
+    if (it == registered.end() && isHelpOption(name))
+      continue;
+    if (it == registered.end() ||
+        (isDlcOption(*it->second) && !inCategories(*it->second, categories)))
+      return fail("dlc " + command + " does not take " + arg.split('=').first +
+                  " (see 'dlc " + command + " --help')");
+    bool separateValue =
+        !arg.contains('=') &&
+        it->second->getValueExpectedFlag() == cl::ValueRequired &&
+        i + 1 < args.size();
+    if (name.starts_with("mlir-")) {
+      mlirArguments.push_back(arg.str());
+      if (separateValue)
+        mlirArguments.push_back(args[i + 1]);
+    }
+    if (separateValue)
+      ++i;
+  }
+  return 0;
+}
+
+/// Refuses the compile options for a compiled package, which `dlc run`
+/// runs as it is.
+static int checkPackageArguments() {
+  for (auto &entry : cl::getRegisteredOptions()) {
+    const cl::Option &option = *entry.second;
+    if (option.getNumOccurrences() && inCategories(option, {&modelCategory}) &&
+        !inCategories(option, {&runCategory}))
+      return fail("dlc run does not take --" + option.ArgStr + " for '" +
+                  inputPath +
+                  "': it is compiled already (the option "
+                  "applies to a model, .mlir or .onnx)");
+  }
+  return 0;
+}
+
 static ::dlc::CompileOptions compileOptions() {
   ::dlc::CompileOptions options;
   options.archs.assign(archs.begin(), archs.end());
-  options.fuse = !noFuse;
-  options.mergeKernels = !noMergeKernels;
-  options.graphRewrites = !noGraphRewrites;
+  pipelineFlags.apply(options);
   options.referenceModel = !noReferenceModel;
-  options.maxOpsPerKernel = maxOpsPerKernel;
-  options.maxOutputsPerKernel = maxOutputsPerKernel;
-  options.inPlace = !noInPlace;
   options.compileCubins = !noCubin;
   options.tf32 = tf32;
   options.entry = entry;
@@ -221,6 +364,13 @@ static int onnxOptions(::dlc::OnnxImportOptions &options) {
   return 0;
 }
 
+/// An error unless --input-shape is absent or the model is an ONNX model.
+static int checkInputShapesApply(bool onnx) {
+  if (onnx || inputShapes.empty())
+    return 0;
+  return fail("--input-shape applies to ONNX models only");
+}
+
 /// Reads the model in `path` (MLIR text, or an ONNX model imported to dlc
 /// IR) into a module; diagnostics go through `sourceMgr`'s handler.
 static OwningOpRef<ModuleOp>
@@ -234,10 +384,8 @@ loadModel(const std::string &path, MLIRContext &context,
     options.externalDataFiles = externalFiles;
     return ::dlc::importOnnxFile(path, context, options);
   }
-  if (!inputShapes.empty()) {
-    fail("--input-shape applies to ONNX models only");
+  if (checkInputShapesApply(/*onnx=*/false))
     return nullptr;
-  }
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buffer) {
     fail("cannot read '" + path + "': " + buffer.getError().message());
@@ -490,6 +638,60 @@ static int compileModel(CompiledModel &model) {
   return 0;
 }
 
+/// `arg` quoted for a POSIX shell where it needs it.
+static std::string shellQuote(llvm::StringRef arg) {
+  if (!arg.empty() && llvm::all_of(arg, [](char c) {
+        return llvm::isAlnum(c) || llvm::StringRef("_-+=/.,:@%").contains(c);
+      }))
+    return arg.str();
+  std::string quoted = "'";
+  for (char c : arg)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+/// The path of the dlc tool `name` beside this executable, or `name` for
+/// the one on PATH.
+static std::string siblingTool(llvm::StringRef name) {
+  static int anchor;
+  std::string self = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(path, name);
+  return llvm::sys::fs::can_execute(path) ? std::string(path) : name.str();
+}
+
+/// `dlc compile --print-pipeline`: the dlc-opt command that runs this
+/// compile's pipeline on the model, so that any compile replays in dlc-opt.
+/// It prints the IR of --emit=fused (--emit=dlc: of the lowering) without
+/// the fusion report, which the driver adds; an ONNX model is imported by
+/// `dlc import` first.
+static int printPipeline() {
+  mlir::dlc::PipelineOptions options;
+  pipelineFlags.apply(options);
+  options.lowerOnly = emit == "dlc";
+  std::string command;
+  const bool onnx = inputPath != "-" && ::dlc::isOnnxModelFile(inputPath);
+  if (int rc = checkInputShapesApply(onnx))
+    return rc;
+  if (onnx) {
+    command =
+        shellQuote(siblingTool("dlc")) + " import " + shellQuote(inputPath);
+    for (const std::string &shape : inputShapes)
+      command += " --input-shape " + shellQuote(shape);
+    if (entry.getNumOccurrences())
+      command += " --entry " + shellQuote(entry);
+    command += " | ";
+  }
+  command += shellQuote(siblingTool("dlc-opt")) + " --dlc-pipeline=" +
+             shellQuote(mlir::dlc::formatPipelineOptions(options));
+  for (const std::string &arg : mlirArguments)
+    command += " " + shellQuote(arg);
+  if (!onnx)
+    command += " " + shellQuote(inputPath);
+  llvm::outs() << command << "\n";
+  return 0;
+}
+
 static int runCompile() {
   if (inputPath.empty())
     return fail("'dlc compile' needs a model file (.mlir or .onnx)");
@@ -503,6 +705,8 @@ static int runCompile() {
       return fail("unknown --emit value '" + emit +
                   "' (expected dlc, fused or cuda)");
   }
+  if (printPipelineCommand)
+    return printPipeline();
   std::string out = outputPath;
   if (out.empty()) {
     llvm::SmallString<256> p(inputPath.getValue());
@@ -537,6 +741,51 @@ static int runCompile() {
   return 0;
 }
 
+/// The input `--input NAME=FILE` binds: the one the model names `name`
+/// (its ONNX name), else input N for argN, the name errors give it.
+static std::optional<size_t> inputIndex(llvm::ArrayRef<std::string> argNames,
+                                        const rt::Package &package,
+                                        llvm::StringRef name) {
+  if (name.empty())
+    return std::nullopt;
+  if (auto it = llvm::find(argNames, name); it != argNames.end())
+    return it - argNames.begin();
+  size_t index;
+  if (name.consume_front("arg") && !name.getAsInteger(10, index) &&
+      std::to_string(index) == name && index < package.inputs.size())
+    return index;
+  return std::nullopt;
+}
+
+/// The error for a NAME=FILE that names no input, with the names there are.
+static int unknownInputName(llvm::StringRef spec,
+                            llvm::ArrayRef<std::string> argNames,
+                            const rt::Package &package) {
+  llvm::StringRef name = spec.split('=').first;
+  size_t count = package.inputs.size();
+  std::string byPosition =
+      count == 1 ? "arg0" : "arg0 to arg" + std::to_string(count - 1);
+  if (llvm::none_of(argNames, [](const std::string &n) { return !n.empty(); }))
+    return fail("--input '" + spec + "' binds input '" + name +
+                "' by name, but the model records no input names (only "
+                "ONNX models do); give the files in argument order, or name "
+                "them " +
+                byPosition);
+  std::string names;
+  for (size_t i = 0; i < count; ++i) {
+    std::string position = "arg" + std::to_string(i);
+    if (!names.empty())
+      names += ", ";
+    names += i < argNames.size() && !argNames[i].empty()
+                 ? argNames[i] + " (" + position + ")"
+                 : position;
+  }
+  return fail("--input '" + spec +
+              "' does not name a model input; its "
+              "inputs are " +
+              names);
+}
+
 static int runRun() {
   if (inputPath.empty())
     return fail("'dlc run' needs a package (.dlcpkg) or a model (.mlir)");
@@ -565,6 +814,8 @@ static int runRun() {
     argNames = package.inputNames;
     argNames.resize(package.inputs.size());
   } else {
+    if (int rc = checkPackageArguments())
+      return rc;
     auto loaded = rt::readPackageFile(inputPath);
     if (!loaded)
       return fail(loaded.message());
@@ -582,34 +833,31 @@ static int runRun() {
                   " --input files were given");
     // NAME=FILE binds by input name; otherwise files go in argument order.
     std::vector<std::string> paths(inputs.begin(), inputs.end());
+    std::vector<std::optional<size_t>> bindings;
     bool named = false;
     for (const std::string &spec : inputs) {
       auto [name, file] = llvm::StringRef(spec).split('=');
-      if (!file.empty() && llvm::is_contained(argNames, name.str()))
-        named = true;
-      // NAME=FILE for a model that names no inputs (not a file path that
-      // happens to hold '='): say so rather than fail to open it.
-      if (!file.empty() && !llvm::sys::fs::exists(spec) &&
-          llvm::none_of(argNames,
-                        [](const std::string &n) { return !n.empty(); }))
-        return fail("--input '" + spec + "' binds input '" + name +
-                    "' by name, but the model records no input names (only "
-                    "ONNX models do); give the files in argument order");
+      std::optional<size_t> index =
+          file.empty() ? std::nullopt : inputIndex(argNames, package, name);
+      // A NAME=FILE whose name no input has (and no file is called so):
+      // say which names the model takes rather than fail to open it.
+      if (!file.empty() && !index && !llvm::sys::fs::exists(spec))
+        return unknownInputName(spec, argNames, package);
+      named |= index.has_value();
+      bindings.push_back(index);
     }
     if (named) {
-      std::vector<bool> bound(argNames.size(), false);
-      for (const std::string &spec : inputs) {
+      std::vector<bool> bound(package.inputs.size(), false);
+      for (auto [spec, index] : llvm::zip(inputs, bindings)) {
         auto [name, file] = llvm::StringRef(spec).split('=');
-        auto it = llvm::find(argNames, name.str());
-        if (file.empty() || it == argNames.end())
+        if (!index)
           return fail("--input '" + spec +
                       "' does not name a model input (give all inputs as "
                       "NAME=FILE, or all in argument order)");
-        size_t i = it - argNames.begin();
-        if (bound[i])
+        if (bound[*index])
           return fail("input '" + name + "' is given twice");
-        bound[i] = true;
-        paths[i] = file.str();
+        bound[*index] = true;
+        paths[*index] = file.str();
       }
     }
     for (const std::string &path : paths) {
@@ -754,6 +1002,16 @@ int main(int argc, char **argv) {
   args.push_back(program.data());
   for (int i = 2; i < argc; ++i)
     args.push_back(argv[i]);
+  std::vector<cl::OptionCategory *> categories;
+  if (command == "import")
+    categories = {&importCategory};
+  else if (command == "compile")
+    categories = {&compileCategory, &modelCategory};
+  else
+    categories = {&runCategory, &modelCategory};
+  if (int rc = checkArguments(command, llvm::ArrayRef(args).drop_front(),
+                              categories))
+    return rc;
   if (!cl::ParseCommandLineOptions(args.size(), args.data(), kUsage))
     return 1;
   if (command == "import")

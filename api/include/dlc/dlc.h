@@ -15,6 +15,7 @@
 #ifndef DLC_DLC_H
 #define DLC_DLC_H
 
+#include "passes/PipelineOptions.h"
 #include "runtime/Package.h"
 #include "runtime/Runtime.h"
 #include "runtime/Status.h"
@@ -27,7 +28,10 @@
 
 namespace dlc {
 
-struct CompileOptions {
+/// The pipeline's knobs (fuse, maxOpsPerKernel, ...: dlc::PipelineOptions,
+/// the same as `dlc compile`'s flags and `dlc-opt --dlc-pipeline=...`
+/// take), then what code generation and packaging take.
+struct CompileOptions : PipelineOptions {
   /// GPU architectures to compile cubins for; empty means the present GPU's,
   /// or sm_90 without one.
   std::vector<std::string> archs;
@@ -36,24 +40,6 @@ struct CompileOptions {
   /// f32 matrix products on tensor cores with operands rounded to TF32
   /// (PyTorch's allow_tf32, XLA's default precision); off: full f32.
   bool tf32 = false;
-  bool fuse = true;
-  /// One launch for independent pointwise kernels of one shape
-  /// (dlc-merge-kernels; off with fuse).
-  bool mergeKernels = true;
-  /// The graph rewrites around fusion (sibling GEMMs, attention, GEMM
-  /// epilogues, merged launches); off only to test that results do not
-  /// depend on them.
-  bool graphRewrites = true;
-  /// Largest number of operations in one fused kernel; 0 keeps dlc-fuse's
-  /// default.
-  unsigned maxOpsPerKernel = 0;
-  /// Largest number of results one fused kernel writes (0: the default).
-  unsigned maxOutputsPerKernel = 0;
-  bool planMemory = true;
-  bool inPlace = true;
-  /// Canonicalization and CSE after lowering (off only to test that results
-  /// do not depend on them).
-  bool canonicalize = true;
   /// Store the lowered model in the package (MLIR bytecode; its weights are
   /// ranges of the package's constants where the compiled model keeps them
   /// unchanged, else stored beside it) so that `dlc run --check` can compare

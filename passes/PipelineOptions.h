@@ -1,0 +1,62 @@
+//===- PipelineOptions.h - The knobs of the dlc pipeline --------*- C++ -*-===//
+//
+// The one list of the pipeline's knobs. `dlc compile`'s flags,
+// dlc::CompileOptions, `dlc-opt --dlc-pipeline=...` and the command that
+// `dlc compile --print-pipeline` prints are all made from it, so a knob
+// added here is one line and reaches all four. No MLIR types: the public
+// API (dlc/dlc.h) includes it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_PASSES_PIPELINEOPTIONS_H
+#define DLC_PASSES_PIPELINEOPTIONS_H
+
+/// X(type, field, default, option, description): `option` names the knob in
+/// `--dlc-pipeline=...` and in `dlc compile`'s flags (--no-OPTION turns off
+/// one that is on by default, --OPTION=N sets a count). The description is
+/// of the knob on, in lower case.
+#define DLC_PIPELINE_KNOBS(X)                                                  \
+  X(bool, fuse, true, "fuse",                                                  \
+    "kernel fusion (without it every op is a kernel of its own)")              \
+  X(bool, mergeKernels, true, "merge-kernels",                                 \
+    "one launch for independent pointwise kernels of one shape "               \
+    "(dlc-merge-kernels; off without fusion)")                                 \
+  X(bool, graphRewrites, true, "graph-rewrites",                               \
+    "the rewrites around fusion: sibling GEMMs, attention, GEMM epilogues, "   \
+    "merged launches (off without fusion)")                                    \
+  X(unsigned, maxOpsPerKernel, 0, "max-ops-per-kernel",                        \
+    "largest number of operations in one fused kernel (0: dlc-fuse's "         \
+    "default)")                                                                \
+  X(unsigned, maxOutputsPerKernel, 0, "max-outputs-per-kernel",                \
+    "largest number of results one fused kernel writes (0: dlc-fuse's "        \
+    "default)")                                                                \
+  X(bool, planMemory, true, "plan-memory",                                     \
+    "memory planning: one arena for the intermediates (code generation "       \
+    "needs it)")                                                               \
+  X(bool, inPlace, true, "in-place", "in-place kernel outputs")                \
+  X(bool, canonicalize, true, "canonicalize",                                  \
+    "canonicalization and CSE after lowering")
+
+/// Declares the field of an X list's entry (in a struct).
+#define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
+  type field = defaultValue;
+/// Calls `visit(option, field)` for an X list's entry (in forEach).
+#define DLC_PIPELINE_VISIT(type, field, defaultValue, option, description)     \
+  visit(option, field);
+
+namespace dlc {
+
+/// The pipeline's knobs, one field per DLC_PIPELINE_KNOBS entry. The graph
+/// rewrites, canonicalization and merged launches are turned off only to
+/// test that results do not depend on them (dlc-fuzz does).
+struct PipelineOptions {
+  DLC_PIPELINE_KNOBS(DLC_PIPELINE_FIELD)
+
+  /// Calls `visit(option, value)` for every knob, in the list's order.
+  template <typename Visitor> void forEach(Visitor &&visit) const {
+    DLC_PIPELINE_KNOBS(DLC_PIPELINE_VISIT)
+  }
+};
+
+} // namespace dlc
+
+#endif // DLC_PASSES_PIPELINEOPTIONS_H
