@@ -123,49 +123,30 @@ LogicalResult convertFlatten(Importer &im) {
   return reshapeTo(im, {product(xs.take_front(a)), product(xs.drop_front(a))});
 }
 
-/// The axes of Squeeze and Unsqueeze: an input, or an attribute.
-FailureOr<std::vector<int64_t>> squeezeAxes(Importer &im) {
-  std::vector<int64_t> axes;
-  if (im.has(1)) {
-    auto v = im.constInts(1, "axes");
-    if (failed(v))
-      return failure();
-    axes = *v;
-  } else if (auto a = im.attrInts("axes")) {
-    axes = *a;
-  }
-  return axes;
-}
-
-LogicalResult convertSqueeze(Importer &im) {
+/// Squeeze (all dimensions of size 1 when no axes are given) and Unsqueeze.
+template <bool squeeze> LogicalResult convertSqueeze(Importer &im) {
   ArrayRef<int64_t> xs = im.inShape(0);
   int64_t rank = xs.size();
-  auto axes = squeezeAxes(im);
+  auto axes = im.intsInputOrAttr(1, "axes");
   if (failed(axes))
     return failure();
-  SmallVector<int64_t> shape;
-  SmallVector<bool> drop(rank, axes->empty());
-  for (int64_t a : *axes) {
-    auto n = im.axis(a, rank);
-    if (failed(n))
-      return failure();
-    if (xs[*n] != 1)
-      return im.unsupported("cannot squeeze dimension " + Twine(a) +
-                            " of size " + Twine(xs[*n]));
-    drop[*n] = true;
+  if (squeeze) {
+    SmallVector<int64_t> shape;
+    SmallVector<bool> drop(rank, axes->empty());
+    for (int64_t a : *axes) {
+      auto n = im.axis(a, rank);
+      if (failed(n))
+        return failure();
+      if (xs[*n] != 1)
+        return im.unsupported("cannot squeeze dimension " + Twine(a) +
+                              " of size " + Twine(xs[*n]));
+      drop[*n] = true;
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      if (!(drop[d] && xs[d] == 1))
+        shape.push_back(xs[d]);
+    return reshapeTo(im, shape);
   }
-  for (int64_t d = 0; d < rank; ++d)
-    if (!(drop[d] && xs[d] == 1))
-      shape.push_back(xs[d]);
-  return reshapeTo(im, shape);
-}
-
-LogicalResult convertUnsqueeze(Importer &im) {
-  ArrayRef<int64_t> xs = im.inShape(0);
-  int64_t rank = xs.size();
-  auto axes = squeezeAxes(im);
-  if (failed(axes))
-    return failure();
   int64_t outRank = rank + axes->size();
   SmallVector<bool> inserted(outRank, false);
   for (int64_t a : *axes) {
@@ -660,8 +641,8 @@ void registerDataMovementOps(OpRegistry &registry) {
   on("Dropout", convertDropout);
   on("Reshape", convertReshape);
   on("Flatten", convertFlatten);
-  on("Squeeze", convertSqueeze);
-  on("Unsqueeze", convertUnsqueeze);
+  on("Squeeze", convertSqueeze</*squeeze=*/true>);
+  on("Unsqueeze", convertSqueeze</*squeeze=*/false>);
   on("Transpose", convertTranspose);
   on("Concat", convertConcat);
   on("Expand", convertExpand);

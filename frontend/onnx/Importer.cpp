@@ -41,6 +41,13 @@ FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,
   return litInts(*ins[i]->lit);
 }
 
+FailureOr<std::vector<int64_t>> Importer::intsInputOrAttr(unsigned i,
+                                                          StringRef name) {
+  if (has(i))
+    return constInts(i, name);
+  return attrInts(name).value_or(std::vector<int64_t>());
+}
+
 Value Importer::valueOf(Entry &e) {
   if (!e.value) {
     if (!e.name.empty())

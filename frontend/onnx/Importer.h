@@ -250,6 +250,9 @@ public:
   }
   /// The integers of a constant input, or an error naming the input.
   FailureOr<std::vector<int64_t>> constInts(unsigned i, StringRef what);
+  /// The integers of constant input `i`, or when it is absent those of the
+  /// attribute `name` (the form older opsets give), or none.
+  FailureOr<std::vector<int64_t>> intsInputOrAttr(unsigned i, StringRef name);
   Value valueOf(Entry &e);
   void setOut(unsigned i, Value v) {
     if (i < outs.size())

@@ -30,15 +30,10 @@ OpHandler reduction(bool integers, ReduceBody body) {
     auto tx = im.inType(0);
     int64_t rank = tx.getRank();
     Type elem = tx.getElementType();
-    std::vector<int64_t> axes;
-    if (im.has(1)) {
-      auto v = im.constInts(1, "axes");
-      if (failed(v))
-        return failure();
-      axes = *v;
-    } else if (auto v = im.attrInts("axes")) {
-      axes = *v;
-    }
+    auto axesOrEmpty = im.intsInputOrAttr(1, "axes");
+    if (failed(axesOrEmpty))
+      return failure();
+    std::vector<int64_t> &axes = *axesOrEmpty;
     if (axes.empty() && im.attrInt("noop_with_empty_axes", 0)) {
       im.outs[0] = *im.ins[0];
       return success();
@@ -217,6 +212,26 @@ template <bool log> LogicalResult convertSoftmax(Importer &im) {
 // Normalizations over axes: (x - mean) / sqrt(var + eps)
 //===----------------------------------------------------------------------===//
 
+/// The mean of input 0 over `axes` (which hold `count` elements), the input
+/// minus it, and the variance.
+struct Moments {
+  Value mean, centered, var;
+};
+
+FailureOr<Moments> momentsOf(Importer &im, ArrayRef<int64_t> axes,
+                             int64_t count) {
+  auto tx = im.inType(0);
+  Value x = im.in(0);
+  Value mean = im.scale(im.reduce(K::sum, x, axes), 1.0 / count);
+  auto d = im.binary<dlcir::SubOp>(x, mean);
+  if (failed(d))
+    return failure();
+  Value var =
+      im.scale(im.reduce(K::sum, im.create<dlcir::MulOp>(tx, *d, *d), axes),
+               1.0 / count);
+  return Moments{mean, *d, var};
+}
+
 LogicalResult convertLayerNorm(Importer &im) {
   auto tx = im.inType(0);
   Type elem = tx.getElementType();
@@ -233,16 +248,11 @@ LogicalResult convertLayerNorm(Importer &im) {
     axes.push_back(d);
     count *= tx.getDimSize(d);
   }
-  Value x = im.in(0);
-  Value mean = im.scale(im.reduce(K::sum, x, axes), 1.0 / count);
-  auto d = im.binary<dlcir::SubOp>(x, mean);
-  if (failed(d))
+  auto m = momentsOf(im, axes, count);
+  if (failed(m))
     return failure();
-  Value var =
-      im.scale(im.reduce(K::sum, im.create<dlcir::MulOp>(tx, *d, *d), axes),
-               1.0 / count);
-  Value inv = im.unary<dlcir::RsqrtOp>(im.addScalar(var, eps));
-  auto y = im.binary<dlcir::MulOp>(*d, inv);
+  Value inv = im.unary<dlcir::RsqrtOp>(im.addScalar(m->var, eps));
+  auto y = im.binary<dlcir::MulOp>(m->centered, inv);
   if (failed(y))
     return failure();
   if (im.has(1)) {
@@ -256,7 +266,7 @@ LogicalResult convertLayerNorm(Importer &im) {
       return failure();
   }
   im.setOut(0, *y);
-  im.setOut(1, mean);
+  im.setOut(1, m->mean);
   im.setOut(2, inv);
   return success();
 }
@@ -294,18 +304,14 @@ template <bool isInstance> LogicalResult convertNormalization(Importer &im) {
   int64_t count = 1;
   for (int64_t a : axes)
     count *= xs[a];
-  Value x = im.in(0);
-  Value mean = im.scale(im.reduce(K::sum, x, axes), 1.0 / count);
-  auto d = im.binary<dlcir::SubOp>(x, mean);
-  if (failed(d))
+  auto m = momentsOf(im, axes, count);
+  if (failed(m))
     return failure();
-  Value var =
-      im.scale(im.reduce(K::sum, im.create<dlcir::MulOp>(tx, *d, *d), axes),
-               1.0 / count);
-  Value inv = im.unary<dlcir::RsqrtOp>(eps != 0 ? im.addScalar(var, eps) : var);
+  Value inv =
+      im.unary<dlcir::RsqrtOp>(eps != 0 ? im.addScalar(m->var, eps) : m->var);
   if (!isInstance)
-    inv = im.unary<dlcir::ReciprocalOp>(im.unary<dlcir::SqrtOp>(var));
-  auto y = im.binary<dlcir::MulOp>(*d, inv);
+    inv = im.unary<dlcir::ReciprocalOp>(im.unary<dlcir::SqrtOp>(m->var));
+  auto y = im.binary<dlcir::MulOp>(m->centered, inv);
   if (failed(y))
     return failure();
   if (isInstance) {
