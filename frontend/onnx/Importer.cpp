@@ -28,6 +28,10 @@ using namespace mlir;
 
 namespace dlc::onnximport {
 
+//===----------------------------------------------------------------------===//
+// The node's inputs, attributes and diagnostics
+//===----------------------------------------------------------------------===//
+
 FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,
                                                     StringRef what) {
   if (!has(i))
@@ -99,6 +103,10 @@ void Importer::checkResultType(Type result, StringRef opName) {
       badType = "the result of " + opName.str() + " " + bad;
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Builders
+//===----------------------------------------------------------------------===//
 
 /// Sanitizes an initializer name into a resource key: the MLIR parser reads
 /// keys as bare identifiers.
@@ -587,6 +595,10 @@ LogicalResult Importer::dispatch(const OpRegistryEntry *entry) {
                          " needs " + Twine(need) + ")");
   return entry->convert(*this);
 }
+
+//===----------------------------------------------------------------------===//
+// The registry
+//===----------------------------------------------------------------------===//
 
 void OpRegistry::onOp(StringRef name, int64_t sinceOpset, OpHandler handler,
                       unsigned requiredInputs) {
