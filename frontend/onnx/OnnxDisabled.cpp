@@ -1,8 +1,8 @@
 //===- OnnxDisabled.cpp - The ONNX API of a build without ONNX ------------===//
 //
-// Built instead of OnnxImporter.cpp when dlc is configured with
-// -DDLC_BUILD_ONNX=OFF: the tools keep their ONNX options and say why they
-// cannot use them.
+// Built instead of the importer (Importer.cpp and its op families) when dlc is
+// configured with -DDLC_BUILD_ONNX=OFF: the tools keep their ONNX options
+// and say why they cannot use them.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
