@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/CudaEmitter.h"
 #include "codegen/AttentionEmitter.h"
-#include "passes/KernelAnalysis.h"
+#include "analysis/KernelAnalysis.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"

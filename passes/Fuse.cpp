@@ -11,7 +11,7 @@
 // (dlc.fusion_notes), for the report of `dlc compile --emit=fused`.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/KernelAnalysis.h"
+#include "analysis/KernelAnalysis.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"

@@ -8,7 +8,7 @@
 // inputs; it yields the earlier results, then the later ones.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/KernelAnalysis.h"
+#include "analysis/KernelAnalysis.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"

@@ -11,7 +11,7 @@
 // (in-place).
 //
 //===----------------------------------------------------------------------===//
-#include "passes/KernelAnalysis.h"
+#include "analysis/KernelAnalysis.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
