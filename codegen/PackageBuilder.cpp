@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/AttentionEmitter.h"
 #include "codegen/CudaEmitter.h"
+#include "codegen/GemmEpilogue.h"
+#include "ir/ElementType.h"
 #include "runtime/Runtime.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -33,24 +35,6 @@ using rt::kConstantAlignment;
 /// ONNX importer); kept in the package for `dlc run --input NAME=FILE`.
 constexpr llvm::StringLiteral kTensorNameAttr("onnx.name");
 
-std::optional<rt::DType> dtypeOf(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    type = shaped.getElementType();
-  if (type.isF32())
-    return rt::DType::F32;
-  if (type.isF16())
-    return rt::DType::F16;
-  if (type.isBF16())
-    return rt::DType::BF16;
-  if (type.isInteger(32))
-    return rt::DType::I32;
-  if (type.isInteger(64))
-    return rt::DType::I64;
-  if (type.isInteger(1))
-    return rt::DType::I1;
-  return std::nullopt;
-}
-
 class PackageBuilder {
 public:
   PackageBuilder(func::FuncOp func, const CodegenOptions &options)
@@ -62,8 +46,7 @@ private:
   /// The package description of a tensor type, or an error at `loc`.
   FailureOr<rt::TensorDesc> describe(Type type, Location loc);
   uint64_t byteSize(Value v) {
-    auto type = cast<RankedTensorType>(v.getType());
-    return type.getNumElements() * rt::dtypeSize(*dtypeOf(type));
+    return tensorBytes(cast<RankedTensorType>(v.getType()));
   }
   LogicalResult addConstant(ConstantOp op);
   LogicalResult resultStorage(Operation *op);
@@ -80,8 +63,7 @@ private:
   func::FuncOp func;
   const CodegenOptions &options;
   rt::Package pkg;
-  /// Epilogue kernels emitted so far (gemm_epi0, gemm_epi1, ...).
-  unsigned epilogueKernels = 0;
+  GemmEpilogueKernels epilogueKernels;
   DenseMap<Value, rt::BufferRef> storage;
   /// Producer results written straight into an output: the first return
   /// index whose view chain roots at them.
@@ -342,11 +324,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     // The kernel a device runs after a plain GEMM when cuBLASLt has no
     // algorithm for the epilogue (rt::GemmStep::epilogueKernel).
     if (gemm.hasEpilogue() && gemm.ldc == gemm.n &&
-        (gemm.batch == 1 || gemm.strideC == gemm.m * gemm.n)) {
-      step.gemm.epilogueKernel = int32_t(pkg.kernels.size());
-      pkg.kernels.push_back(emitGemmEpilogueKernel(
-          fmt::format("gemm_epi{}", epilogueKernels++), gemm, pkg.cudaSource));
-    }
+        (gemm.batch == 1 || gemm.strideC == gemm.m * gemm.n))
+      step.gemm.epilogueKernel = epilogueKernels.get(gemm, pkg);
     step.label = fmt::format("gemm {}x{}x{}", gemm.m, gemm.n, gemm.k);
     if (gemm.batch > 1)
       step.label += fmt::format(" batch {}", gemm.batch);
