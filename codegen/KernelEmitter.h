@@ -127,6 +127,8 @@ private:
              llvm::function_ref<std::string(ArrayRef<std::string>,
                                             const std::string &)>
                  accumulate);
+  /// `acc` (an f32 accumulator) rounded to `e`, in place.
+  std::string roundAccumulator(rt::DType e, const std::string &acc);
 };
 
 /// The emitter of `kernel` for its plan's kind; `number` names it (k3).

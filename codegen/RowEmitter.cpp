@@ -54,6 +54,10 @@ private:
                      SmallVector<std::string> &inner,
                      std::string *position = nullptr);
   void closeRowLoop(Scope *body);
+  /// Opens a loop over the row (its body: `loop`) and reads `input` there,
+  /// at the row's position `inner`.
+  std::string readRowItem(Value input, Scope *&loop,
+                          SmallVector<std::string> &inner);
   /// The softmax statistics `max` and `sum` of the row in one pass.
   void emitOnlineSoftmax(Value input, Operation *max, Operation *sum);
   void emitReduce(ReduceOp reduce);
@@ -304,6 +308,15 @@ void RowEmitter::closeRowLoop(Scope *body) {
   rowItemInner.clear();
 }
 
+std::string RowEmitter::readRowItem(Value input, Scope *&loop,
+                                    SmallVector<std::string> &inner) {
+  loop = openRowLoop(rowLength, innerShape, inner);
+  cur = loop;
+  SmallVector<std::string> idx(outerIdx);
+  idx.append(inner);
+  return val(input, idx);
+}
+
 void RowEmitter::emitOnlineSoftmax(Value input, Operation *max,
                                    Operation *sumOp) {
   SmallVector<std::string> inner;
@@ -313,11 +326,8 @@ void RowEmitter::emitOnlineSoftmax(Value input, Operation *max,
                              m, sum));
   declare(rowScope, m);
   declare(rowScope, sum);
-  Scope *loop = openRowLoop(rowLength, innerShape, inner);
-  cur = loop;
-  SmallVector<std::string> idx(outerIdx);
-  idx.append(inner);
-  std::string x = val(input, idx);
+  Scope *loop;
+  std::string x = readRowItem(input, loop, inner);
   // x == m covers -inf == -inf, where exp(x - m) would be NaN.
   line(loop, fmt::format("if ({0} > {1}) {{\n  {2} = {2} * expf({1} - "
                          "{0});\n  {1} = {0};\n}}\n{2} = {2} + ({0} == "
@@ -367,11 +377,8 @@ void RowEmitter::emitReduce(ReduceOp reduce) {
   line(rowScope, fmt::format("{} {} = {};", cudaComputeType(e), acc,
                              reduceInit(kind, e)));
   declare(rowScope, acc);
-  Scope *loop = openRowLoop(rowLength, innerShape, inner);
-  cur = loop;
-  SmallVector<std::string> idx(outerIdx);
-  idx.append(inner);
-  std::string x = val(input, idx);
+  Scope *loop;
+  std::string x = readRowItem(input, loop, inner);
   line(loop, fmt::format("{} = {};", acc, reduceCombine(kind, e, acc, x)));
   cur = rowScope;
   closeRowLoop(loop);
@@ -410,11 +417,8 @@ LogicalResult RowEmitter::emitArgMax(ArgMaxOp argmax) {
                              cudaComputeType(e), bestIdx));
   declare(rowScope, best);
   declare(rowScope, bestIdx);
-  Scope *loop = openRowLoop(rowLength, innerShape, inner);
-  cur = loop;
-  SmallVector<std::string> idx(outerIdx);
-  idx.append(inner);
-  std::string x = val(input, idx);
+  Scope *loop;
+  std::string x = readRowItem(input, loop, inner);
   // Each thread visits increasing positions: the first maximum wins.
   line(loop,
        fmt::format("if ({0} < 0 || {1} > {2}) {{ {2} = {1}; {0} = {3}; }}",

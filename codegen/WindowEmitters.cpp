@@ -50,6 +50,20 @@ std::string KernelEmitter::windowLoop(
   return acc;
 }
 
+/// `acc += x * f;`: a convolution's step.
+static std::string multiplyAdd(const std::string &acc, const std::string &x,
+                               const std::string &f) {
+  return fmt::format("{} += {} * {};", acc, x, f);
+}
+
+/// A convolution's f32 accumulator rounded once to its result type.
+std::string KernelEmitter::roundAccumulator(rt::DType e,
+                                            const std::string &acc) {
+  if (e != rt::DType::F32)
+    line(cur, fmt::format("{} = {};", acc, roundTo(e, acc)));
+  return acc;
+}
+
 std::string KernelEmitter::computeIm2Col(Im2ColOp op,
                                          ArrayRef<std::string> idx) {
   rt::DType e = dtypeOfValue(op.getResult());
@@ -96,11 +110,9 @@ std::string KernelEmitter::computeConv2D(Conv2DOp op,
       [&](ArrayRef<std::string> v, const std::string &acc) {
         std::string x = val(op.getInput(), {idx[0], ch, h, w});
         std::string f = val(op.getFilter(), {idx[1], v[0], v[1], v[2]});
-        return fmt::format("{} += {} * {};", acc, x, f);
+        return multiplyAdd(acc, x, f);
       });
-  if (e != rt::DType::F32)
-    line(cur, fmt::format("{} = {};", acc, roundTo(e, acc)));
-  return acc;
+  return roundAccumulator(e, acc);
 }
 
 std::string KernelEmitter::computeConvTranspose2D(ConvTranspose2DOp op,
@@ -149,11 +161,9 @@ std::string KernelEmitter::computeConvTranspose2D(ConvTranspose2DOp op,
         std::string ch = ixAffine({{g, cg}, {v[0], 1}}, 0);
         std::string x = val(op.getInput(), {idx[0], ch, src[0], src[1]});
         std::string f = val(op.getFilter(), {ch, o, v[1], v[2]});
-        return fmt::format("{} += {} * {};", acc, x, f);
+        return multiplyAdd(acc, x, f);
       });
-  if (e != rt::DType::F32)
-    line(cur, fmt::format("{} = {};", acc, roundTo(e, acc)));
-  return acc;
+  return roundAccumulator(e, acc);
 }
 
 std::string KernelEmitter::computePool2D(Pool2DOp op,
