@@ -1,5 +1,4 @@
-//===- SourceBuilder.h - Scoped C statements and index arithmetic -*- C++
-//-*-===//
+//===- SourceBuilder.h - Scoped C statements, index arithmetic --*- C++ -*-===//
 //
 // Internal to codegen/: the statements of a kernel body live in a tree of C
 // scopes. A value is emitted into the outermost scope where every index
