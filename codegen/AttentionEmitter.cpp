@@ -28,6 +28,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/AttentionEmitter.h"
+#include "codegen/KernelEntry.h"
+#include "ir/ElementType.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -435,14 +437,8 @@ __device__ __forceinline__ void dlc_attn_mma(
 
 /// The template argument E/ME of an element type: 0 f32, 1 f16, 2 bf16
 /// (the only element types dlc.attention's verifier admits).
-int elemCode(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    type = shaped.getElementType();
-  return type.isF16() ? 1 : type.isBF16() ? 2 : 0;
-}
-
-const char *storageType(int code) {
-  return code == 0 ? "float" : "unsigned short";
+int elemCode(rt::DType dtype) {
+  return dtype == rt::DType::F16 ? 1 : dtype == rt::DType::BF16 ? 2 : 0;
 }
 
 ArrayRef<int64_t> shapeOf(Value v) {
@@ -528,8 +524,12 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
                       EmittedAttention &out) {
   std::string name = fmt::format("attn{}", number);
   Value maskValue = op.getMask();
-  int elem = elemCode(op.getType());
-  int maskElem = maskValue ? elemCode(maskValue.getType()) : 0;
+  rt::DType dtype = dtypeOf(op.getType()).value_or(rt::DType::F32);
+  rt::DType maskDtype =
+      maskValue ? dtypeOf(maskValue.getType()).value_or(rt::DType::F32)
+                : rt::DType::F32;
+  int elem = elemCode(dtype);
+  int maskElem = elemCode(maskDtype);
   ArrayRef<int64_t> result = op.getType().getShape();
   size_t rank = result.size();
   bool headsLayout = op.isHeadsLayout();
@@ -570,8 +570,7 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
     out.label += " masked";
 
   // Parameters: each distinct input value once, then the result.
-  std::string qType = storageType(elem);
-  SmallVector<std::string> params, casts;
+  SmallVector<KernelParam> params;
   DenseMap<Value, std::string> param;
   SmallVector<Value> operands = {op.getQ(), op.getK(), op.getV()};
   if (hasMask)
@@ -579,15 +578,13 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
   for (Value v : operands) {
     if (param.count(v))
       continue;
-    std::string type = storageType(v == maskValue ? maskElem : elem);
+    const char *type = cudaStorageType(v == maskValue ? maskDtype : dtype);
     std::string pname = fmt::format("in{}", params.size());
-    params.push_back(fmt::format("const {}* __restrict__ {}", type, pname));
-    casts.push_back(fmt::format("(const {}*)args[{}]", type, casts.size()));
+    params.push_back({fmt::format("const {}", type), pname});
     param[v] = pname;
     out.inputs.push_back(v);
   }
-  params.push_back(fmt::format("{}* __restrict__ out0", qType));
-  casts.push_back(fmt::format("({}*)args[{}]", qType, casts.size()));
+  params.push_back({cudaStorageType(dtype), "out0"});
 
   std::string body;
   std::string comment;
@@ -736,14 +733,7 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
   }
 
   source += fmt::format("\n// {} ({})\n", out.label, comment);
-  source += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) "
-                        "{}({}) {{\n{}}}\n",
-                        kThreads, name, llvm::join(params, ", "), body);
-  source +=
-      fmt::format("#ifdef DLC_SIM\nextern \"C\" void "
-                  "dlc_sim_entry_{0}(void* const* args) {{\n  {0}({1});\n}}"
-                  "\n#endif\n",
-                  name, llvm::join(casts, ", "));
+  writeKernelEntry(source, name, params, body, kThreads);
   return success();
 }
 

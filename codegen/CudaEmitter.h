@@ -30,14 +30,6 @@ struct EmittedKernel {
 LogicalResult emitCudaKernels(func::FuncOp func, std::string &source,
                               std::vector<EmittedKernel> &kernels);
 
-/// Appends to `source` (which holds the prelude) the epilogue kernel `name`
-/// of GEMM step `gemm` (rt::GemmStep::epilogueKernel): C = act(C + bias[j])
-/// over its contiguous batch * m * n elements, in place, with a grid-stride
-/// loop of 256-thread blocks. Returns its description.
-rt::KernelInfo emitGemmEpilogueKernel(const std::string &name,
-                                      const rt::GemmStep &gemm,
-                                      std::string &source);
-
 } // namespace mlir::dlc
 
 #endif // DLC_CODEGEN_CUDAEMITTER_H

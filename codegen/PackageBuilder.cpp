@@ -10,6 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/AttentionEmitter.h"
 #include "codegen/CudaEmitter.h"
+#include "codegen/GemmEpilogue.h"
+#include "ir/Attributes.h"
+#include "ir/ElementType.h"
 #include "runtime/Runtime.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -33,24 +36,6 @@ using rt::kConstantAlignment;
 /// ONNX importer); kept in the package for `dlc run --input NAME=FILE`.
 constexpr llvm::StringLiteral kTensorNameAttr("onnx.name");
 
-std::optional<rt::DType> dtypeOf(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    type = shaped.getElementType();
-  if (type.isF32())
-    return rt::DType::F32;
-  if (type.isF16())
-    return rt::DType::F16;
-  if (type.isBF16())
-    return rt::DType::BF16;
-  if (type.isInteger(32))
-    return rt::DType::I32;
-  if (type.isInteger(64))
-    return rt::DType::I64;
-  if (type.isInteger(1))
-    return rt::DType::I1;
-  return std::nullopt;
-}
-
 class PackageBuilder {
 public:
   PackageBuilder(func::FuncOp func, const CodegenOptions &options)
@@ -62,8 +47,7 @@ private:
   /// The package description of a tensor type, or an error at `loc`.
   FailureOr<rt::TensorDesc> describe(Type type, Location loc);
   uint64_t byteSize(Value v) {
-    auto type = cast<RankedTensorType>(v.getType());
-    return type.getNumElements() * rt::dtypeSize(*dtypeOf(type));
+    return tensorBytes(cast<RankedTensorType>(v.getType()));
   }
   LogicalResult addConstant(ConstantOp op);
   LogicalResult resultStorage(Operation *op);
@@ -80,8 +64,7 @@ private:
   func::FuncOp func;
   const CodegenOptions &options;
   rt::Package pkg;
-  /// Epilogue kernels emitted so far (gemm_epi0, gemm_epi1, ...).
-  unsigned epilogueKernels = 0;
+  GemmEpilogueKernels epilogueKernels;
   DenseMap<Value, rt::BufferRef> storage;
   /// Producer results written straight into an output: the first return
   /// index whose view chain roots at them.
@@ -178,16 +161,13 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
 
 /// Assigns the results of a kernel or matmul their planned buffers.
 LogicalResult PackageBuilder::resultStorage(Operation *op) {
-  auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("dlc.offsets");
+  // verifyOperationAttribute checked one offset per result, each -1 or more.
+  std::optional<ArrayRef<int64_t>> offsets = getPlannedOffsets(op);
   if (!offsets)
-    return op->emitOpError() << "has no 'dlc.offsets' attribute; run "
-                                "dlc-plan-memory before code generation";
-  if ((int64_t)offsets.size() != op->getNumResults())
-    return op->emitOpError()
-           << "has " << offsets.size() << " planned offsets for "
-           << op->getNumResults() << " results";
-  for (auto [result, offset] :
-       llvm::zip(op->getResults(), offsets.asArrayRef())) {
+    return op->emitOpError() << "has no '" << attr::kOffsets
+                             << "' attribute; run dlc-plan-memory before code "
+                                "generation";
+  for (auto [result, offset] : llvm::zip(op->getResults(), *offsets)) {
     rt::BufferRef ref;
     ref.bytes = byteSize(result);
     if (offset >= 0) {
@@ -342,11 +322,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     // The kernel a device runs after a plain GEMM when cuBLASLt has no
     // algorithm for the epilogue (rt::GemmStep::epilogueKernel).
     if (gemm.hasEpilogue() && gemm.ldc == gemm.n &&
-        (gemm.batch == 1 || gemm.strideC == gemm.m * gemm.n)) {
-      step.gemm.epilogueKernel = int32_t(pkg.kernels.size());
-      pkg.kernels.push_back(emitGemmEpilogueKernel(
-          fmt::format("gemm_epi{}", epilogueKernels++), gemm, pkg.cudaSource));
-    }
+        (gemm.batch == 1 || gemm.strideC == gemm.m * gemm.n))
+      step.gemm.epilogueKernel = epilogueKernels.get(gemm, pkg);
     step.label = fmt::format("gemm {}x{}x{}", gemm.m, gemm.n, gemm.k);
     if (gemm.batch > 1)
       step.label += fmt::format(" batch {}", gemm.batch);
@@ -470,18 +447,15 @@ FailureOr<rt::Package> PackageBuilder::build() {
   if (func.getBody().empty())
     return func.emitOpError("cannot compile a function without a body");
   pkg.entry = func.getSymName().str();
-  auto arena = func->getAttrOfType<IntegerAttr>("dlc.arena_bytes");
+  // verifyOperationAttribute checked that the sizes are non-negative i64s.
+  std::optional<int64_t> arena = getArenaBytes(func);
   if (!arena)
-    return func.emitOpError("has no 'dlc.arena_bytes' attribute; run "
-                            "dlc-plan-memory before code generation");
-  if (arena.getInt() < 0)
     return func.emitOpError()
-           << "has a negative arena size (" << arena.getInt() << " bytes)";
-  pkg.arenaBytes = arena.getInt();
-  if (auto attr = func->getAttrOfType<IntegerAttr>("dlc.intermediate_bytes"))
-    pkg.intermediateBytes = attr.getInt();
-  if (auto attr = func->getAttrOfType<IntegerAttr>("dlc.source_ops"))
-    pkg.sourceOpCount = attr.getInt();
+           << "has no '" << attr::kArenaBytes
+           << "' attribute; run dlc-plan-memory before code generation";
+  pkg.arenaBytes = *arena;
+  pkg.intermediateBytes = getIntermediateBytes(func).value_or(0);
+  pkg.sourceOpCount = getSourceOpCount(func).value_or(0);
 
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments()) {

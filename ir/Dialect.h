@@ -36,16 +36,6 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
 bool compare(CmpPredicate predicate, double a, double b);
 /// "[2, 3, 4]": shapes in diagnostics.
 std::string formatShape(ArrayRef<int64_t> shape);
-// Transitional spellings of the trait queries, for code not yet moved to
-// `op->hasTrait<trait::...>()`.
-inline bool isElementwise(Operation *op) {
-  return op->hasTrait<trait::Elementwise>();
-}
-inline bool isDataMovement(Operation *op) {
-  return op->hasTrait<trait::DataMovement>();
-}
-inline bool isWindowOp(Operation *op) { return op->hasTrait<trait::Window>(); }
-
 /// The largest tensor dlc compiles, in bytes (1 TiB). Every size, stride and
 /// offset the passes and code generation compute then fits in int64_t with
 /// room to add many of them up.

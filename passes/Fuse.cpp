@@ -11,9 +11,9 @@
 // (dlc.fusion_notes), for the report of `dlc compile --emit=fused`.
 //
 //===----------------------------------------------------------------------===//
+#include "analysis/KernelAnalysis.h"
 #include "ir/Attributes.h"
 #include "ir/ElementType.h"
-#include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"

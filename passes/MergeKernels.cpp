@@ -8,8 +8,8 @@
 // inputs; it yields the earlier results, then the later ones.
 //
 //===----------------------------------------------------------------------===//
+#include "analysis/KernelAnalysis.h"
 #include "ir/Attributes.h"
-#include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"

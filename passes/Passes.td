@@ -334,7 +334,10 @@ def TestCodegen : Pass<"dlc-test-codegen", "func::FuncOp"> {
 
     It lets `dlc-opt -verify-diagnostics` tests reach the diagnostics of code
     generation and of the reference interpreter with hand-written IR, such as
-    a kernel without a memory plan. Registered in dlc-opt only.
+    a kernel without a memory plan. With `print-source`, it is the
+    codegen-only entry of lit tests: the CUDA source of the kernels as
+    written, whatever fusion would have made of them. Registered in dlc-opt
+    only.
   }];
   let options = [
     Option<"package", "package", "bool", "true",
@@ -344,6 +347,9 @@ def TestCodegen : Pass<"dlc-test-codegen", "func::FuncOp"> {
     Option<"sourceOnly", "source-only", "bool", "false",
            "Instead of the package, emit the CUDA source only "
            "(generateCudaSource, as `dlc compile --emit=cuda`)">,
+    Option<"printSource", "print-source", "bool", "false",
+           "Emit the CUDA source only, and print it to stdout: code "
+           "generation of hand-written dlc.kernel IR, without fusion">,
   ];
 }
 

@@ -1,4 +1,5 @@
 //===- Pipeline.cpp - The dlc compilation pipeline ------------------------===//
+#include "ir/Attributes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -33,8 +34,7 @@ struct RecordSourceOps
           !isa<ConstantOp>(op))
         ++count;
     });
-    func->setAttr("dlc.source_ops",
-                  IntegerAttr::get(IntegerType::get(&getContext(), 64), count));
+    setSourceOpCount(func, count);
   }
 };
 } // namespace

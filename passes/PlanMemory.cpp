@@ -11,9 +11,9 @@
 // (in-place).
 //
 //===----------------------------------------------------------------------===//
+#include "analysis/KernelAnalysis.h"
 #include "ir/Attributes.h"
 #include "ir/ElementType.h"
-#include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"

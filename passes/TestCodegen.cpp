@@ -4,11 +4,14 @@
 // function as written, so that lit tests can check what these later stages
 // report on IR they do not accept: the same diagnostics `dlc compile` and
 // `dlc run --check` give, reached with hand-written IR through
-// `dlc-opt --dlc-test-codegen -verify-diagnostics`. Registered in dlc-opt
-// only (see passes/Registration.cpp), since it links code generation.
+// `dlc-opt --dlc-test-codegen -verify-diagnostics`; with print-source, the
+// CUDA source of hand-written kernels, for codegen tests that do not depend
+// on fusion. Registered in dlc-opt only (see passes/Registration.cpp), since
+// it links code generation.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "ir/ElementType.h"
 #include "ir/Reference.h"
 #include "passes/Passes.h"
 
@@ -32,25 +35,12 @@ rt::HostTensor onesLike(Type type) {
   if (!tensor || !tensor.hasStaticShape() || !isWithinTensorSizeLimit(tensor) ||
       tensor.getNumElements() > kMaxElements)
     return rt::HostTensor();
-  Type element = tensor.getElementType();
-  rt::DType dtype;
-  if (element.isF32())
-    dtype = rt::DType::F32;
-  else if (element.isF16())
-    dtype = rt::DType::F16;
-  else if (element.isBF16())
-    dtype = rt::DType::BF16;
-  else if (element.isSignlessInteger(32))
-    dtype = rt::DType::I32;
-  else if (element.isSignlessInteger(64))
-    dtype = rt::DType::I64;
-  else if (element.isSignlessInteger(1))
-    dtype = rt::DType::I1;
-  else
+  std::optional<rt::DType> dtype = dtypeOf(tensor);
+  if (!dtype || !tensor.getElementType().isSignlessIntOrFloat())
     return rt::HostTensor();
   std::vector<int64_t> shape(tensor.getShape().begin(),
                              tensor.getShape().end());
-  rt::HostTensor host(dtype, shape);
+  rt::HostTensor host(*dtype, shape);
   for (int64_t i = 0, e = host.numElements(); i < e; ++i)
     host.setFromDouble(i, 1.0);
   return host;
@@ -64,9 +54,12 @@ struct TestCodegenPass
     func::FuncOp func = getOperation();
     markAllAnalysesPreserved();
     bool ok = true;
-    if (package && sourceOnly) {
+    if (package && (sourceOnly || printSource)) {
       std::string source;
-      ok &= succeeded(generateCudaSource(func, source));
+      bool generated = succeeded(generateCudaSource(func, source));
+      if (generated && printSource)
+        llvm::outs() << source;
+      ok &= generated;
     } else if (package) {
       CodegenOptions options;
       options.compileCubins = false;

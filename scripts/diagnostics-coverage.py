@@ -37,7 +37,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCE_DIRS = ["ir", "passes", "codegen", "frontend", "api", "tools"]
+SOURCE_DIRS = ["ir", "analysis", "passes", "codegen", "frontend", "api", "tools"]
 # The fuzzers' own reports are for dlc's developers, not its users.
 EXCLUDE = [os.path.join("tools", "dlc-fuzz")]
 CALL = re.compile(
@@ -46,7 +46,9 @@ CLI_CALL = re.compile(r"\b(error|fail|usageError)\s*\(\s*\"")
 # Helpers that emit a diagnostic with a message given by their caller:
 # {file: regex of a call whose statement holds the message}.
 HELPERS = {
-    os.path.join("codegen", "CudaEmitter.cpp"): re.compile(r"\bfail\s*\(\s*\w+\s*,"),
+    os.path.join("codegen", f): re.compile(r"\bfail\s*\(\s*\w+\s*,")
+    for f in ["OpEmitters.cpp", "WindowEmitters.cpp", "PointwiseEmitter.cpp",
+              "RowEmitter.cpp"]
 }
 LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
 EXPECTED = re.compile(r"expected-(?:error|warning|remark|note)[^{]*\{\{(.*)\}\}")
@@ -79,11 +81,11 @@ SPARSE = ("sparse<...> literals, the only other ElementsAttr MLIR 19 parses "
 DEFENSIVE = [
     ("codegen/PackageBuilder.cpp", "has a value the package cannot store", SPARSE),
     ("ir/Reference.cpp", "has a value attribute the reference interpreter cannot read", SPARSE),
-    ("codegen/CudaEmitter.cpp", "fail(op, \"cannot be emitted as CUDA code inside a fused kernel\")", NEW_OP),
-    ("codegen/CudaEmitter.cpp", "fail(op, \"is not supported on i1 tensors by the CUDA emitter\")", NEW_OP),
-    ("codegen/CudaEmitter.cpp", "fail(red, \"is planned as a row reduction but its input", INTERNAL + " (analyzeKernel's row plan)"),
-    ("codegen/CudaEmitter.cpp", "fail(red, \"is planned as a row reduction over a non-row axis\")", INTERNAL + " (analyzeKernel's row plan)"),
-    ("codegen/CudaEmitter.cpp", "fail(kernel, \"has an output whose size is not a multiple", INTERNAL + " (analyzeKernel's row plan)"),
+    ("codegen/OpEmitters.cpp", "fail(op, \"cannot be emitted as CUDA code inside a fused kernel\")", NEW_OP),
+    ("codegen/OpEmitters.cpp", "fail(op, \"is not supported on i1 tensors by the CUDA emitter\")", NEW_OP),
+    ("codegen/RowEmitter.cpp", "fail(red, \"is planned as a row reduction but its input", INTERNAL + " (analyzeKernel's row plan)"),
+    ("codegen/RowEmitter.cpp", "fail(argmax, \"is planned as a row reduction over a non-row axis\")", INTERNAL + " (analyzeKernel's row plan)"),
+    ("codegen/RowEmitter.cpp", "fail(kernel, \"has an output whose size is not a multiple", INTERNAL + " (analyzeKernel's row plan)"),
     ("ir/Reference.cpp", "} else { return op->emitOpError() << \"is not supported by the reference interpreter\"", NEW_OP),
     ("passes/Fuse.cpp", "dlc-fuse found a cyclic dependence between", INTERNAL),
     ("passes/LowerTosa.cpp", "<< \", more than the result's rank \"", TOSA_FIRST),
@@ -97,7 +99,7 @@ DEFENSIVE = [
     ("passes/LowerTosa.cpp", "<< \" is not a permutation of \"", TOSA_FIRST),
     ("passes/LowerTosa.cpp", "<< \"expects inputs of the result's rank \"", TOSA_FIRST),
     ("passes/LowerTosa.cpp", "<< \", but the result has \"", TOSA_FIRST),
-    ("codegen/CudaEmitter.cpp", "fail(kernel, \"has more rows than a CUDA grid can hold\")", "a block per row needs rows longer than 1024 elements, so more than 2^31 rows exceed the 2^40-byte tensor limit that the verifiers enforce first"),
+    ("codegen/RowEmitter.cpp", "fail(kernel, \"has more rows than a CUDA grid can hold\")", "a block per row needs rows longer than 1024 elements, so more than 2^31 rows exceed the 2^40-byte tensor limit that the verifiers enforce first"),
     ("ir/Parse.cpp", "was not parsed as an empty blob", "internal invariant: the fast path runs only when none of the text's resource keys is in the context yet, so the parser creates each under the text's name with the empty blob the reduced text holds"),
     ("api/ReferenceModel.cpp", "cannot write the reference model as bytecode", "MLIR's bytecode writer fails only for a module that uses a dialect without bytecode support or a bytecode version it does not know; dlc writes neither"),
 ]

@@ -12,9 +12,9 @@
 #include "api/PackageCache.h"
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
-#include "passes/KernelAnalysis.h"
 #include "passes/Passes.h"
 #include "tools/dlc-run/BenchmarkReport.h"
+#include "tools/dlc/FusionReport.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"

@@ -1,18 +1,15 @@
-//===- KernelAnalysis.h - How a group of ops becomes one kernel ---*- C++
-//-*-===//
+//===- KernelAnalysis.h - How a group of ops becomes one kernel -*- C++ -*-===//
 //
 // Shared by fusion (to judge whether a candidate group makes a good kernel)
-// and code generation (to pick the kernel template), so the two never
-// disagree.
+// and code generation (to pick the kernel emitter), so the two never
+// disagree. It sits below both: passes and codegen link it, it links neither.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLC_PASSES_KERNELANALYSIS_H
-#define DLC_PASSES_KERNELANALYSIS_H
+#ifndef DLC_ANALYSIS_KERNELANALYSIS_H
+#define DLC_ANALYSIS_KERNELANALYSIS_H
 
 #include "ir/Dialect.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::dlc {
 
@@ -56,13 +53,6 @@ FailureOr<KernelPlan> analyzeKernel(ArrayRef<Operation *> ops,
 FailureOr<KernelPlan> analyzeKernel(KernelOp kernel,
                                     std::string *whyNot = nullptr);
 
-/// Prints `module` (after dlc-fuse, with dlc.fusion_notes) as parseable IR
-/// with a `//` report above every top-level dlc.kernel and dlc.matmul: the
-/// ops fused and the kernel template, the bytes read and written, and why
-/// each neighbour not fused stayed out (the notes dlc-fuse recorded, which
-/// are then dropped from the printed IR).
-void printFusionReport(ModuleOp module, llvm::raw_ostream &os);
-
 } // namespace mlir::dlc
 
-#endif // DLC_PASSES_KERNELANALYSIS_H
+#endif // DLC_ANALYSIS_KERNELANALYSIS_H
