@@ -179,7 +179,9 @@ LogicalResult PackageBuilder::resultStorage(Operation *op) {
                << " bytes";
       ref.kind = rt::BufferRef::Kind::Arena;
       ref.offset = offset;
-    } else if (offset == -1) {
+    } else {
+      // -1 (the verifier admits no other negative offset): a function
+      // output.
       auto it = firstReturn.find(result);
       if (it == firstReturn.end())
         return op->emitOpError()
@@ -188,8 +190,6 @@ LogicalResult PackageBuilder::resultStorage(Operation *op) {
                   "is a view of it";
       ref.kind = rt::BufferRef::Kind::Output;
       ref.index = it->second;
-    } else {
-      return op->emitOpError() << "has an invalid planned offset " << offset;
     }
     storage[result] = ref;
   }

@@ -353,4 +353,43 @@ def TestCodegen : Pass<"dlc-test-codegen", "func::FuncOp"> {
   ];
 }
 
+def TestGradient : Pass<"dlc-test-gradient", "func::FuncOp"> {
+  let summary = "Test only: reverse-mode gradients through the op rules";
+  let description = [{
+    Differentiates the sum of the function's single float result with
+    respect to each float argument, through each op's GradientOpInterface
+    (ir/Gradients.cpp), and returns the gradients after the result. An op on
+    the path without a rule is an error at the op. It lets lit tests check
+    the rules on hand-written IR until training builds on them.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = dlc.exp %x : tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+      %y = dlc.exp %x : tensor<4xf32>
+      %one = dlc.constant dense<1.0> : tensor<4xf32>
+      %g = dlc.mul %one, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      return %y, %g : tensor<4xf32>, tensor<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
+def TestOpInterfaces : Pass<"dlc-test-op-interfaces", "func::FuncOp"> {
+  let summary = "Test only: report what each dlc op declares about itself";
+  let description = [{
+    Emits a remark at every dlc op of the function listing its classes
+    (traits), its operations per element (CostOpInterface), its precision
+    class (PrecisionPolicyOpInterface; `deny` without it) and whether it has
+    a gradient rule. Lit tests check the table.
+  }];
+}
+
 #endif // DLC_PASSES_TD

@@ -15,6 +15,10 @@
 #include "ir/Reference.h"
 #include "passes/Passes.h"
 
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "dlc-test-codegen"
+
 namespace mlir::dlc {
 #define GEN_PASS_DEF_TESTCODEGEN
 #include "passes/Passes.h.inc"

@@ -1,0 +1,30 @@
+// RUN: dlc-opt %s --split-input-file --verify-diagnostics --dlc-test-gradient
+
+func.func @no_rule(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  // expected-error @+1 {{'dlc.tile' op has no gradient rule}}
+  %t = dlc.tile %x {multiples = array<i64: 1, 2>} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %t : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @max_reduction(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'dlc.reduce' op has no gradient rule for a max reduction yet}}
+  %m = dlc.reduce max %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return %m : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @epilogue(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %bias: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'dlc.matmul' op has no gradient rule for a product with an epilogue yet (differentiate before fusion)}}
+  %c = dlc.matmul %a, %b bias(%bias) epilogue(relu) : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %c : tensor<2x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{dlc-test-gradient expects one float result}}
+func.func @integer_result(%x: tensor<4xi32>) -> tensor<4xi32> {
+  return %x : tensor<4xi32>
+}
