@@ -154,7 +154,8 @@ static LogicalResult planRow(const llvm::SmallPtrSetImpl<Operation *> &inGroup,
         continue;
       if (reductionSet.contains(user))
         continue;
-      bool ok = user->hasTrait<trait::Elementwise>() && user->getNumResults() == 1;
+      bool ok =
+          user->hasTrait<trait::Elementwise>() && user->getNumResults() == 1;
       if (ok) {
         auto shape = staticShape(user->getResult(0));
         ok = shape && isRowShape(*shape);

@@ -61,7 +61,8 @@ void mlir::dlc::removeFusionNotes(Operation *kernel) {
 /// `result`.
 static bool isFusionNote(Attribute note) {
   auto dict = dyn_cast<DictionaryAttr>(note);
-  if (!dict || dict.size() != 2 || !isa_and_nonnull<StringAttr>(dict.get("reason")))
+  if (!dict || dict.size() != 2 ||
+      !isa_and_nonnull<StringAttr>(dict.get("reason")))
     return false;
   auto index = dyn_cast_or_null<IntegerAttr>(dict.get("operand"));
   if (!index)
@@ -91,11 +92,11 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
       name == attr::kSourceOps) {
     auto integer = dyn_cast<IntegerAttr>(value);
     if (!integer || !integer.getType().isInteger(64))
-      return op->emitOpError() << "expects '" << name
-                               << "' to be an i64, but got " << value;
+      return op->emitOpError()
+             << "expects '" << name << "' to be an i64, but got " << value;
     if (integer.getInt() < 0)
-      return op->emitOpError() << "has a negative '" << name << "' ("
-                               << integer.getInt() << ")";
+      return op->emitOpError()
+             << "has a negative '" << name << "' (" << integer.getInt() << ")";
     return success();
   }
   if (name == attr::kFusionNotes) {

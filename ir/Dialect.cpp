@@ -948,7 +948,6 @@ static LogicalResult verifyFloatWindowTypes(Operation *op, ValueRange operands,
   return success();
 }
 
-
 /// Checks the channel split into `groups` and returns the conv output
 /// spatial size.
 static FailureOr<std::pair<int64_t, int64_t>>

@@ -43,8 +43,7 @@ Value binary(OpBuilder &b, Location loc, Value x, Value y) {
   FailureOr<SmallVector<int64_t>> shape =
       broadcastShapes(tensorType(x).getShape(), tensorType(y).getShape());
   return b.create<OpTy>(
-      loc, RankedTensorType::get(*shape, tensorType(x).getElementType()), x,
-      y);
+      loc, RankedTensorType::get(*shape, tensorType(x).getElementType()), x, y);
 }
 
 /// A splat constant of `like`'s element type with shape [1, ..., 1].
@@ -94,10 +93,10 @@ LogicalResult MulOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
     out.append(2, Value());
     return success();
   }
-  out.push_back(unbroadcast(b, loc, binary<MulOp>(b, loc, g, getRhs()),
-                            getLhs()));
-  out.push_back(unbroadcast(b, loc, binary<MulOp>(b, loc, g, getLhs()),
-                            getRhs()));
+  out.push_back(
+      unbroadcast(b, loc, binary<MulOp>(b, loc, g, getRhs()), getLhs()));
+  out.push_back(
+      unbroadcast(b, loc, binary<MulOp>(b, loc, g, getLhs()), getRhs()));
   return success();
 }
 
@@ -112,12 +111,11 @@ LogicalResult DivOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
     return success();
   }
   // d(x / y) = g / y and -g * (x / y) / y.
-  out.push_back(unbroadcast(b, loc, binary<DivOp>(b, loc, g, getRhs()),
-                            getLhs()));
-  Value quotient = binary<DivOp>(b, loc, binary<MulOp>(b, loc, g, getResult()),
-                                 getRhs());
   out.push_back(
-      unbroadcast(b, loc, b.create<NegOp>(loc, quotient), getRhs()));
+      unbroadcast(b, loc, binary<DivOp>(b, loc, g, getRhs()), getLhs()));
+  Value quotient =
+      binary<DivOp>(b, loc, binary<MulOp>(b, loc, g, getResult()), getRhs());
+  out.push_back(unbroadcast(b, loc, b.create<NegOp>(loc, quotient), getRhs()));
   return success();
 }
 
@@ -185,10 +183,10 @@ LogicalResult ReduceOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
 
 LogicalResult ReshapeOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
                                        SmallVectorImpl<Value> &out) {
-  out.push_back(grads[0] ? b.create<ReshapeOp>(getLoc(), getInput().getType(),
-                                               grads[0])
-                               .getResult()
-                         : Value());
+  out.push_back(
+      grads[0] ? b.create<ReshapeOp>(getLoc(), getInput().getType(), grads[0])
+                     .getResult()
+               : Value());
   return success();
 }
 
@@ -202,8 +200,8 @@ LogicalResult TransposeOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   SmallVector<int64_t> inverse(perm.size());
   for (auto [i, p] : llvm::enumerate(perm))
     inverse[p] = i;
-  out.push_back(b.create<TransposeOp>(getLoc(), getInput().getType(), grads[0],
-                                      inverse));
+  out.push_back(
+      b.create<TransposeOp>(getLoc(), getInput().getType(), grads[0], inverse));
   return success();
 }
 

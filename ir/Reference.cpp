@@ -217,7 +217,8 @@ void encodeElement(Elem e, double v, uint8_t *p) {
   case Elem::BF16: {
     llvm::APFloat f(v);
     bool losesInfo = false;
-    f.convert(floatSemantics(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    f.convert(floatSemantics(e), llvm::APFloat::rmNearestTiesToEven,
+              &losesInfo);
     uint16_t bits = static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
     std::memcpy(p, &bits, 2);
     return;
@@ -1274,10 +1275,10 @@ mlir::dlc::evaluateReference(func::FuncOp func,
     const rt::HostTensor &host = inputs[i];
     ArrayRef<int64_t> shape = argType->getShape();
     if (host.dtype != e || ArrayRef<int64_t>(host.shape) != shape) {
-      return func.emitOpError() << "input #" << i << " is "
-                                << describeTensor(host.dtype, host.shape)
-                                << ", but the function expects "
-                                << describeTensor(e, shape);
+      return func.emitOpError()
+             << "input #" << i << " is "
+             << describeTensor(host.dtype, host.shape)
+             << ", but the function expects " << describeTensor(e, shape);
     }
     int64_t n = numElements(shape);
     if (host.data.size() != (size_t)n * byteSize(e))

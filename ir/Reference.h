@@ -1,4 +1,5 @@
-//===- Reference.h - Double-precision reference interpreter -------*- C++ -*-===//
+//===- Reference.h - Double-precision reference interpreter -------*- C++
+//-*-===//
 //
 // A slow, simple evaluator of dlc IR on the CPU. It is the ground truth that
 // the generated kernels are checked against (`dlc run --check`), so it favours

@@ -1,4 +1,5 @@
-//===- Traits.h - C++ side of the traits in DlcInterfaces.td -----*- C++ -*-===//
+//===- Traits.h - C++ side of the traits in DlcInterfaces.td -----*- C++
+//-*-===//
 #ifndef DLC_IR_TRAITS_H
 #define DLC_IR_TRAITS_H
 

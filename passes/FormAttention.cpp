@@ -671,7 +671,7 @@ struct FormAttentionPass
           continue;
         if (std::optional<AttentionMatch> m = matcher.match(output)) {
           LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": attention formed from the "
-                                     "chain ending at "
+                                                "chain ending at "
                                   << output.getLoc() << "\n");
           rewrite(*m);
         }

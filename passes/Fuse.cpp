@@ -322,10 +322,11 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
   // per-element loops.
   if (group.plan.kind == KernelTemplate::Row &&
       plan->kind != KernelTemplate::Row) {
-    whyNot = p->hasTrait<trait::Reduction>() ? "it reduces over other axes than the "
-                              "consumer row kernel's rows"
-                            : "the consumer row kernel would lose its row "
-                              "template";
+    whyNot = p->hasTrait<trait::Reduction>()
+                 ? "it reduces over other axes than the "
+                   "consumer row kernel's rows"
+                 : "the consumer row kernel would lose its row "
+                   "template";
     return false;
   }
   // In a Pointwise kernel a reduction is a loop run by the thread of each
@@ -817,10 +818,8 @@ struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
       }
       LLVM_DEBUG(llvm::dbgs()
                  << DEBUG_TYPE ": " << func.getSymName() << ": "
-                 << llvm::count_if(block,
-                                   [](Operation &op) {
-                                     return isa<KernelOp>(op);
-                                   })
+                 << llvm::count_if(
+                        block, [](Operation &op) { return isa<KernelOp>(op); })
                  << " kernels\n");
     }
   }

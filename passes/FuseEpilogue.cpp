@@ -356,8 +356,8 @@ struct FuseEpiloguePass
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) { matmuls.push_back(op); });
     for (MatmulOp op : matmuls) {
-      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": product at " << op.getLoc()
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << DEBUG_TYPE ": product at " << op.getLoc() << "\n");
       fuse(op);
     }
   }

@@ -415,7 +415,7 @@ struct HorizontalFusePass
         classes.push_back({key, {}});
         it = std::prev(classes.end());
       }
-      it->second.push_back(std::move(*member));
+      it->second.push_back(*member);
     }
 
     // Consecutive members while the merged weights stay within max-bytes
@@ -428,8 +428,10 @@ struct HorizontalFusePass
         SmallVector<Member> current;
         int64_t bytes = 0, totalN = 0;
         auto flush = [&] {
-          if (current.size() >= 2)
-            groups.push_back(std::move(current));
+          if (current.size() >= 2) {
+            groups.emplace_back();
+            std::swap(groups.back(), current);
+          }
           current.clear();
           bytes = 0;
           totalN = 0;

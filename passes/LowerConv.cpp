@@ -118,8 +118,8 @@ struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
           if (!isDirect(conv))
             convs.push_back(conv);
     for (Conv2DOp conv : convs) {
-      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": convolution at "
-                              << conv.getLoc() << " becomes a GEMM\n");
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": convolution at " << conv.getLoc()
+                              << " becomes a GEMM\n");
       lowerToGemm(conv);
     }
   }

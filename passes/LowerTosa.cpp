@@ -1176,9 +1176,9 @@ struct LowerTosaPass : public mlir::dlc::impl::LowerTosaBase<LowerTosaPass> {
       LLVM_DEBUG(llvm::dbgs()
                  << DEBUG_TYPE ": " << op->getName() << " at " << op->getLoc());
       std::optional<LogicalResult> result = lowering.lower(op);
-      LLVM_DEBUG(llvm::dbgs() << (result ? (succeeded(*result) ? " lowered\n"
-                                                               : " failed\n")
-                                         : " has no lowering\n"));
+      LLVM_DEBUG(llvm::dbgs()
+                 << (result ? (succeeded(*result) ? " lowered\n" : " failed\n")
+                            : " has no lowering\n"));
       if (!result) {
         emitError(op->getLoc())
             << "dlc cannot lower '" << op->getName() << "' yet";

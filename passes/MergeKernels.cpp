@@ -163,9 +163,9 @@ struct MergeKernelsPass
               !usersAllAfter(earlier, kernel))
             continue;
           KernelOp result = buildMerged(earlier, kernel);
-          LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": trying to merge kernels at "
-                                  << earlier.getLoc() << " and "
-                                  << kernel.getLoc() << "\n");
+          LLVM_DEBUG(llvm::dbgs()
+                     << DEBUG_TYPE ": trying to merge kernels at "
+                     << earlier.getLoc() << " and " << kernel.getLoc() << "\n");
           FailureOr<KernelPlan> check = analyzeKernel(result);
           if (failed(check) || check->kind != KernelTemplate::Pointwise ||
               check->space != plan->space) {

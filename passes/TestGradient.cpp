@@ -40,18 +40,21 @@ struct TestGradientPass
       return;
     Block &block = func.getBody().front();
     auto ret = cast<func::ReturnOp>(block.getTerminator());
-    if (ret.getNumOperands() != 1 || !isFloatElement(ret.getOperand(0).getType())) {
+    if (ret.getNumOperands() != 1 ||
+        !isFloatElement(ret.getOperand(0).getType())) {
       func.emitError() << "dlc-test-gradient expects one float result";
       return signalPassFailure();
     }
     OpBuilder b(ret);
     Location loc = func.getLoc();
     llvm::DenseMap<Value, Value> grads;
-    grads[ret.getOperand(0)] = splatLike(b, loc, ret.getOperand(0).getType(), 1.0);
+    grads[ret.getOperand(0)] =
+        splatLike(b, loc, ret.getOperand(0).getType(), 1.0);
     auto accumulate = [&](Value value, Value grad) {
       Value &slot = grads[value];
-      slot = slot ? b.create<AddOp>(loc, value.getType(), slot, grad).getResult()
-                  : grad;
+      slot = slot
+                 ? b.create<AddOp>(loc, value.getType(), slot, grad).getResult()
+                 : grad;
     };
     SmallVector<Operation *> forward;
     for (Operation &op : block.without_terminator())
@@ -87,8 +90,9 @@ struct TestGradientPass
     }
     b.create<func::ReturnOp>(ret.getLoc(), results);
     ret.erase();
-    func.setFunctionType(FunctionType::get(
-        &getContext(), func.getArgumentTypes(), ValueRange(results).getTypes()));
+    func.setFunctionType(FunctionType::get(&getContext(),
+                                           func.getArgumentTypes(),
+                                           ValueRange(results).getTypes()));
   }
 };
 

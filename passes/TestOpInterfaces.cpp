@@ -51,8 +51,7 @@ struct TestOpInterfacesPass
       auto precision = dyn_cast<PrecisionPolicyOpInterface>(op);
       op->emitRemark() << "classes [" << llvm::join(classes, ", ")
                        << "], ops per element "
-                       << (cost ? cost.getOpsPerElement() : 0)
-                       << ", precision "
+                       << (cost ? cost.getOpsPerElement() : 0) << ", precision "
                        << precisionName(precision
                                             ? precision.getPrecisionClass()
                                             : PrecisionClass::Deny)

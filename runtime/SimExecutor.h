@@ -1,4 +1,5 @@
-//===- SimExecutor.h - Running CUDA blocks and threads on the CPU -*- C++ -*-===//
+//===- SimExecutor.h - Running CUDA blocks and threads on the CPU -*- C++
+//-*-===//
 //
 // The execution engine of the sim device (docs/sim.md). A launch runs every
 // block of the grid, spread over a few OS threads; each OS thread runs one

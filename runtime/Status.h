@@ -1,4 +1,5 @@
-//===- Status.h - Error handling of the dlc runtime ---------------*- C++ -*-===//
+//===- Status.h - Error handling of the dlc runtime ---------------*- C++
+//-*-===//
 //
 // The runtime does not link LLVM, so it carries its own small error types: a
 // Status is ok or an error message; Result<T> is a value or an error.
@@ -58,7 +59,7 @@ private:
 
 } // namespace dlc::rt
 
-#define DLC_RT_RETURN_IF_ERROR(expr)                                          \
+#define DLC_RT_RETURN_IF_ERROR(expr)                                           \
   do {                                                                         \
     ::dlc::rt::Status _dlc_status = (expr);                                    \
     if (!_dlc_status.isOk())                                                   \

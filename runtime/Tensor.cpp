@@ -355,7 +355,8 @@ private:
     return false;
   }
   void skipSpace() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
+    while (pos_ < s_.size() &&
+           std::isspace(static_cast<unsigned char>(s_[pos_])))
       ++pos_;
   }
   bool eat(char c) {
@@ -391,7 +392,8 @@ private:
       if (eat(')'))
         return true;
       size_t start = pos_;
-      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])))
+      while (pos_ < s_.size() &&
+             std::isdigit(static_cast<unsigned char>(s_[pos_])))
         ++pos_;
       if (start == pos_)
         return fail("'shape' holds something other than non-negative integers",
@@ -466,10 +468,10 @@ Result<HostTensor> readNpy(const std::string &path) {
     headerLen |= uint64_t(bytes[8 + i]) << (8 * i);
   size_t dataStart = 8 + headerLenSize + headerLen;
   if (bytes.size() < dataStart)
-    return Status::error(path + ": truncated .npy header (" +
-                         std::to_string(headerLen) + " header bytes announced, " +
-                         std::to_string(bytes.size() - 8 - headerLenSize) +
-                         " present)");
+    return Status::error(
+        path + ": truncated .npy header (" + std::to_string(headerLen) +
+        " header bytes announced, " +
+        std::to_string(bytes.size() - 8 - headerLenSize) + " present)");
   std::string header(reinterpret_cast<const char *>(bytes.data()) + 8 +
                          headerLenSize,
                      size_t(headerLen));
@@ -498,10 +500,10 @@ Result<HostTensor> readNpy(const std::string &path) {
   uint64_t dataBytes = count * dtypeSize(type);
   uint64_t present = bytes.size() - dataStart;
   if (present < dataBytes)
-    return Status::error(path + ": truncated data: " +
-                         describe(type, parser.shape) + " needs " +
-                         std::to_string(dataBytes) + " bytes, the file has " +
-                         std::to_string(present));
+    return Status::error(path +
+                         ": truncated data: " + describe(type, parser.shape) +
+                         " needs " + std::to_string(dataBytes) +
+                         " bytes, the file has " + std::to_string(present));
   if (present > dataBytes)
     return Status::error(path + ": " + std::to_string(present - dataBytes) +
                          " unexpected bytes after the data of " +

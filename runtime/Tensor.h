@@ -1,4 +1,5 @@
-//===- Tensor.h - Host tensors, element types and .npy files ------*- C++ -*-===//
+//===- Tensor.h - Host tensors, element types and .npy files ------*- C++
+//-*-===//
 #ifndef DLC_RUNTIME_TENSOR_H
 #define DLC_RUNTIME_TENSOR_H
 
@@ -11,7 +12,14 @@
 namespace dlc::rt {
 
 /// Element types of dlc tensors. i1 is stored as one byte (0 or 1).
-enum class DType : uint8_t { F32 = 0, F16 = 1, BF16 = 2, I32 = 3, I64 = 4, I1 = 5 };
+enum class DType : uint8_t {
+  F32 = 0,
+  F16 = 1,
+  BF16 = 2,
+  I32 = 3,
+  I64 = 4,
+  I1 = 5
+};
 
 /// Bytes per element.
 size_t dtypeSize(DType type);

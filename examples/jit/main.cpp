@@ -60,11 +60,11 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < outputs->size(); ++i) {
       double err = dlc::rt::relativeError((*outputs)[i], (*reference)[i]);
       double tol = dlc::defaultTolerance((*outputs)[i].dtype);
-      std::printf("run %llu output %zu %s: relative error %.3g\n",
-                  (unsigned long long)seed, i,
-                  dlc::rt::describe((*outputs)[i].dtype, (*outputs)[i].shape)
-                      .c_str(),
-                  err);
+      std::printf(
+          "run %llu output %zu %s: relative error %.3g\n",
+          (unsigned long long)seed, i,
+          dlc::rt::describe((*outputs)[i].dtype, (*outputs)[i].shape).c_str(),
+          err);
       if (!(err <= tol)) {
         std::fprintf(stderr, "error above tolerance %.3g\n", tol);
         return 1;

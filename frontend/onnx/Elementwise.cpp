@@ -361,7 +361,7 @@ LogicalResult convertCastTo(Importer &im, std::optional<rt::DType> to) {
                           "and bool only)");
   Value x = im.in(0);
   auto t = im.inType(0);
-  Type target = elemTypeOf(im.ctx, *to);
+  Type target = dlcir::elementTypeOf(im.ctx, *to);
   if (isa<FloatType>(t.getElementType()) && isa<IntegerType>(target) &&
       !target.isInteger(1)) {
     // dlc.cast rounds to nearest; ONNX truncates toward zero: correct the
@@ -396,7 +396,7 @@ LogicalResult convertCast(Importer &im) {
 LogicalResult convertCastLike(Importer &im) {
   if (!im.has(1))
     return im.unsupported("the target_type input is missing");
-  return convertCastTo(im, dtypeOfElem(im.inType(1).getElementType()));
+  return convertCastTo(im, dlcir::dtypeOf(im.inType(1).getElementType()));
 }
 
 LogicalResult convertIsNaN(Importer &im) {

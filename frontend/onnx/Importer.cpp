@@ -40,7 +40,7 @@ FailureOr<std::vector<int64_t>> Importer::constInts(unsigned i,
     return unsupported("the " + what +
                        " input must be a constant (dlc "
                        "compiles static shapes)");
-  if (isFloatDType(ins[i]->lit->dtype))
+  if (dlcir::isFloat(ins[i]->lit->dtype))
     return unsupported("the " + what + " input must be an integer tensor");
   return litInts(*ins[i]->lit);
 }
@@ -64,7 +64,7 @@ Value Importer::valueOf(Entry &e) {
 
 LogicalResult Importer::checkType(ArrayRef<int64_t> shape, Type elem,
                                   const Twine &what) {
-  std::string bad = checkShape(shape, dtypeSize(elem));
+  std::string bad = checkShape(shape, dlcir::elementBytes(elem));
   if (!bad.empty())
     return unsupported(what + " " + bad);
   return success();
@@ -77,12 +77,6 @@ LogicalResult Importer::checkLiteral(ArrayRef<int64_t> shape, rt::DType dtype,
   if (!bad.empty())
     return unsupported(what + " " + bad);
   return success();
-}
-
-int64_t Importer::dtypeSize(Type elem) {
-  if (auto d = dtypeOfElem(elem))
-    return rt::dtypeSize(*d);
-  return 8;
 }
 
 const onnx::AttributeProto *Importer::attr(StringRef name) const {
@@ -98,7 +92,8 @@ rt::Result<rt::HostTensor> Importer::decode(const onnx::TensorProto &proto) {
 
 void Importer::checkResultType(Type result, StringRef opName) {
   if (auto t = dyn_cast<RankedTensorType>(result); t && badType.empty()) {
-    std::string bad = checkShape(t.getShape(), dtypeSize(t.getElementType()));
+    std::string bad =
+        checkShape(t.getShape(), dlcir::elementBytes(t.getElementType()));
     if (!bad.empty())
       badType = "the result of " + opName.str() + " " + bad;
   }
@@ -122,7 +117,7 @@ static std::string resourceKey(StringRef name, int counter) {
 }
 
 Value Importer::constant(const rt::HostTensor &t) {
-  Type elem = elemTypeOf(ctx, t.dtype);
+  Type elem = dlcir::elementTypeOf(ctx, t.dtype);
   auto type = tensorType(t.shape, elem);
   int64_t n = t.numElements();
   size_t es = rt::dtypeSize(t.dtype);
@@ -138,7 +133,7 @@ Value Importer::constant(const rt::HostTensor &t) {
     ArrayRef<char> raw(reinterpret_cast<const char *>(t.data.data()),
                        isSplat ? es : t.data.size());
     if (isSplat) {
-      Attribute scalar = isFloatDType(t.dtype)
+      Attribute scalar = dlcir::isFloat(t.dtype)
                              ? Attribute(FloatAttr::get(elem, t.getAsDouble(0)))
                              : Attribute(IntegerAttr::get(elem, litInt(t, 0)));
       value = DenseElementsAttr::get(type, scalar);
@@ -204,10 +199,10 @@ FailureOr<SmallVector<int64_t>> Importer::broadcastShape(Value x, Value y) {
   auto tx = cast<RankedTensorType>(x.getType());
   auto ty = cast<RankedTensorType>(y.getType());
   if (tx.getElementType() != ty.getElementType())
-    return unsupported("operand element types differ: " +
-                       Twine(rt::dtypeName(*dtypeOfElem(tx.getElementType()))) +
-                       " and " +
-                       rt::dtypeName(*dtypeOfElem(ty.getElementType())));
+    return unsupported(
+        "operand element types differ: " +
+        Twine(rt::dtypeName(*dlcir::dtypeOf(tx.getElementType()))) + " and " +
+        rt::dtypeName(*dlcir::dtypeOf(ty.getElementType())));
   auto shape = numpyBroadcast({tx.getShape(), ty.getShape()});
   if (!shape)
     return unsupported("operand shapes " + dlcir::formatShape(tx.getShape()) +
@@ -394,7 +389,7 @@ LogicalResult Importer::addInputs(SmallVectorImpl<Type> &types,
     if (!bad.empty())
       return emitError(loc)
              << "ONNX graph input '" << input.name() << "' " << bad;
-    types.push_back(tensorType(shape, elemTypeOf(ctx, *dtype)));
+    types.push_back(tensorType(shape, dlcir::elementTypeOf(ctx, *dtype)));
     names.push_back(input.name());
   }
   return success();
@@ -466,11 +461,11 @@ OwningOpRef<ModuleOp> Importer::run() {
       const auto &tt = out.type().tensor_type();
       auto declared = dtypeOfOnnx(tt.elem_type());
       if (tt.elem_type() != 0 && declared &&
-          *declared != *dtypeOfElem(type.getElementType())) {
+          *declared != *dlcir::dtypeOf(type.getElementType())) {
         emitError(loc) << "ONNX graph output '" << out.name()
                        << "' is declared as " << onnxTypeName(tt.elem_type())
                        << " but computes "
-                       << rt::dtypeName(*dtypeOfElem(type.getElementType()));
+                       << rt::dtypeName(*dlcir::dtypeOf(type.getElementType()));
         return nullptr;
       }
       // With --input-shape the declared output sizes may be stale.
@@ -676,7 +671,8 @@ Importer::foldableBatchNorm(const onnx::NodeProto &conv) {
       return nullptr;
   for (int i = 1; i < 5; ++i) {
     auto e = env.find(bn.input(i));
-    if (e == env.end() || !e->second.lit || !isFloatDType(e->second.lit->dtype))
+    if (e == env.end() || !e->second.lit ||
+        !dlcir::isFloat(e->second.lit->dtype))
       return nullptr;
   }
   return &bn;

@@ -13,6 +13,7 @@
 
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Dialect.h"
+#include "ir/ElementType.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -74,9 +75,6 @@ std::optional<rt::DType> dtypeOfOnnx(int32_t t);
 const char *onnxTypeName(int32_t t);
 /// The MLIR element type of a runtime dtype, and back (nullopt for a type
 /// dlc has no dtype for).
-Type elemTypeOf(mlir::MLIRContext *ctx, rt::DType d);
-std::optional<rt::DType> dtypeOfElem(Type t);
-bool isFloatDType(rt::DType d);
 
 /// The element count of a shape (unchecked).
 int64_t product(ArrayRef<int64_t> shape);
@@ -210,7 +208,6 @@ public:
   LogicalResult checkLiteral(ArrayRef<int64_t> shape, rt::DType dtype,
                              const Twine &what);
   /// The byte size of an element type (8 for one dlc has no dtype for).
-  static int64_t dtypeSize(Type elem);
 
   // Attributes of the current node.
   const onnx::AttributeProto *attr(StringRef name) const;
@@ -239,7 +236,7 @@ public:
     if (e.value)
       return mlir::cast<mlir::RankedTensorType>(e.value.getType());
     return mlir::RankedTensorType::get(e.lit->shape,
-                                       elemTypeOf(ctx, e.lit->dtype));
+                                       dlcir::elementTypeOf(ctx, e.lit->dtype));
   }
   mlir::RankedTensorType inType(unsigned i) { return typeOf(*ins[i]); }
   ArrayRef<int64_t> inShape(unsigned i) { return inType(i).getShape(); }

@@ -83,44 +83,6 @@ const char *onnxTypeName(int32_t t) {
   }
 }
 
-Type elemTypeOf(MLIRContext *ctx, rt::DType d) {
-  switch (d) {
-  case rt::DType::F32:
-    return Float32Type::get(ctx);
-  case rt::DType::F16:
-    return Float16Type::get(ctx);
-  case rt::DType::BF16:
-    return BFloat16Type::get(ctx);
-  case rt::DType::I32:
-    return IntegerType::get(ctx, 32);
-  case rt::DType::I64:
-    return IntegerType::get(ctx, 64);
-  case rt::DType::I1:
-    return IntegerType::get(ctx, 1);
-  }
-  return {};
-}
-
-std::optional<rt::DType> dtypeOfElem(Type t) {
-  if (t.isF32())
-    return rt::DType::F32;
-  if (t.isF16())
-    return rt::DType::F16;
-  if (t.isBF16())
-    return rt::DType::BF16;
-  if (t.isInteger(32))
-    return rt::DType::I32;
-  if (t.isInteger(64))
-    return rt::DType::I64;
-  if (t.isInteger(1))
-    return rt::DType::I1;
-  return std::nullopt;
-}
-
-bool isFloatDType(rt::DType d) {
-  return d == rt::DType::F32 || d == rt::DType::F16 || d == rt::DType::BF16;
-}
-
 int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -321,7 +283,7 @@ Lit foldMap(ArrayRef<const rt::HostTensor *> ins, rt::DType outType,
   bool allInt = true;
   for (const rt::HostTensor *t : ins) {
     shapes.push_back(t->shape);
-    allInt &= !isFloatDType(t->dtype);
+    allInt &= !dlcir::isFloat(t->dtype);
   }
   shapes.push_back(extraShape);
   auto out = numpyBroadcast(shapes);
@@ -348,7 +310,7 @@ Lit foldMap(ArrayRef<const rt::HostTensor *> ins, rt::DType outType,
         dv[k] = litDouble(*ins[k], off);
     }
     if (allInt) {
-      if (isFloatDType(outType))
+      if (dlcir::isFloat(outType))
         r.setFromDouble(e, (double)fi(iv));
       else
         litSetInt(r, e, fi(iv));

@@ -225,7 +225,7 @@ LogicalResult convertConv(Importer &im) {
           eps = a.f();
       rt::HostTensor nw = *im.lit(1);
       nw.shape.assign(ws.begin(), ws.end());
-      rt::HostTensor nb(*dtypeOfElem(elem), {1, oc, 1, 1});
+      rt::HostTensor nb(*dlcir::dtypeOf(elem), {1, oc, 1, 1});
       int64_t per = nw.numElements() / oc;
       for (int64_t o = 0; o < oc; ++o) {
         double a = litDouble(*gamma, o) / std::sqrt(litDouble(*var, o) + eps);
@@ -488,7 +488,7 @@ LogicalResult convertBatchNorm(Importer &im) {
                             Twine(c) + " elements");
   if (im.lit(1) && im.lit(2) && im.lit(3) && im.lit(4)) {
     // y = x * a + s with a = scale / sqrt(var + eps), s = bias - mean * a.
-    rt::HostTensor a(*dtypeOfElem(elem), {pshape.begin(), pshape.end()});
+    rt::HostTensor a(*dlcir::dtypeOf(elem), {pshape.begin(), pshape.end()});
     rt::HostTensor s = a;
     for (int64_t i = 0; i < c; ++i) {
       double ai =

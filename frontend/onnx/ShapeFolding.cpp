@@ -68,7 +68,7 @@ Lit foldNot(Importer &, Literals L) {
 OpFolder floatUnary(double (*f)(double)) {
   return [f](Importer &, Literals L) -> Lit {
     const rt::HostTensor &x = *L[0];
-    if (!isFloatDType(x.dtype))
+    if (!dlcir::isFloat(x.dtype))
       return nullptr;
     return map(
         {&x}, x.dtype, [](AI v) { return v[0]; },
@@ -176,7 +176,7 @@ Lit foldWhere(Importer &, Literals L) {
 
 Lit foldExpand(Importer &, Literals L) {
   const rt::HostTensor &x = *L[0];
-  if (L.size() != 2 || !L[1] || isFloatDType(L[1]->dtype))
+  if (L.size() != 2 || !L[1] || dlcir::isFloat(L[1]->dtype))
     return nullptr;
   std::vector<int64_t> shape = litInts(*L[1]);
   // (foldMap checks the broadcast shape.)
@@ -228,7 +228,7 @@ Lit foldConcat(Importer &im, Literals L) {
 
 Lit foldGather(Importer &im, Literals L) {
   const rt::HostTensor &x = *L[0];
-  if (L.size() != 2 || !L[1] || isFloatDType(L[1]->dtype))
+  if (L.size() != 2 || !L[1] || dlcir::isFloat(L[1]->dtype))
     return nullptr;
   int64_t rank = x.shape.size();
   int64_t a = im.attrInt("axis", 0);
@@ -340,7 +340,7 @@ LogicalResult convertConstantOfShape(Importer &im) {
       return im.unsupported("the value must have one element");
     value = t.take();
   }
-  Type elem = elemTypeOf(im.ctx, value.dtype);
+  Type elem = dlcir::elementTypeOf(im.ctx, value.dtype);
   if (failed(im.checkType(*shape, elem, "the output")))
     return failure();
   if (*checkedProduct(*shape) > kMaxFoldElements) {
@@ -377,7 +377,7 @@ LogicalResult convertRange(Importer &im) {
                           " elements the importer computes at import time");
   int64_t n = std::max<int64_t>(0, (int64_t)count);
   rt::HostTensor out(dt, {n});
-  if (isFloatDType(dt)) {
+  if (dlcir::isFloat(dt)) {
     for (int64_t i = 0; i < n; ++i)
       out.setFromDouble(i, start + i * delta);
   } else {

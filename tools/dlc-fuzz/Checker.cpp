@@ -4,6 +4,7 @@
 #include "api/Compiler.h"
 #include "dlc/dlc.h"
 #include "ir/Dialect.h"
+#include "ir/ElementType.h"
 #include "ir/Reference.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -73,10 +74,6 @@ double fuzzTolerance(DType type) {
   default:
     return 0;
   }
-}
-
-static bool isFloatType(DType t) {
-  return t == DType::F32 || t == DType::F16 || t == DType::BF16;
 }
 
 static std::string shapeString(const HostTensor &t) {
@@ -167,7 +164,7 @@ static std::optional<std::string> compareWith(const HostTensor &got,
                       indexString(expected.shape, worst) + ": got " +
                       fmt(got.getAsDouble(worst)) + ", expected " +
                       fmt(expected.getAsDouble(worst)) + ")";
-  if (!isFloatType(expected.dtype) || tolerance == 0)
+  if (!mlir::dlc::isFloat(expected.dtype) || tolerance == 0)
     return "not equal" + where;
   double err = rt::relativeError(got, expected);
   if (err <= tolerance)
@@ -259,7 +256,7 @@ static std::optional<std::string>
 nonFinite(const std::vector<HostTensor> &outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const HostTensor &t = outputs[i];
-    if (!isFloatType(t.dtype))
+    if (!mlir::dlc::isFloat(t.dtype))
       continue;
     for (int64_t j = 0, e = t.numElements(); j < e; ++j)
       if (!std::isfinite(t.getAsDouble(j)))
@@ -367,8 +364,8 @@ private:
 } // namespace
 
 static bool isFloatTensor(mlir::Value v) {
-  auto type = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
-  return type && mlir::isa<mlir::FloatType>(type.getElementType());
+  return mlir::isa<mlir::RankedTensorType>(v.getType()) &&
+         mlir::dlc::isFloatElement(v.getType());
 }
 
 /// Whether `v` is a splat constant that is a power of two (a product with it
@@ -645,7 +642,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
             continue;
           // Within the output's rounding sensitivity it is not a bug.
           std::string note;
-          if (isFloatType(expected[i].dtype)) {
+          if (mlir::dlc::isFloat(expected[i].dtype)) {
             progress("check the rounding sensitivity");
             const auto &reference =
                 perturbedFor(config.tf32 ? ProductPerturbation::Tf32Random

@@ -1945,7 +1945,8 @@ bool Generator::genConv() {
   Shape resultShape = {N, OC, out[0], out[1]};
   Shape filterShape = transposed ? Shape{C, perGroupOut, k[0], k[1]}
                                  : Shape{OC, C / g, k[0], k[1]};
-  int64_t fanIn = (transposed ? C / g : C / g) * k[0] * k[1];
+  // Each output sums C / g input channels over the window, either way.
+  int64_t fanIn = C / g * k[0] * k[1];
   if (product(resultShape) > kMaxElements ||
       product(filterShape) > kMaxConstantElements ||
       product(resultShape) * fanIn > 4000000)
