@@ -27,6 +27,19 @@ def LowerTosa : Pass<"dlc-lower-tosa", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def RecordSourceOps : Pass<"dlc-record-source-ops", "func::FuncOp"> {
+  let summary = "Record the number of dlc operations before fusion";
+  let description = [{
+    Annotates each function with `dlc.source_ops`, its number of dlc ops
+    other than constants after lowering: the baseline `dlc compile` compares
+    its kernel count with. The last step of the lowering pipeline.
+
+    ```mlir
+    func.func @main(...) attributes {dlc.source_ops = 12 : i64} { ... }
+    ```
+  }];
+}
+
 def HorizontalFuse : Pass<"dlc-horizontal-fuse", "func::FuncOp"> {
   let summary = "Merge matrix products of one input with constant weights";
   let description = [{

@@ -1,5 +1,4 @@
 //===- Pipeline.cpp - The dlc compilation pipeline ------------------------===//
-#include "ir/Attributes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -9,36 +8,6 @@
 using namespace mlir;
 using namespace mlir::dlc;
 
-namespace {
-/// Records on each function the number of its compute operations after
-/// lowering (constants and the terminator excluded) as dlc.source_ops: the
-/// baseline that `dlc compile` compares the kernel count to. A step of the
-/// pipeline rather than of its caller, so that dlc-opt's pipeline gives the
-/// IR `dlc compile --emit` prints.
-struct RecordSourceOps
-    : public PassWrapper<RecordSourceOps, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RecordSourceOps)
-
-  StringRef getArgument() const final { return "dlc-record-source-ops"; }
-  StringRef getDescription() const final {
-    return "Record the number of dlc operations before fusion";
-  }
-
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
-    int64_t count = 0;
-    func.walk([&](Operation *op) {
-      if (op->getDialect() && op->getDialect()->getNamespace() == "dlc" &&
-          !isa<ConstantOp>(op))
-        ++count;
-    });
-    setSourceOpCount(func, count);
-  }
-};
-} // namespace
-
 void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createLowerTosa());
@@ -46,7 +15,7 @@ void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize) {
     fpm.addPass(createCanonicalizerPass());
     fpm.addPass(createCSEPass());
   }
-  fpm.addPass(std::make_unique<RecordSourceOps>());
+  fpm.addPass(createRecordSourceOps());
 }
 
 void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
