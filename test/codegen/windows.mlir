@@ -1,63 +1,8 @@
-// RUN: dlc compile %s --emit=cuda --no-merge-kernels | FileCheck %s
 // RUN: dlc run %s --device=sim --check --seed=7 | FileCheck %s --check-prefix=SIM
 // RUN: dlc compile %s --arch=sm_80,sm_90 -o %t.dlcpkg 2>&1 | FileCheck %s --check-prefix=NVRTC
-// (--no-merge-kernels keeps each kernel below a launch of its own, as written;
-// the sim run checks them merged.)
-// Window ops in the pointwise template: each output element loops over its
-// window; reads outside the input are guarded (only the bounds that can
-// fail are tested); an average divides by per-row and per-column counts
-// computed at compile time; gather wraps negative indices and clamps;
-// resize reads compile-time coordinate tables.
-
-// CHECK-LABEL: // k0: pool2d (pointwise, 18 elements
-// CHECK: static __device__ const int k0_c0[3] = {
-// CHECK-NEXT: 2, 3, 3};
-// CHECK: float acc0 = 0.0f;
-// CHECK-NEXT: for (int k1 = 0; k1 < 3; ++k1) for (int k2 = 0; k2 < 3; ++k2) {
-// CHECK-NEXT: const int t3 = i2 * 2 + k1 - 1;
-// CHECK-NEXT: const int t4 = i3 * 2 + k2 - 1;
-// CHECK-NEXT: const int t5 = i1 * 36 + t3 * 6 + t4;
-// CHECK-NEXT: if (t3 >= 0 && t4 >= 0) {
-// CHECK-NEXT: const float v6 = in0[t5];
-// CHECK-NEXT: acc0 += v6;
-// CHECK-NEXT: }
-// CHECK-NEXT: }
-// CHECK-NEXT: const int t7 = k0_c0[i2];
-// CHECK-NEXT: const int t8 = k0_c0[i3];
-// CHECK-NEXT: const float v9 = acc0 / (float)(t7 * t8);
-// CHECK-NEXT: out0[tid] = v9;
-
-// The depthwise convolution: the filter read moves out of the guard's
-// condition but stays in the loop.
-// CHECK-LABEL: // k1: conv2d (pointwise, 72 elements
-// CHECK: for (int k1 = 0; k1 < 3; ++k1) for (int k2 = 0; k2 < 3; ++k2) {
-// CHECK: const int t7 = i1 * 9 + k1 * 3 + k2;
-// CHECK-NEXT: if (t3 >= 0 && t3 < 6 && t4 >= 0 && t4 < 6) {
-// CHECK-NEXT: const float v6 = in0[t5];
-// CHECK-NEXT: const float v8 = in1[t7];
-// CHECK-NEXT: acc0 += v6 * v8;
-
-// CHECK-LABEL: // k2: gather (pointwise, 12 elements
-// CHECK: const long long v0 = in1[i0];
-// CHECK-NEXT: const int t1 = (int)((v0 < 0 ? v0 + 8 : v0) < 0 ? 0 : (v0 < 0 ? v0 + 8 : v0) > 7 ? 7 : (v0 < 0 ? v0 + 8 : v0));
-// CHECK-NEXT: const int t2 = t1 * 4 + i1;
-// CHECK-NEXT: const float v3 = in0[t2];
-
-// Bilinear half-pixel 2x upsampling: source rows, their neighbours and the
-// weights are tables; four reads per output.
-// CHECK-LABEL: // k3: resize (pointwise, 288 elements
-// CHECK: static __device__ const int k3_c0[12] = {
-// CHECK-NEXT: 0, 0, 0, 1, 1, 2, 2, 3,
-// CHECK-NEXT: 3, 4, 4, 5};
-// CHECK: static __device__ const float k3_c2[12] = {
-// CHECK-NEXT: 0.75f, 0.25f, 0.75f, 0.25f, 0.75f, 0.25f, 0.75f, 0.25f,
-// CHECK: const float v14 = (1.0f - v2) * (1.0f - v5) * v7 + v2 * (1.0f - v5) * v9 + (1.0f - v2) * v5 * v11 + v2 * v5 * v13;
-
-// An unpadded max pool needs no guard.
-// CHECK-LABEL: // k4: pool2d (pointwise, 18 elements
-// CHECK: float acc0 = __uint_as_float(0xff800000u);
-// CHECK-NOT: if (
-// CHECK: acc0 = fmaxf(acc0, v6);
+// Window ops in the pointwise template end to end, through fusion (which may
+// merge kernels): the sim run and the NVRTC compile. windows-kernels.mlir
+// checks the CUDA source of the kernel of each op.
 
 // SIM: check output_0: relative error {{.*}} ok
 // SIM: check output_1: relative error {{.*}} ok
