@@ -31,8 +31,7 @@ struct RecordSourceOpsPass
       return;
     int64_t count = 0;
     func.walk([&](Operation *op) {
-      if (isa_and_nonnull<DlcDialect>(op->getDialect()) &&
-          !isa<ConstantOp>(op))
+      if (isa_and_nonnull<DlcDialect>(op->getDialect()) && !isa<ConstantOp>(op))
         ++count;
     });
     LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": " << func.getSymName() << ": "
