@@ -123,4 +123,29 @@ def Dlc_PrecisionPolicyOpInterface : OpInterface<"PrecisionPolicyOpInterface"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Layout policy (layout selection)
+//===----------------------------------------------------------------------===//
+
+def Dlc_LayoutOpInterface : OpInterface<"LayoutOpInterface"> {
+  let cppNamespace = "::mlir::dlc";
+  let description = [{
+    How an op's meaning depends on the order of its tensors' dimensions, for
+    layout selection (channels-last where tensor cores want it):
+    `Agnostic` where permuting the dimensions of every operand and result
+    alike gives the same op (elementwise ops), so a layout passes through it
+    unchanged; `Axes` where the op names dimensions in attributes (reduce,
+    transpose, slice, concat, pad, tile), so a layout change permutes its
+    attributes. Ops without the interface are `Fixed`: they read their own
+    layout (convolutions and pooling NCHW, products the last two
+    dimensions), and layout selection picks an implementation or inserts a
+    transpose around them.
+  }];
+  let methods = [
+    InterfaceMethod<"The op's layout class.",
+      "::mlir::dlc::LayoutClass", "getLayoutClass", (ins), [{}],
+      [{ return ::mlir::dlc::LayoutClass::Agnostic; }]>,
+  ];
+}
+
 #endif // DLC_INTERFACES_TD

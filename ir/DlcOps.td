@@ -36,8 +36,12 @@ def Dlc_ConstantOp : Dlc_Op<"constant",
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-/// The traits of every elementwise op.
-defvar Dlc_ElementwiseTraits = [Pure, Dlc_Elementwise, Dlc_KernelBody];
+/// The traits of every elementwise op (layout agnostic).
+defvar Dlc_ElementwiseTraits = [Pure, Dlc_Elementwise, Dlc_KernelBody,
+                                Dlc_LayoutOpInterface];
+/// An op that names dimensions in its attributes (LayoutClass::Axes).
+defvar Dlc_LayoutAxes =
+    DeclareOpInterfaceMethods<Dlc_LayoutOpInterface, ["getLayoutClass"]>;
 /// An op with a rule in ir/Gradients.cpp.
 defvar Dlc_Differentiable = DeclareOpInterfaceMethods<Dlc_GradientOpInterface>;
 /// An op as accurate in f16/bf16 as its inputs (the interface's default).
@@ -218,7 +222,7 @@ def Dlc_CastOp : Dlc_Op<"cast", !listconcat(Dlc_ElementwiseTraits,
 //===----------------------------------------------------------------------===//
 
 def Dlc_ReduceOp : Dlc_Op<"reduce", [Pure, Dlc_Reduction, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_Differentiable]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_LayoutAxes]> {
   let summary = "reduction over a set of axes";
   let description = [{
     Combines the elements along `axes` with `sum`, `max`, `min` or `prod`.
@@ -238,7 +242,7 @@ def Dlc_ReduceOp : Dlc_Op<"reduce", [Pure, Dlc_Reduction, Dlc_KernelBody,
 }
 
 def Dlc_ArgMaxOp : Dlc_Op<"argmax", [Pure, Dlc_Reduction, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_LayoutAxes]> {
   let summary = "index of the largest element along an axis";
   let description = [{
     The first index of the maximum along `axis`; that dimension stays in the
@@ -409,7 +413,7 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [Pure, Dlc_TensorSizeLimit,
 //===----------------------------------------------------------------------===//
 
 def Dlc_TransposeOp : Dlc_Op<"transpose", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_ReducedPrecisionSafe]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
   let summary = "permutation of dimensions";
   let description = [{
     `result[i_0, ..., i_n] = input[j]` with `j[perm[k]] = i_k`, i.e. result
@@ -445,7 +449,7 @@ def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_SliceOp : Dlc_Op<"slice", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
   let summary = "strided sub-tensor";
   let description = [{
     `result[i] = input[start + i * strides]` (elementwise over dimensions);
@@ -466,7 +470,7 @@ def Dlc_SliceOp : Dlc_Op<"slice", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_ConcatOp : Dlc_Op<"concat", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
   let summary = "concatenation along an axis";
   let description = [{
     ```mlir
@@ -480,7 +484,7 @@ def Dlc_ConcatOp : Dlc_Op<"concat", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_PadOp : Dlc_Op<"pad", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
   let summary = "constant padding";
   let description = [{
     Adds `low[d]` elements before and `high[d]` after dimension d, all equal
@@ -498,7 +502,7 @@ def Dlc_PadOp : Dlc_Op<"pad", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_TileOp : Dlc_Op<"tile", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
   let summary = "repetition of a tensor along each dimension";
   let description = [{
     `result[i] = input[i mod shape(input)]`, the result being `multiples`

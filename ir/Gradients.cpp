@@ -243,9 +243,3 @@ LogicalResult MatmulOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   out.push_back(unbroadcast(b, loc, db, bv));
   return success();
 }
-
-PrecisionClass MatmulOp::getPrecisionClass() { return PrecisionClass::Prefer; }
-
-PrecisionClass AttentionOp::getPrecisionClass() {
-  return PrecisionClass::Prefer;
-}

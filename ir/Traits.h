@@ -14,6 +14,8 @@ int64_t operandAndResultBytes(Operation *op);
 
 /// How an op may run under reduced precision (PrecisionPolicyOpInterface).
 enum class PrecisionClass { Allow, Prefer, Deny };
+/// How an op depends on the order of dimensions (LayoutOpInterface).
+enum class LayoutClass { Agnostic, Axes, Fixed };
 
 namespace trait {
 

@@ -402,8 +402,9 @@ def TestOpInterfaces : Pass<"dlc-test-op-interfaces", "func::FuncOp"> {
   let description = [{
     Emits a remark at every dlc op of the function listing its classes
     (traits), its operations per element (CostOpInterface), its precision
-    class (PrecisionPolicyOpInterface; `deny` without it) and whether it has
-    a gradient rule. Lit tests check the table.
+    class (PrecisionPolicyOpInterface; `deny` without it), its layout class
+    (LayoutOpInterface; `fixed` without it) and whether it has a gradient
+    rule. Lit tests check the table.
   }];
 }
 

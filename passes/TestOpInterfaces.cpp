@@ -30,6 +30,18 @@ const char *precisionName(PrecisionClass c) {
   return "deny";
 }
 
+const char *layoutName(LayoutClass c) {
+  switch (c) {
+  case LayoutClass::Agnostic:
+    return "agnostic";
+  case LayoutClass::Axes:
+    return "axes";
+  case LayoutClass::Fixed:
+    return "fixed";
+  }
+  return "fixed";
+}
+
 struct TestOpInterfacesPass
     : public mlir::dlc::impl::TestOpInterfacesBase<TestOpInterfacesPass> {
   void runOnOperation() override {
@@ -49,14 +61,15 @@ struct TestOpInterfacesPass
         classes.push_back("kernel-body");
       auto cost = dyn_cast<CostOpInterface>(op);
       auto precision = dyn_cast<PrecisionPolicyOpInterface>(op);
-      op->emitRemark() << "classes [" << llvm::join(classes, ", ")
-                       << "], ops per element "
-                       << (cost ? cost.getOpsPerElement() : 0) << ", precision "
-                       << precisionName(precision
-                                            ? precision.getPrecisionClass()
-                                            : PrecisionClass::Deny)
-                       << ", gradient "
-                       << (isa<GradientOpInterface>(op) ? "yes" : "no");
+      auto layout = dyn_cast<LayoutOpInterface>(op);
+      op->emitRemark()
+          << "classes [" << llvm::join(classes, ", ") << "], ops per element "
+          << (cost ? cost.getOpsPerElement() : 0) << ", precision "
+          << precisionName(precision ? precision.getPrecisionClass()
+                                     : PrecisionClass::Deny)
+          << ", layout "
+          << layoutName(layout ? layout.getLayoutClass() : LayoutClass::Fixed)
+          << ", gradient " << (isa<GradientOpInterface>(op) ? "yes" : "no");
     });
   }
 };

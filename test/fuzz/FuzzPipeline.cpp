@@ -9,7 +9,7 @@
 //   - the package builder diagnoses what it cannot build instead of failing
 //     its own validatePackage self-check ("generated an invalid package");
 //   - a package it builds holds the source generateCudaSource emitted,
-//     then one epilogue kernel per GEMM step with an epilogue, passes
+//     then one epilogue kernel per distinct GEMM epilogue, passes
 //     rt::validatePackage and survives a serialization round trip.
 //
 //===----------------------------------------------------------------------===//
@@ -23,6 +23,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
+
+#include <set>
 
 using namespace dlc::fuzz;
 
@@ -92,24 +94,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   // The package's source is the kernels' source followed by the epilogue
-  // kernels of its GEMM steps (GemmStep::epilogueKernel), one per such step.
+  // kernels of its GEMM steps (GemmStep::epilogueKernel), one per distinct
+  // kernel: steps that need the same epilogue share it.
   if (llvm::StringRef(package->cudaSource).take_front(source.size()) != source)
     fail("generatePackage emitted other CUDA source than generateCudaSource");
-  size_t epilogueKernels = 0;
+  std::set<int32_t> epilogues;
   for (const dlc::rt::Step &s : package->steps)
     if (s.kind == dlc::rt::Step::Kind::Gemm && s.gemm.epilogueKernel >= 0) {
-      ++epilogueKernels;
+      if (!epilogues.insert(s.gemm.epilogueKernel).second)
+        continue;
       const std::string &name =
           package->kernels[size_t(s.gemm.epilogueKernel)].name;
       if (package->cudaSource.find(" " + name + "(", source.size()) ==
           std::string::npos)
         fail("epilogue kernel " + name + " is not in the package's source");
     }
-  if (package->kernels.size() != kernels.size() + epilogueKernels)
+  if (package->kernels.size() != kernels.size() + epilogues.size())
     fail("the package has " + std::to_string(package->kernels.size()) +
          " kernels; the source has " + std::to_string(kernels.size()) +
-         " and the GEMM steps " + std::to_string(epilogueKernels) +
-         " epilogue kernels");
+         " and the GEMM steps " + std::to_string(epilogues.size()) +
+         " distinct epilogue kernels");
   if (dlc::rt::Status st = dlc::rt::validatePackage(*package); !st)
     fail("the compiled package does not validate: " + st.message());
   const std::vector<uint8_t> bytes = dlc::rt::serializePackage(*package);
