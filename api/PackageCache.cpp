@@ -14,14 +14,18 @@
 //     executable (and of the shared library holding this code, if any), so
 //     a rebuilt dlc never reuses an older dlc's packages;
 //   - the package format version.
-// Failed compiles are not cached. An entry is a .dlcpkg file; one that does
-// not read back whole (checksum, truncation) is removed and compiled again.
-// A compile that read other files (an ONNX model's external data) also
-// writes <key>.deps: the package's checksum, then a line per file with its
-// size, XXH3 hash and path; a lookup is a hit only while every file still
-// has that size and hash (ccache's manifests do the same for headers). The
-// package checksum ties the two files together, so a reader racing a writer
-// never pairs a package with another compile's dependencies.
+// Failed compiles are not cached. An entry is <key>.dlcpkg, the package as
+// written, and <key>.deps, its record: "dlc-entry-v2 KEY CHECKSUM" (the
+// key it was stored under and the package's checksum), then a line per file
+// the compile read besides the model (an ONNX model's external data) with
+// its size, XXH3 hash and path. A lookup is a hit only when the record
+// names the key and the package, every listed file still has that size and
+// hash (ccache's manifests do the same for headers), and the package reads
+// back whole and passes validatePackage(). An entry recorded for another key
+// (swapped for another entry), or one that does not read back or validate,
+// is removed with a note and compiled again; a record of another package
+// (a store racing the lookup) is a miss. The cache lives only in a verified
+// private directory (runtime/CacheDir.h); without one nothing is cached.
 // Entries are used least-recently-first: a hit refreshes the file's time,
 // and a store trims the directory to DLC_PACKAGE_CACHE_MAX_MB (default
 // 2048) by removing the oldest.
@@ -29,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "api/PackageCache.h"
+#include "runtime/CacheDir.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -106,7 +111,29 @@ void field(std::string &key, llvm::StringRef value) {
   key += ';';
 }
 
-std::string cacheDirectory() { return rt::kernelCacheDir() + "/packages"; }
+/// The verified private packages/ directory of the cache, or "" (after a
+/// note, once) when there is none: then nothing is cached.
+std::string headerChecksum(llvm::StringRef package);
+
+std::string cacheDirectory() {
+  return rt::privateCacheDirectoryOrNote("packages");
+}
+
+/// The first line of an entry's record (<key>.deps): the key it was stored
+/// under and the package's checksum.
+std::string recordHeader(const std::string &key, llvm::StringRef package) {
+  return "dlc-entry-v2 " + key + " " + headerChecksum(package);
+}
+
+/// Removes a damaged entry (its package and record) and says so.
+void dropEntry(const std::string &dir, const std::string &key,
+               const std::string &why) {
+  llvm::sys::fs::remove(dir + "/" + key + ".dlcpkg");
+  llvm::sys::fs::remove(dir + "/" + key + ".deps");
+  ++corrupt;
+  llvm::errs() << "dlc: note: dropped a damaged compile-cache entry " << dir
+               << "/" << key << ".dlcpkg (" << why << "); compiling again\n";
+}
 
 uint64_t maxCacheBytes() {
   const char *env = std::getenv("DLC_PACKAGE_CACHE_MAX_MB");
@@ -190,26 +217,35 @@ std::string describeFile(llvm::StringRef path) {
   return s;
 }
 
-/// Whether the dependencies recorded beside `package` (none: no file) are
-/// unchanged and belong to it.
-bool dependenciesHold(const std::string &depsPath, llvm::StringRef package) {
-  if (!llvm::sys::fs::exists(depsPath))
-    return true;
+enum class Record { Holds, Stale, OtherKey };
+
+/// Whether the record beside `package` (`depsPath`) names `key` and the
+/// package, and the dependencies it lists are unchanged. A missing record
+/// (an older dlc's entry, an interrupted store) or one written with
+/// another package (a store racing this lookup) is Stale: compile again
+/// and store over it. One written for another key is OtherKey: the entry
+/// was swapped for another one.
+Record checkRecord(const std::string &depsPath, const std::string &key,
+                   llvm::StringRef package) {
   auto deps = llvm::MemoryBuffer::getFile(depsPath, /*IsText=*/true);
   if (!deps)
-    return false;
+    return Record::Stale;
   llvm::SmallVector<llvm::StringRef> lines;
   (*deps)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
-  if (lines.empty() || lines[0] != "dlc-deps-v1 " + headerChecksum(package))
-    return false;
+  if (lines.empty() || !lines[0].starts_with("dlc-entry-v2 "))
+    return Record::Stale;
+  if (!lines[0].starts_with("dlc-entry-v2 " + key + " "))
+    return Record::OtherKey;
+  if (lines[0] != recordHeader(key, package))
+    return Record::Stale;
   for (llvm::StringRef line : llvm::ArrayRef(lines).drop_front()) {
     // "size hash path": the path is everything after the second space.
     auto [size, rest] = line.split(' ');
     auto [hash, path] = rest.split(' ');
     if (path.empty() || describeFile(path) != line)
-      return false;
+      return Record::Stale;
   }
-  return true;
+  return Record::Holds;
 }
 
 } // namespace
@@ -260,8 +296,9 @@ std::optional<std::string> packageCacheKey(llvm::StringRef model,
 }
 
 std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
-  const std::string path = cacheDirectory() + "/" + key + ".dlcpkg";
-  if (!llvm::sys::fs::exists(path)) {
+  const std::string dir = cacheDirectory();
+  const std::string path = dir + "/" + key + ".dlcpkg";
+  if (dir.empty() || !llvm::sys::fs::exists(path)) {
     ++misses;
     return std::nullopt;
   }
@@ -271,10 +308,18 @@ std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
                                             /*RequiresNullTerminator=*/false);
   // Files the compile read have changed since: compile again (the store
   // replaces both files).
-  if (buffer && !dependenciesHold(cacheDirectory() + "/" + key + ".deps",
-                                  (*buffer)->getBuffer())) {
-    ++misses;
-    return std::nullopt;
+  if (buffer) {
+    Record record =
+        checkRecord(dir + "/" + key + ".deps", key, (*buffer)->getBuffer());
+    if (record == Record::OtherKey) {
+      dropEntry(dir, key, "it was stored for another key");
+      ++misses;
+      return std::nullopt;
+    }
+    if (record == Record::Stale) {
+      ++misses;
+      return std::nullopt;
+    }
   }
   rt::Result<rt::Package> package = rt::Status::error("unreadable");
   if (buffer)
@@ -283,8 +328,13 @@ std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
         (*buffer)->getBufferSize());
   if (!package) {
     // Truncated or damaged (a full disk, an interrupted copy): compile again.
-    llvm::sys::fs::remove(path);
-    ++corrupt;
+    dropEntry(dir, key, package.message());
+    ++misses;
+    return std::nullopt;
+  }
+  // Whole, but not a package the runtime accepts: would fail every run.
+  if (rt::Status valid = rt::validatePackage(*package); !valid) {
+    dropEntry(dir, key, valid.message());
     ++misses;
     return std::nullopt;
   }
@@ -304,16 +354,14 @@ void storeCachedPackage(const std::string &key,
                         const std::vector<uint8_t> &bytes,
                         const std::vector<std::string> &dependencies) {
   const std::string dir = cacheDirectory();
-  if (llvm::sys::fs::create_directories(dir))
+  if (dir.empty())
     return;
   const std::string depsPath = dir + "/" + key + ".deps";
-  if (dependencies.empty()) {
-    llvm::sys::fs::remove(depsPath);
-  } else {
+  {
     std::string deps =
-        "dlc-deps-v1 " +
-        headerChecksum(llvm::StringRef(
-            reinterpret_cast<const char *>(bytes.data()), bytes.size())) +
+        recordHeader(
+            key, llvm::StringRef(reinterpret_cast<const char *>(bytes.data()),
+                                 bytes.size())) +
         "\n";
     for (const std::string &file : dependencies) {
       std::string line = describeFile(file);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Nvrtc.h"
+#include "runtime/CacheDir.h"
 #include "runtime/CudaLibs.h"
 #include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
@@ -225,11 +226,12 @@ Result<CompiledCubin> compileCuda(const std::string &source,
                                       "-std=c++17", "--ptxas-options=-v"};
 
   CacheKey key = cubinKey(source, arch, options, version);
-  std::string dir = kernelCacheDir() + "/cubin";
-  std::string path = dir + "/" + key.hex() + ".cubin";
+  // Only a verified private directory ("" without one: no caching).
+  std::string dir = privateCacheDirectoryOrNote("cubin");
+  std::string path = dir.empty() ? "" : dir + "/" + key.hex() + ".cubin";
   CompiledCubin result;
   std::vector<uint8_t> payload;
-  if (readCacheEntry(path, key.lo, key.hi, payload)) {
+  if (!dir.empty() && readCacheEntry(path, key.lo, key.hi, payload)) {
     if (decodeCubin(payload, result)) {
       ++kernelCacheCounters().hits;
       return result;
@@ -286,7 +288,8 @@ Result<CompiledCubin> compileCuda(const std::string &source,
         std::string(size == 0 ? "nvrtcGetCUBINSize" : "nvrtcGetCUBIN") +
         " failed for " + arch + ": " + nv->errorString(rc));
   result.resources = parsePtxasInfo(log);
-  writeCacheEntry(dir, path, key.lo, key.hi, encodeCubin(result));
+  if (!dir.empty())
+    writeCacheEntry(dir, path, key.lo, key.hi, encodeCubin(result));
   return result;
 }
 

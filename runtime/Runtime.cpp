@@ -1,5 +1,6 @@
 //===- Runtime.cpp - Devices, sessions and the kernel cache's place -------===//
 
+#include "runtime/CacheDir.h"
 #include "runtime/CudaLibs.h"
 #include "runtime/RuntimeImpl.h"
 
@@ -123,18 +124,7 @@ KernelCacheStats kernelCacheStats() {
   return s;
 }
 
-std::string kernelCacheDir() {
-  if (const char *dir = std::getenv("DLC_CACHE_DIR"))
-    if (*dir)
-      return dir;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
-    if (*xdg)
-      return std::string(xdg) + "/dlc";
-  if (const char *home = std::getenv("HOME"))
-    if (*home)
-      return std::string(home) + "/.cache/dlc";
-  return "/tmp/dlc-cache-" + std::to_string(::getuid());
-}
+std::string kernelCacheDir() { return cacheRootCandidate(); }
 
 std::string describeStep(const Package &package, size_t index) {
   std::string s = "step " + std::to_string(index);

@@ -41,7 +41,9 @@ std::string defaultCudaArch(const std::string &fallback = "sm_90");
 // Compiling CUDA source with NVRTC (compileCuda, compileCudaToCubin,
 // parsePtxasInfo, nvrtcVersion): runtime/Nvrtc.h, included above.
 
-/// $DLC_CACHE_DIR, else $XDG_CACHE_HOME/dlc, else ~/.cache/dlc.
+/// $DLC_CACHE_DIR, else $XDG_CACHE_HOME/dlc (when absolute), else
+/// ~/.cache/dlc; "" when there is no home directory. Unchecked: the caches
+/// use the verified privateCacheDirectory() of runtime/CacheDir.h.
 std::string kernelCacheDir();
 
 /// Counters of the on-disk kernel cache of this process (NVRTC cubins and

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/CacheDir.h"
 #include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
 #include "runtime/Support.h"
@@ -177,11 +178,16 @@ bool cachedObjectIsIntact(const std::string &soPath,
 /// and returns its path.
 Result<std::string> buildSimLibrary(const std::string &source,
                                     bool forceRebuild) {
-  std::string dir = kernelCacheDir() + "/sim";
-  Status st = makeDirectories(dir);
-  if (!st)
-    return Status::error("sim: cannot create the kernel cache: " +
-                         st.message());
+  // Only a verified private directory: the object is dlopen()ed, so whoever
+  // could replace it would run code as this user. Without one, compile in a
+  // private directory of this process.
+  std::string dir = privateCacheDirectoryOrNote("sim");
+  if (dir.empty()) {
+    Result<std::string> scratch = processScratchDirectory();
+    if (!scratch)
+      return Status::error("sim: " + scratch.message());
+    dir = *scratch;
+  }
 
   const std::string shim(kSimShimSource, kSimShimSourceSize);
   const uint64_t shimHash = fnv1a64(shim.data(), shim.size());

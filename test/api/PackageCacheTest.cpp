@@ -219,3 +219,114 @@ TEST_F(PackageCache, OffByDefaultAndFailuresAreNotStored) {
 }
 
 } // namespace
+
+namespace {
+
+std::vector<uint8_t> readAll(const std::string &path) {
+  std::vector<uint8_t> bytes;
+  if (FILE *f = std::fopen(path.c_str(), "rb")) {
+    int c;
+    while ((c = std::fgetc(f)) != EOF)
+      bytes.push_back(uint8_t(c));
+    std::fclose(f);
+  }
+  return bytes;
+}
+
+void writeAll(const std::string &path, const std::vector<uint8_t> &bytes) {
+  FILE *f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+}
+
+std::string withExtension(std::string path, const std::string &ext) {
+  return path.substr(0, path.rfind('.')) + ext;
+}
+
+TEST_F(PackageCache, EntrySwappedForAnotherModelsIsCompiledAgain) {
+  Result<Package> a = compile(kModel, "a.mlir");
+  ASSERT_TRUE(a.isOk());
+  std::vector<std::string> files = entries(dir.path());
+  ASSERT_EQ(files.size(), 1u);
+  const std::string entryA = files[0];
+  Result<Package> b = compile(kModel, "b.mlir");
+  ASSERT_TRUE(b.isOk());
+  files = entries(dir.path());
+  ASSERT_EQ(files.size(), 2u);
+  const std::string entryB = files[0] == entryA ? files[1] : files[0];
+  // B's valid package and record put in A's place.
+  writeAll(entryA, readAll(entryB));
+  writeAll(withExtension(entryA, ".deps"),
+           readAll(withExtension(entryB, ".deps")));
+  dlc::PackageCacheStats before = dlc::packageCacheStats();
+  ::testing::internal::CaptureStderr();
+  Result<Package> again = compile(kModel, "a.mlir");
+  std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(again.isOk()) << again.message();
+  EXPECT_NE(err.find("dlc: note: dropped a damaged compile-cache entry"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("(it was stored for another key); compiling again"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(dlc::packageCacheStats().corruptEntries - before.corruptEntries,
+            1u);
+  EXPECT_EQ(dlc::rt::serializePackage(*a), dlc::rt::serializePackage(*again));
+
+  // Only the package swapped (the record still A's): not A's package, so a
+  // miss, and the store puts A's back.
+  writeAll(entryA, readAll(entryB));
+  before = dlc::packageCacheStats();
+  again = compile(kModel, "a.mlir");
+  ASSERT_TRUE(again.isOk());
+  EXPECT_EQ(dlc::packageCacheStats().hits, before.hits);
+  EXPECT_EQ(dlc::rt::serializePackage(*a), dlc::rt::serializePackage(*again));
+  EXPECT_EQ(readAll(entryA), dlc::rt::serializePackage(*a));
+}
+
+TEST_F(PackageCache, EntryThatDoesNotValidateIsDropped) {
+  Result<Package> first = compile();
+  ASSERT_TRUE(first.isOk());
+  std::vector<std::string> files = entries(dir.path());
+  ASSERT_EQ(files.size(), 1u);
+  // A whole package (its checksum holds) that the runtime refuses.
+  Package bad = *first;
+  ASSERT_FALSE(bad.kernels.empty());
+  bad.kernels[0].name = "not an identifier";
+  std::vector<uint8_t> bytes = dlc::rt::serializePackage(bad);
+  ASSERT_TRUE(dlc::rt::deserializePackage(bytes.data(), bytes.size()).isOk());
+  writeAll(files[0], bytes);
+  // Its record names it, as a store would have written it.
+  std::vector<uint8_t> record = readAll(withExtension(files[0], ".deps"));
+  std::string text(record.begin(), record.end());
+  uint64_t sum = 0;
+  for (int i = 0; i < 8; ++i)
+    sum |= uint64_t(bytes[24 + i]) << (8 * i);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)sum);
+  size_t space = text.rfind(' ', text.find('\n'));
+  text = text.substr(0, space + 1) + hex + text.substr(text.find('\n'));
+  writeAll(withExtension(files[0], ".deps"),
+           std::vector<uint8_t>(text.begin(), text.end()));
+
+  dlc::PackageCacheStats before = dlc::packageCacheStats();
+  ::testing::internal::CaptureStderr();
+  Result<Package> again = compile();
+  std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(again.isOk()) << again.message();
+  EXPECT_NE(err.find("dlc: note: dropped a damaged compile-cache entry"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("which is not a C identifier"), std::string::npos) << err;
+  EXPECT_EQ(dlc::packageCacheStats().corruptEntries - before.corruptEntries,
+            1u);
+  EXPECT_EQ(dlc::rt::serializePackage(*first),
+            dlc::rt::serializePackage(*again));
+  // Replaced by a good entry.
+  before = dlc::packageCacheStats();
+  ASSERT_TRUE(compile().isOk());
+  EXPECT_EQ(dlc::packageCacheStats().hits - before.hits, 1u);
+}
+
+} // namespace
