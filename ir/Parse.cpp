@@ -7,6 +7,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstring>
@@ -332,6 +333,14 @@ mlir::dlc::parseSourceChecked(const llvm::SourceMgr &sourceMgr,
         parseSourceFile<ModuleOp>(reducedMgr, config);
     if (!module)
       return {};
+    llvm::StringSet<> seen;
+    for (const TextResourceBlob &b : *blobs)
+      if (!seen.insert(b.key).second) {
+        emitError(module->getLoc()) << "the resource '" << b.key
+                                    << "' is defined twice in "
+                                       "dialect_resources";
+        return {};
+      }
     for (const TextResourceBlob &b : *blobs) {
       auto *entry = manager.getBlobManager().lookup(b.key);
       if (!entry ||

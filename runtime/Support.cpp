@@ -215,7 +215,43 @@ static Status writeAll(int fd, const void *data, size_t size,
   return Status::ok();
 }
 
+Status checkOutputPath(const std::string &path,
+                       const std::vector<std::string> &inputs) {
+  if (path == "-")
+    return Status::ok();
+  struct stat out;
+  if (::stat(path.c_str(), &out) != 0) {
+    if (errno == ENOENT)
+      return Status::ok();
+    return Status::error(path + ": cannot write: " + std::strerror(errno));
+  }
+  if (!S_ISREG(out.st_mode))
+    return Status::error(path +
+                         ": not a regular file; refusing to replace it with "
+                         "an output");
+  for (const std::string &input : inputs) {
+    struct stat in;
+    if (input.empty() || input == "-" || ::stat(input.c_str(), &in) != 0)
+      continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return Status::error(path + ": the same file as the input '" + input +
+                           "'; refusing to overwrite an input with an output");
+  }
+  return Status::ok();
+}
+
+static Status checkReplaceable(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return Status::error(path +
+                         ": not a regular file; refusing to replace it with "
+                         "an output");
+  return Status::ok();
+}
+
 Status writeFileAtomic(const std::string &path, const void *data, size_t size) {
+  if (Status st = checkReplaceable(path); !st)
+    return st;
   std::string tmp = path + ".tmp." + uniqueSuffix();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
@@ -238,6 +274,8 @@ Status writeFileAtomic(const std::string &path, const void *data, size_t size) {
 
 Status copyFileAtomic(const std::string &from, const std::string &path,
                       uint64_t expectedSize) {
+  if (Status st = checkReplaceable(path); !st)
+    return st;
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0)
     return Status::error(from + ": cannot open: " + std::strerror(errno));

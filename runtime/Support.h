@@ -77,9 +77,17 @@ private:
   const uint8_t *data_ = nullptr;
   size_t size_ = 0;
 };
+/// Whether `path` may receive a tool's output: "-" (stdout) and a path
+/// that does not exist yet may; an existing path must be a regular file
+/// (after symbolic links) and must not be the same file, by device and
+/// inode, as any of `inputs` (so a hard or symbolic link to an input is
+/// caught too). The error names the path and says why.
+Status checkOutputPath(const std::string &path,
+                       const std::vector<std::string> &inputs = {});
 /// Writes `path` atomically: a temporary file in the same directory, then
 /// rename(), so readers never see a partial file and concurrent writers of
-/// the same content are harmless.
+/// the same content are harmless. Refuses a `path` that exists and is not a
+/// regular file (a device, a directory, a FIFO): rename() would replace it.
 Status writeFileAtomic(const std::string &path, const void *data, size_t size);
 /// Copies file `from` to `path` the way writeFileAtomic writes, through
 /// copy_file_range (the kernel copies, or shares the blocks where the file

@@ -395,9 +395,49 @@ LogicalResult Importer::addInputs(SmallVectorImpl<Type> &types,
   return success();
 }
 
+/// Every name in the graph is defined once: initializers and graph inputs
+/// each have distinct names, and a node output names no initializer, graph
+/// input or other node output (ONNX's SSA rule). A graph input that names an
+/// initializer is the one exception ONNX allows (IR < 4: the initializer is
+/// the input's default value); dlc imports it as that constant.
+LogicalResult Importer::checkNames() {
+  const onnx::GraphProto &graph = model.graph();
+  // Name -> what defines it, for the message.
+  llvm::StringMap<std::string> defined;
+  llvm::StringSet<> initializers;
+  for (const auto &init : graph.initializer())
+    if (!initializers.insert(init.name()).second)
+      return emitError(loc)
+             << "ONNX initializer '" << init.name() << "' is defined twice";
+  llvm::StringSet<> inputs;
+  for (const auto &input : graph.input())
+    if (!inputs.insert(input.name()).second)
+      return emitError(loc)
+             << "ONNX graph input '" << input.name() << "' is listed twice";
+  for (const auto &init : graph.initializer())
+    defined[init.name()] = "an initializer";
+  for (const auto &input : graph.input())
+    defined.try_emplace(input.name(), "a graph input");
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &n = graph.node(i);
+    for (const std::string &out : n.output()) {
+      if (out.empty())
+        continue;
+      std::string by = "node '" + n.name() + "' (" + n.op_type() + ")";
+      auto [it, inserted] = defined.try_emplace(out, by);
+      if (!inserted)
+        return emitError(loc)
+               << "ONNX node '" << n.name() << "' (" << n.op_type()
+               << "): output '" << out << "' is already defined by "
+               << it->second << "; every name must be defined once";
+    }
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> Importer::run() {
   ctx->loadDialect<dlcir::DlcDialect, func::FuncDialect>();
-  if (failed(checkOpsets()))
+  if (failed(checkOpsets()) || failed(checkNames()))
     return nullptr;
   const onnx::GraphProto &graph = model.graph();
 

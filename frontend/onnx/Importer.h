@@ -338,6 +338,7 @@ public:
 
 private:
   LogicalResult checkOpsets();
+  LogicalResult checkNames();
   LogicalResult addInputs(llvm::SmallVectorImpl<Type> &types,
                           llvm::SmallVectorImpl<std::string> &names);
   LogicalResult convertNode(int index);

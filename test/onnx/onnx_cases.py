@@ -659,6 +659,31 @@ def structure_models():
     m.ir_version = 8
     m.opset_import.append(helper.make_opsetid("", OPSET))
     yield "no_graph", m
+    # Names defined twice: two nodes of one output, two graph inputs of one
+    # name, a node output that shadows an input or an initializer.
+    yield "dup_node_output", raw_model(
+        [relu, node("Neg", ["x"], ["y"], name="neg")], [x], [vi("y", (2, 2))])
+    yield "dup_output_in_node", raw_model(
+        [node("Split", ["x"], ["y", "y"], name="split", axis=0)], [x],
+        [vi("y", (1, 2))])
+    yield "dup_graph_input", raw_model(
+        [node("Add", ["x", "x"], ["y"], name="add")], [x, vi("x", (2, 2))],
+        [vi("y", (2, 2))])
+    yield "dup_initializer", raw_model(
+        [node("Add", ["x", "w"], ["y"], name="add")], [x], [vi("y", (2, 2))],
+        [init("w", np.ones((2, 2), np.float32)),
+         init("w", np.zeros((2, 2), np.float32))])
+    yield "output_shadows_input", raw_model(
+        [node("Relu", ["x"], ["x"], name="relu_x")], [x], [vi("x", (2, 2))])
+    yield "output_shadows_initializer", raw_model(
+        [node("Relu", ["x"], ["w"], name="relu_w"),
+         node("Add", ["w", "w"], ["y"], name="add")], [x], [vi("y", (2, 2))],
+        [init("w", np.ones((2, 2), np.float32))])
+    # An input that names an initializer (IR < 4): the initializer is its
+    # default value and the model imports with it as a constant.
+    yield "input_default_initializer", raw_model(
+        [node("Add", ["x", "w"], ["y"], name="add")], [x, vi("w", (2, 2))],
+        [vi("y", (2, 2))], [init("w", np.ones((2, 2), np.float32))])
 
 
 def raw_model(nodes, inputs, outputs, inits=()):

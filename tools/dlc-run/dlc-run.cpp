@@ -18,9 +18,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Runtime.h"
+#include "runtime/Support.h"
 #include "tools/dlc-run/BenchmarkReport.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -91,6 +93,14 @@ struct Options {
   bool quiet = false;
   bool info = false;
 };
+
+/// The files a run reads, which its outputs must not replace.
+std::vector<std::string> readFiles(const Options &o) {
+  std::vector<std::string> files{o.package};
+  files.insert(files.end(), o.inputs.begin(), o.inputs.end());
+  files.insert(files.end(), o.checkAgainst.begin(), o.checkAgainst.end());
+  return files;
+}
 
 /// Parses a non-negative integer option value.
 bool parseUnsigned(const std::string &text, uint64_t max, uint64_t &out) {
@@ -181,7 +191,7 @@ int parseOptions(int argc, char **argv, Options &o) {
     } else if (name == "--rtol") {
       char *end = nullptr;
       double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || !(v >= 0))
+      if (value.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
         return usage("--rtol needs a non-negative number, not '" + value + "'");
       o.rtol = v;
     } else {
@@ -224,7 +234,10 @@ rt::Status makeDirectory(const std::string &dir) {
   return rt::Status::ok();
 }
 
-rt::Status writeText(const std::string &path, const std::string &text) {
+rt::Status writeText(const std::string &path, const std::string &text,
+                     const std::vector<std::string> &inputs) {
+  if (rt::Status st = rt::checkOutputPath(path, inputs); !st)
+    return st;
   FILE *f = std::fopen(path.c_str(), "w");
   if (!f)
     return rt::Status::error("cannot write '" + path +
@@ -350,12 +363,13 @@ int runMain(const Options &o) {
   if (!o.outputDir.empty()) {
     if (rt::Status st = makeDirectory(o.outputDir); !st)
       return fail(st.message());
-    for (size_t i = 0; i < outputs.size(); ++i)
-      if (rt::Status st = rt::writeNpy(o.outputDir + "/output_" +
-                                           std::to_string(i) + ".npy",
-                                       outputs[i]);
-          !st)
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string path = o.outputDir + "/output_" + std::to_string(i) + ".npy";
+      if (rt::Status st = rt::checkOutputPath(path, readFiles(o)); !st)
         return fail(st.message());
+      if (rt::Status st = rt::writeNpy(path, outputs[i]); !st)
+        return fail(st.message());
+    }
   }
   if (!o.quiet)
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -404,7 +418,8 @@ int runMain(const Options &o) {
     std::fputs(::dlc::tools::benchmarkText(report).c_str(), stdout);
     if (!o.benchmarkJson.empty())
       if (rt::Status st =
-              writeText(o.benchmarkJson, ::dlc::tools::benchmarkJson(report));
+              writeText(o.benchmarkJson, ::dlc::tools::benchmarkJson(report),
+                        readFiles(o));
           !st)
         return fail(st.message());
   }

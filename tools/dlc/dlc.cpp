@@ -13,6 +13,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "passes/Passes.h"
+#include "runtime/Support.h"
 #include "tools/dlc-run/BenchmarkReport.h"
 #include "tools/dlc/FusionReport.h"
 
@@ -35,6 +36,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 using namespace mlir;
@@ -546,18 +548,24 @@ static int runImport() {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::string out = outputPath.empty() ? "-" : outputPath.getValue();
+  if (rt::Status st = rt::checkOutputPath(out, {inputPath}); !st)
+    return fail(st.message());
   OwningOpRef<ModuleOp> module =
       ::dlc::importOnnxFile(inputPath, context, options);
   if (!module)
     return 1;
-  std::string out = outputPath.empty() ? "-" : outputPath.getValue();
-  std::string error;
-  auto file = mlir::openOutputFile(out, &error);
-  if (!file)
-    return fail(error);
-  module->print(file->os());
-  file->os() << "\n";
-  file->keep();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  os << "\n";
+  os.flush();
+  if (out == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  if (rt::Status st = rt::writeFileAtomic(out, text.data(), text.size()); !st)
+    return fail(st.message());
   return 0;
 }
 
@@ -713,6 +721,9 @@ static int runCompile() {
     llvm::sys::path::replace_extension(p, "dlcpkg");
     out = std::string(p);
   }
+  if (emit.empty())
+    if (rt::Status st = rt::checkOutputPath(out, {inputPath}); !st)
+      return fail(st.message());
   CompiledModel model;
   if (emit.empty()) {
     if (int rc = compileModel(model))
@@ -739,6 +750,19 @@ static int runCompile() {
     printSummary(model.package, llvm::errs());
   }
   return 0;
+}
+
+/// The files `dlc run` reads: the model and every --input file, which its
+/// outputs must not replace.
+static std::vector<std::string> runInputs() {
+  std::vector<std::string> files{inputPath};
+  for (const std::string &input : inputs) {
+    files.push_back(input);
+    // NAME=FILE: the file (a file name may hold '=' too, so both).
+    if (size_t eq = input.find('='); eq != std::string::npos)
+      files.push_back(input.substr(eq + 1));
+  }
+  return files;
 }
 
 /// The input `--input NAME=FILE` binds: the one the model names `name`
@@ -789,6 +813,14 @@ static int unknownInputName(llvm::StringRef spec,
 static int runRun() {
   if (inputPath.empty())
     return fail("'dlc run' needs a package (.dlcpkg) or a model (.mlir)");
+  // Given, --rtol is a finite non-negative number (0: exact); NaN or a
+  // negative value would otherwise silently fall back to the default.
+  if (rtol.getNumOccurrences() && !(std::isfinite(rtol) && rtol >= 0)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", rtol.getValue());
+    return fail("--rtol needs a finite non-negative number, not '" +
+                std::string(text) + "'");
+  }
   rt::DeviceKind kind = rt::defaultDeviceKind();
   if (!device.empty()) {
     auto parsed = rt::parseDeviceKind(device);
@@ -926,6 +958,9 @@ static int runRun() {
     report.times = times.take();
     llvm::outs() << ::dlc::tools::benchmarkText(report);
     if (!benchmarkJsonPath.empty()) {
+      if (rt::Status st = rt::checkOutputPath(benchmarkJsonPath, runInputs());
+          !st)
+        return fail(st.message());
       std::string error;
       auto file = mlir::openOutputFile(benchmarkJsonPath, &error);
       if (!file)
@@ -944,6 +979,8 @@ static int runRun() {
     if (!outputDir.empty()) {
       llvm::SmallString<256> p(outputDir.getValue());
       llvm::sys::path::append(p, "output_" + std::to_string(i) + ".npy");
+      if (rt::Status s = rt::checkOutputPath(std::string(p), runInputs()); !s)
+        return fail(s.message());
       if (rt::Status s = rt::writeNpy(std::string(p), t); !s)
         return fail(s.message());
     }
