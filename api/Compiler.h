@@ -16,9 +16,11 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <functional>
+#include <memory>
 
 namespace dlc {
 
@@ -36,6 +38,13 @@ void registerDlcDialects(mlir::DialectRegistry &registry);
 /// reported through the context's diagnostic handler.
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                               mlir::MLIRContext &context);
+
+/// Reads a model file (MLIR text or an ONNX model) the way every reader of
+/// a user's files does (runtime/SafeFile.h): a regular file only, never a
+/// FIFO or a device, its size known before its bytes are read. The buffer
+/// is named `path` and ends with a null byte (as MLIR's parser needs).
+rt::Result<std::unique_ptr<llvm::MemoryBuffer>>
+readModelFile(const std::string &path);
 
 /// A weight of the reference model as the compiler holds it: a
 /// dense_resource blob of the context.

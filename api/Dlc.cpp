@@ -7,6 +7,7 @@
 #include "ir/Parse.h"
 #include "ir/Reference.h"
 #include "passes/Passes.h"
+#include "runtime/SafeFile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +31,26 @@ namespace dlc {
 void registerDlcDialects(DialectRegistry &registry) {
   registry.insert<mlir::dlc::DlcDialect, func::FuncDialect, tosa::TosaDialect,
                   arith::ArithDialect, tensor::TensorDialect>();
+}
+
+rt::Result<std::unique_ptr<llvm::MemoryBuffer>>
+readModelFile(const std::string &path) {
+  rt::Result<rt::RegularFile> file = rt::RegularFile::open(path);
+  if (!file)
+    return file.status();
+  if (file->size() > uint64_t(SIZE_MAX) - 1)
+    return rt::Status::error(file->error("the file is too large"));
+  // getNewUninitMemBuffer adds the null terminator.
+  std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(size_t(file->size()),
+                                                        path);
+  if (!buffer)
+    return rt::Status::error(file->error("out of memory"));
+  rt::Status read =
+      file->read(0, buffer->getBufferStart(), buffer->getBufferSize());
+  if (!read.isOk())
+    return read;
+  return std::unique_ptr<llvm::MemoryBuffer>(std::move(buffer));
 }
 
 OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
@@ -199,9 +220,8 @@ rt::Result<rt::Package> compileFile(const std::string &path,
     // The key needs the model's bytes only when the cache is on.
     std::unique_ptr<llvm::MemoryBuffer> bytes;
     if (options.packageCache)
-      if (auto file = llvm::MemoryBuffer::getFile(
-              path, /*IsText=*/false, /*RequiresNullTerminator=*/false))
-        bytes = std::move(*file);
+      if (auto file = readModelFile(path))
+        bytes = file.take();
     CompileOptions effective = options;
     effective.packageCache = options.packageCache && bytes;
     return throughCache(
@@ -218,11 +238,10 @@ rt::Result<rt::Package> compileFile(const std::string &path,
                                });
         });
   }
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  auto buffer = readModelFile(path);
   if (!buffer)
-    return rt::Status::error("cannot read '" + path +
-                             "': " + buffer.getError().message());
-  return compileBuffer(std::move(*buffer), options);
+    return buffer.status();
+  return compileBuffer(buffer.take(), options);
 }
 
 rt::Result<std::vector<rt::HostTensor>>

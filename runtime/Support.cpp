@@ -1,6 +1,7 @@
 //===- Support.cpp - Internal helpers of the dlc runtime ------------------===//
 
 #include "runtime/Support.h"
+#include "runtime/SafeFile.h"
 
 #include <atomic>
 #include <cerrno>
@@ -152,30 +153,21 @@ Result<std::vector<uint8_t>> readFileBytes(const std::string &path) {
 }
 
 Result<MappedFile> MappedFile::open(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Status::error(path + ": cannot open: " + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return Status::error(path + ": cannot stat: " + std::strerror(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::error(path + ": not a regular file");
-  }
-  size_t size = size_t(st.st_size);
+  // A regular file only (RegularFile): a FIFO neither blocks the open nor
+  // maps, and the size mapped is the size fstat gave.
+  Result<RegularFile> file = RegularFile::open(path);
+  if (!file)
+    return file.status();
+  if (file->size() > uint64_t(SIZE_MAX))
+    return Status::error(file->error("the file is too large to map"));
+  size_t size = size_t(file->size());
   void *p = nullptr;
   if (size > 0) {
-    p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      int err = errno;
-      ::close(fd);
-      return Status::error(path + ": cannot map: " + std::strerror(err));
-    }
+    p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file->fd(), 0);
+    if (p == MAP_FAILED)
+      return Status::error(
+          file->error(std::string("cannot map: ") + std::strerror(errno)));
   }
-  ::close(fd);
   return MappedFile(static_cast<const uint8_t *>(p), size);
 }
 

@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Host tensors, element types and .npy files ------------===//
 
 #include "runtime/Tensor.h"
+#include "runtime/SafeFile.h"
 #include "runtime/Support.h"
 
 #include <algorithm>
@@ -444,14 +445,20 @@ static bool descrToDType(const std::string &descr, const std::string &comment,
 }
 
 Result<HostTensor> readNpy(const std::string &path) {
-  Result<std::vector<uint8_t>> file = readFileBytes(path);
-  if (!file)
-    return file.status();
-  const std::vector<uint8_t> &bytes = *file;
+  // A regular file whose size is known before anything is read: the header
+  // first, then the data the header announces, which must be all the rest.
+  Result<RegularFile> opened = RegularFile::open(path);
+  if (!opened)
+    return opened.status();
+  const RegularFile &file = *opened;
+  const uint64_t fileSize = file.size();
   static const uint8_t magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (bytes.size() < 8 || std::memcmp(bytes.data(), magic, 6) != 0)
+  uint8_t prefix[12] = {};
+  const uint64_t prefixSize = std::min<uint64_t>(fileSize, sizeof(prefix));
+  DLC_RT_RETURN_IF_ERROR(file.read(0, prefix, prefixSize));
+  if (prefixSize < 8 || std::memcmp(prefix, magic, 6) != 0)
     return Status::error(path + ": not a .npy file (bad magic)");
-  int major = bytes[6];
+  int major = prefix[6];
   size_t headerLenSize;
   if (major == 1)
     headerLenSize = 2;
@@ -460,21 +467,21 @@ Result<HostTensor> readNpy(const std::string &path) {
   else
     return Status::error(path + ": unsupported .npy format version " +
                          std::to_string(major) + "." +
-                         std::to_string(bytes[7]));
-  if (bytes.size() < 8 + headerLenSize)
+                         std::to_string(prefix[7]));
+  if (prefixSize < 8 + headerLenSize)
     return Status::error(path + ": truncated .npy header");
   uint64_t headerLen = 0;
   for (size_t i = 0; i < headerLenSize; ++i)
-    headerLen |= uint64_t(bytes[8 + i]) << (8 * i);
-  size_t dataStart = 8 + headerLenSize + headerLen;
-  if (bytes.size() < dataStart)
+    headerLen |= uint64_t(prefix[8 + i]) << (8 * i);
+  uint64_t dataStart = 8 + headerLenSize + headerLen;
+  if (fileSize < dataStart)
     return Status::error(
         path + ": truncated .npy header (" + std::to_string(headerLen) +
         " header bytes announced, " +
-        std::to_string(bytes.size() - 8 - headerLenSize) + " present)");
-  std::string header(reinterpret_cast<const char *>(bytes.data()) + 8 +
-                         headerLenSize,
-                     size_t(headerLen));
+        std::to_string(fileSize - 8 - headerLenSize) + " present)");
+  std::string header(size_t(headerLen), '\0');
+  DLC_RT_RETURN_IF_ERROR(
+      file.read(8 + headerLenSize, header.data(), headerLen));
   NpyHeaderParser parser(header);
   std::string error;
   if (!parser.parse(error))
@@ -498,7 +505,7 @@ Result<HostTensor> readNpy(const std::string &path) {
     count *= uint64_t(d);
   }
   uint64_t dataBytes = count * dtypeSize(type);
-  uint64_t present = bytes.size() - dataStart;
+  uint64_t present = fileSize - dataStart;
   if (present < dataBytes)
     return Status::error(path +
                          ": truncated data: " + describe(type, parser.shape) +
@@ -511,7 +518,8 @@ Result<HostTensor> readNpy(const std::string &path) {
   HostTensor t;
   t.dtype = type;
   t.shape = parser.shape;
-  t.data.assign(bytes.begin() + dataStart, bytes.end());
+  t.data.resize(size_t(dataBytes));
+  DLC_RT_RETURN_IF_ERROR(file.read(dataStart, t.data.data(), dataBytes));
   if (type == DType::I1)
     for (uint8_t &b : t.data)
       b = b ? 1 : 0;

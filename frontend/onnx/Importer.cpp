@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/Importer.h"
+#include "runtime/SafeFile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -18,7 +19,6 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cstring>
@@ -773,15 +773,21 @@ bool isOnnxModelFile(const std::string &path) {
     return true;
   if (p.ends_with(".mlir") || p.ends_with(".dlcpkg"))
     return false;
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer || (*buffer)->getBufferSize() == 0)
+  // Only a regular file is looked into (a FIFO or a device is not a model;
+  // reading it is then refused with a message).
+  rt::Result<rt::RegularFile> file = rt::RegularFile::open(path);
+  if (!file || file->size() == 0 ||
+      file->size() > (uint64_t)std::numeric_limits<int>::max())
     return false;
   // A ModelProto starts with field 1 (ir_version, varint): byte 0x08.
-  if ((unsigned char)(*buffer)->getBufferStart()[0] != 0x08)
+  uint8_t first = 0;
+  if (!file->read(0, &first, 1).isOk() || first != 0x08)
+    return false;
+  rt::Result<std::vector<uint8_t>> bytes = file->readAll();
+  if (!bytes)
     return false;
   onnx::ModelProto model;
-  return model.ParseFromArray((*buffer)->getBufferStart(),
-                              (int)(*buffer)->getBufferSize()) &&
+  return model.ParseFromArray(bytes->data(), (int)bytes->size()) &&
          model.has_graph();
 }
 
@@ -808,34 +814,47 @@ OwningOpRef<ModuleOp> importOnnxBuffer(StringRef bytes, StringRef name,
   return importer.run();
 }
 
+/// Reads an ONNX model or TensorProto file: a regular file, its size
+/// checked against protobuf's 2 GiB limit before anything is read (an
+/// error `tooLarge` above it).
+static rt::Result<std::vector<uint8_t>>
+readProtoFile(const std::string &path, const std::string &tooLarge) {
+  rt::Result<rt::RegularFile> file = rt::RegularFile::open(path);
+  if (!file)
+    return file.status();
+  if (file->size() > (uint64_t)std::numeric_limits<int>::max())
+    return rt::Status::error(tooLarge);
+  return file->readAll();
+}
+
 OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
                                      MLIRContext &context,
                                      const OnnxImportOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    emitError(FileLineColLoc::get(&context, path, 0, 0))
-        << "cannot read '" << path << "': " << buffer.getError().message();
+  rt::Result<std::vector<uint8_t>> bytes = readProtoFile(
+      path, "the ONNX file is larger than 2 GiB; store its weights as "
+            "external data");
+  if (!bytes) {
+    emitError(FileLineColLoc::get(&context, path, 0, 0)) << bytes.message();
     return nullptr;
   }
   SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
-  return importOnnxBuffer((*buffer)->getBuffer(), path, dir, context, options);
+  return importOnnxBuffer(
+      StringRef(reinterpret_cast<const char *>(bytes->data()), bytes->size()),
+      path, dir, context, options);
 }
 
 rt::Result<rt::HostTensor> readTensorProtoFile(const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return rt::Status::error("cannot read '" + path +
-                             "': " + buffer.getError().message());
+  rt::Result<std::vector<uint8_t>> bytes = readProtoFile(
+      path, "'" + path + "' is larger than protobuf's 2 GiB limit");
+  if (!bytes)
+    return bytes.status();
   onnx::TensorProto proto;
-  if (!proto.ParseFromArray((*buffer)->getBufferStart(),
-                            (int)(*buffer)->getBufferSize()))
+  if (!proto.ParseFromArray(bytes->data(), (int)bytes->size()))
     return rt::Status::error("'" + path + "' is not an ONNX TensorProto");
   SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
-  auto t = decodeTensor(proto, dir);
+  auto t = decodeTensor(proto, dir, nullptr, "the .pb file's folder");
   if (!t)
     return rt::Status::error("'" + path + "': " + t.message());
   return t;

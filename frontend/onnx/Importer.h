@@ -143,9 +143,12 @@ std::optional<SliceDims> sliceDims(ArrayRef<int64_t> shape,
 
 /// Decodes `proto` into a host tensor; `baseDir` locates external data,
 /// whose file is added to `externalFiles` (when given) before it is read.
+/// External data must be a regular file whose real path (links followed)
+/// lies inside baseDir's, which messages call `folder`.
 rt::Result<rt::HostTensor>
 decodeTensor(const onnx::TensorProto &proto, StringRef baseDir,
-             std::vector<std::string> *externalFiles = nullptr);
+             std::vector<std::string> *externalFiles = nullptr,
+             StringRef folder = "the model's folder");
 
 //===----------------------------------------------------------------------===//
 // The importer (Importer.cpp)

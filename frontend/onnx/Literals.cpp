@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/Importer.h"
+#include "runtime/SafeFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cmath>
@@ -390,9 +390,10 @@ std::optional<SliceDims> sliceDims(ArrayRef<int64_t> shape,
 // TensorProto decoding
 //===----------------------------------------------------------------------===//
 
-rt::Result<rt::HostTensor>
-decodeTensor(const onnx::TensorProto &proto, StringRef baseDir,
-             std::vector<std::string> *externalFiles) {
+rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
+                                        StringRef baseDir,
+                                        std::vector<std::string> *externalFiles,
+                                        StringRef folder) {
   auto dtype = dtypeOfOnnx(proto.data_type());
   if (!dtype)
     return rt::Status::error(std::string("tensor '") + proto.name() +
@@ -449,19 +450,35 @@ decodeTensor(const onnx::TensorProto &proto, StringRef baseDir,
     llvm::sys::path::append(path, location);
     if (externalFiles && !llvm::is_contained(*externalFiles, path.str()))
       externalFiles->push_back(std::string(path));
-    auto buffer = llvm::MemoryBuffer::getFileSlice(path, bytes, offset);
-    if (!buffer)
-      return rt::Status::error("cannot read the external data of tensor '" +
-                               proto.name() + "' from '" + std::string(path) +
-                               "': " + buffer.getError().message());
-    if ((*buffer)->getBufferSize() != bytes)
-      return rt::Status::error(
-          "the external data of tensor '" + proto.name() + "' has " +
-          std::to_string((*buffer)->getBufferSize()) + " bytes, but " +
-          std::to_string(bytes) + " are needed");
+    // The check above is lexical; a symbolic link beside the model can
+    // still point anywhere. As ONNX Runtime does: the real path of the
+    // data (every link followed) must lie inside the real path of the
+    // model's folder. The file is then opened by that real path.
+    const std::string what =
+        "the external data of tensor '" + proto.name() + "'";
+    rt::Result<std::string> realFolder = rt::realPath(baseDir.str(), what);
+    if (!realFolder)
+      return realFolder.status();
+    rt::Result<std::string> real = rt::realPath(std::string(path), what);
+    if (!real)
+      return real.status();
+    if (!rt::isPathInside(*real, *realFolder))
+      return rt::Status::error("the external data '" + location +
+                               "' of tensor '" + proto.name() +
+                               "' resolves to '" + *real + "', outside " +
+                               folder.str() + " '" + *realFolder + "'");
+    // A regular file (no FIFO, device or /dev/zero), with the tensor's
+    // bytes inside it: a short file is an error, never zeros.
+    rt::Result<rt::RegularFile> file = rt::RegularFile::open(*real, what);
+    if (!file)
+      return file.status();
+    rt::Status range = file->checkRange(offset, bytes);
+    if (!range.isOk())
+      return range;
     rt::HostTensor t(*dtype, shape);
-    if (bytes)
-      std::memcpy(t.data.data(), (*buffer)->getBufferStart(), bytes);
+    rt::Status read = file->read(offset, t.data.data(), bytes);
+    if (!read.isOk())
+      return read;
     return t;
   }
   if (proto.has_raw_data()) {

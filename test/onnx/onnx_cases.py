@@ -4,7 +4,8 @@
 Models are built at test time with onnx.helper (Debian's onnx 1.12, which
 has no onnx.reference: the expected outputs are numpy formulas written here).
 
-  onnx_cases.py gen OUTDIR CASE...          write OUTDIR/CASE.onnx
+  onnx_cases.py gen OUTDIR CASE...          write OUTDIR/CASE.onnx (a tensor
+                                            of bad_tensors(): CASE.pb)
   onnx_cases.py run --dlc PATH OUTDIR GROUP run every case of GROUP with
                                             `dlc run --device=sim --check`
                                             and compare with numpy
@@ -633,6 +634,42 @@ def bad_models():
         [init("p", np.array([0, 1, 0, 1], np.int64))])[0]
     yield from structure_models()
     yield from fuzz_models()
+    yield from file_models()
+
+
+def external(name, dims, location, **keys):
+    """An f32 TensorProto whose data is external: `location`, then the
+    other keys (offset, length) as given."""
+    t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=dims)
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in [("location", location)] + sorted(keys.items()):
+        e = t.external_data.add()
+        e.key, e.value = k, str(v)
+    return t
+
+
+def file_models():
+    """Models whose external data file the test makes (test/onnx/
+    external-files.test): `w`, f32[2, 2] from w.bin beside the model, is
+    the Identity output, so a file read by mistake would be returned."""
+    yf = [vi("y", (2, 2))]
+    identity = node("Identity", ["w"], ["y"], name="identity")
+    yield "ext_identity", raw_model(
+        [identity], [], yf, [external("w", [2, 2], "w.bin", length=16)])
+    yield "ext_identity_offset", raw_model(
+        [identity], [], yf,
+        [external("w", [2, 2], "w.bin", offset=64, length=16)])
+    yield "ext_identity_nolength", raw_model(
+        [identity], [], yf, [external("w", [2, 2], "w.bin", offset=4)])
+    # A model with an f32[2, 2] input for the .pb inputs of bad_tensors().
+    yield "relu22", raw_model([node("Relu", ["x"], ["y"])], [vi("x", (2, 2))],
+                              yf)
+
+
+def bad_tensors():
+    """TensorProto inputs (NAME.pb) whose data is external: `x`, f32[2, 2]
+    from x.bin beside the .pb file (test/onnx/external-files.test)."""
+    yield "ext_input", external("x", [2, 2], "x.bin", length=16)
 
 
 def structure_models():
@@ -876,7 +913,12 @@ def main():
         return 0
     if args.cmd == "gen":
         bad = dict(bad_models())
+        tensors = dict(bad_tensors())
         for name in args.cases:
+            if name in tensors:
+                with open(os.path.join(args.outdir, name + ".pb"), "wb") as f:
+                    f.write(tensors[name].SerializeToString())
+                continue
             m = bad[name] if name in bad else CASES[name][1]()[0]
             path = os.path.join(args.outdir, name + ".onnx")
             if args.external:

@@ -355,7 +355,8 @@ TEST(Package, FileRoundTrip) {
   expectEqual(p, *q);
   Result<Package> missing = readPackageFile(dir.file("none.dlcpkg"));
   ASSERT_FALSE(missing.isOk());
-  EXPECT_THAT(missing.message(), HasSubstr("none.dlcpkg: cannot open"));
+  EXPECT_THAT(missing.message(),
+              HasSubstr("none.dlcpkg': No such file or directory"));
 }
 
 std::string readError(const TempDir &dir, const std::vector<uint8_t> &bytes) {

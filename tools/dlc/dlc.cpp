@@ -388,12 +388,24 @@ loadModel(const std::string &path, MLIRContext &context,
   }
   if (checkInputShapesApply(/*onnx=*/false))
     return nullptr;
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
-  if (!buffer) {
-    fail("cannot read '" + path + "': " + buffer.getError().message());
-    return nullptr;
+  // "-" is standard input; a path must name a regular file.
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  if (path == "-") {
+    auto stdinBuffer = llvm::MemoryBuffer::getSTDIN();
+    if (!stdinBuffer) {
+      fail("cannot read '" + path + "': " + stdinBuffer.getError().message());
+      return nullptr;
+    }
+    buffer = std::move(*stdinBuffer);
+  } else {
+    auto file = ::dlc::readModelFile(path);
+    if (!file) {
+      fail(file.message());
+      return nullptr;
+    }
+    buffer = file.take();
   }
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   return ::dlc::parseModule(sourceMgr, context);
 }
 
@@ -620,9 +632,8 @@ static int compileModel(CompiledModel &model) {
         return rc;
       options.onnxInputShapes = importOptions.inputShapes;
     }
-    auto buffer =
-        llvm::MemoryBuffer::getFile(inputPath.getValue(), /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
+    // A file that cannot be read is reported by the compile below.
+    auto buffer = ::dlc::readModelFile(inputPath.getValue());
     if (buffer)
       cacheKey = ::dlc::packageCacheKey((*buffer)->getBuffer(),
                                         inputPath.getValue(), options);
