@@ -42,8 +42,8 @@ std::string privateDirectoryProblem(const std::string &path,
     return path + " is owned by uid " + std::to_string(st.st_uid) +
            ", not by uid " + std::to_string(uid);
   if (st.st_mode & (S_IWGRP | S_IWOTH))
-    return path + " is writable by group or others (mode " +
-           octal(st.st_mode) + ")";
+    return path + " is writable by group or others (mode " + octal(st.st_mode) +
+           ")";
   return "";
 }
 
@@ -178,8 +178,8 @@ Result<std::string> processScratchDirectory() {
       base = tmp;
   std::string templ = base + "/dlc-XXXXXX";
   if (!::mkdtemp(&templ[0]))
-    return Status::error("cannot create a private directory in " + base +
-                         ": " + std::strerror(errno));
+    return Status::error("cannot create a private directory in " + base + ": " +
+                         std::strerror(errno));
   scratchDir = templ;
   std::atexit(removeScratch);
   return scratchDir;

@@ -1,7 +1,7 @@
 //===- CacheDirTest.cpp - The private cache directory (runtime/CacheDir) --===//
 
-#include "TestUtil.h"
 #include "runtime/CacheDir.h"
+#include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
