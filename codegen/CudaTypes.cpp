@@ -77,20 +77,6 @@ std::string mlir::dlc::intLiteral(rt::DType e, int64_t v) {
   return v < 0 ? fmt::format("({})", v) : fmt::format("{}", v);
 }
 
-static double apFloatToDouble(APFloat f) {
-  bool losesInfo = false;
-  f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
-  return f.convertToDouble();
-}
-
-/// `v` rounded to nearest even in the float type `e`.
-static float roundToFloatType(rt::DType e, double v) {
-  APFloat f(v);
-  bool losesInfo = false;
-  f.convert(floatSemantics(e), APFloat::rmNearestTiesToEven, &losesInfo);
-  return static_cast<float>(apFloatToDouble(f));
-}
-
 /// Round half to even, saturating, NaN to 0 (dlc.cast of a float).
 static int64_t floatToInt(rt::DType to, double v) {
   if (std::isnan(v))
@@ -111,7 +97,7 @@ static int64_t floatToInt(rt::DType to, double v) {
 
 std::string mlir::dlc::scalarLiteral(rt::DType e, double v) {
   if (isFloat(e))
-    return floatLiteral(roundToFloatType(e, v));
+    return floatLiteral(static_cast<float>(roundToFloat(e, v)));
   if (e == rt::DType::I1)
     return v != 0 ? "true" : "false";
   return intLiteral(e, floatToInt(e, v));
@@ -122,7 +108,7 @@ std::string mlir::dlc::denseLiteral(DenseElementsAttr dense, rt::DType e,
   if (isFloat(e)) {
     APFloat f = dense.isSplat() ? dense.getSplatValue<APFloat>()
                                 : dense.getValues<APFloat>()[i];
-    return floatLiteral(static_cast<float>(apFloatToDouble(f)));
+    return floatLiteral(static_cast<float>(toDouble(f)));
   }
   APInt v = dense.isSplat() ? dense.getSplatValue<APInt>()
                             : dense.getValues<APInt>()[i];

@@ -83,6 +83,21 @@ const llvm::fltSemantics &mlir::dlc::floatSemantics(rt::DType dtype) {
   }
 }
 
+double mlir::dlc::roundToFloat(rt::DType dtype, double v) {
+  llvm::APFloat f(v);
+  bool losesInfo = false;
+  f.convert(floatSemantics(dtype), llvm::APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return f.convertToDouble();
+}
+
+double mlir::dlc::toDouble(llvm::APFloat f) {
+  bool losesInfo = false;
+  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return f.convertToDouble();
+}
+
 int64_t mlir::dlc::elementBytes(Type type) {
   type = elementOf(type);
   if (std::optional<rt::DType> dtype = dtypeOf(type))

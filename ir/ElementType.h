@@ -33,6 +33,12 @@ bool isFloatElement(Type type);
 /// The APFloat semantics of a float dtype (IEEEsingle for the others).
 const llvm::fltSemantics &floatSemantics(rt::DType dtype);
 
+/// `v` rounded to nearest even in the float type `dtype` (overflow gives
+/// inf), as a double.
+double roundToFloat(rt::DType dtype, double v);
+/// The value of `f` (any float semantics) as a double.
+double toDouble(llvm::APFloat f);
+
 /// Bytes one stored element of `type` (or of a shaped type's elements)
 /// takes: the runtime's size for dlc's types (i1 is one byte), else the bit
 /// width rounded up to bytes, at least 1; 8 for non-scalar types.

@@ -47,14 +47,6 @@ std::optional<Elem> elemOf(Type type) { return mlir::dlc::dtypeOf(type); }
 
 size_t byteSize(Elem e) { return rt::dtypeSize(e); }
 
-/// `v` rounded to nearest even in the float type `e` (overflow gives inf).
-double roundToFloat(Elem e, double v) {
-  llvm::APFloat f(v);
-  bool losesInfo = false;
-  f.convert(floatSemantics(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  return f.convertToDouble();
-}
-
 /// The two's-complement value of the low bits of `v` for the integer type `e`.
 /// i1 is treated as an unsigned 1-bit integer (0 or 1), as it is stored.
 int64_t wrapInt(Elem e, uint64_t v) {

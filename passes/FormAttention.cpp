@@ -13,6 +13,7 @@
 // layout are inserted, composed with existing ones where possible.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/ElementType.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -52,12 +53,6 @@ constexpr double kMaskedScore = -0x1p126;
 
 RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
-}
-
-double toDouble(APFloat f) {
-  bool losesInfo = false;
-  f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
-  return f.convertToDouble();
 }
 
 /// The value of `v` if it is a splat float dlc.constant.

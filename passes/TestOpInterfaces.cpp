@@ -62,14 +62,19 @@ struct TestOpInterfacesPass
       auto cost = dyn_cast<CostOpInterface>(op);
       auto precision = dyn_cast<PrecisionPolicyOpInterface>(op);
       auto layout = dyn_cast<LayoutOpInterface>(op);
-      op->emitRemark()
-          << "classes [" << llvm::join(classes, ", ") << "], ops per element "
-          << (cost ? cost.getOpsPerElement() : 0) << ", precision "
-          << precisionName(precision ? precision.getPrecisionClass()
-                                     : PrecisionClass::Deny)
-          << ", layout "
-          << layoutName(layout ? layout.getLayoutClass() : LayoutClass::Fixed)
-          << ", gradient " << (isa<GradientOpInterface>(op) ? "yes" : "no");
+      InFlightDiagnostic remark = op->emitRemark();
+      remark << "classes [" << llvm::join(classes, ", ")
+             << "], ops per element " << (cost ? cost.getOpsPerElement() : 0);
+      if (cost)
+        remark << " (" << int64_t(cost.getFlops()) << " flops, "
+               << cost.getBytesMoved() << " bytes alone)";
+      remark << ", precision "
+             << precisionName(precision ? precision.getPrecisionClass()
+                                        : PrecisionClass::Deny)
+             << ", layout "
+             << layoutName(layout ? layout.getLayoutClass()
+                                  : LayoutClass::Fixed)
+             << ", gradient " << (isa<GradientOpInterface>(op) ? "yes" : "no");
     });
   }
 };

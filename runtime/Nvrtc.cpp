@@ -15,6 +15,7 @@
 #include "runtime/CudaLibs.h"
 #include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
+#include "runtime/SafeFile.h"
 #include "runtime/Support.h"
 
 #include <cctype>
@@ -78,7 +79,7 @@ static bool readCacheEntry(const std::string &path, uint64_t keyLo,
                            uint64_t keyHi, std::vector<uint8_t> &payload) {
   if (!fileExists(path))
     return false;
-  Result<std::vector<uint8_t>> bytes = readFileBytes(path);
+  Result<std::vector<uint8_t>> bytes = readRegularFile(path);
   // Fault site: the entry reads back with a byte flipped, which the checks
   // below must catch.
   if (bytes.isOk() && !bytes->empty() && fault::shouldFail("cache-corrupt"))

@@ -11,6 +11,7 @@
 #include "runtime/CacheDir.h"
 #include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
+#include "runtime/SafeFile.h"
 #include "runtime/Support.h"
 
 #include <cstdio>
@@ -97,7 +98,7 @@ bool compilerIsGcc(const std::vector<std::string> &compiler,
   const std::string logPath = dir + "/version.log." + uniqueSuffix();
   Result<int> rc = runProcess(argv, logPath);
   std::string text;
-  if (Result<std::vector<uint8_t>> bytes = readFileBytes(logPath))
+  if (Result<std::vector<uint8_t>> bytes = readRegularFile(logPath))
     text.assign(bytes->begin(), bytes->end());
   std::remove(logPath.c_str());
   bool gcc = rc.isOk() && *rc == 0 &&
@@ -125,7 +126,7 @@ std::string precompiledShim(const std::string &dir, const std::string &shim,
     h.updateString(f);
   const std::string header = dir + "/SimShimPch-" + hex64(h.digest()) + ".h";
   const std::string gch = header + ".gch";
-  Result<std::vector<uint8_t>> existing = readFileBytes(header);
+  Result<std::vector<uint8_t>> existing = readRegularFile(header);
   if (!existing || std::string(existing->begin(), existing->end()) != shim)
     if (!writeFileAtomic(header, shim.data(), shim.size()))
       return shimPath;
@@ -166,8 +167,8 @@ std::vector<uint8_t> makeSum(const std::vector<uint8_t> &so) {
 /// Whether the cached shared object is complete: it matches its checksum.
 bool cachedObjectIsIntact(const std::string &soPath,
                           const std::string &sumPath) {
-  Result<std::vector<uint8_t>> so = readFileBytes(soPath);
-  Result<std::vector<uint8_t>> sum = readFileBytes(sumPath);
+  Result<std::vector<uint8_t>> so = readRegularFile(soPath);
+  Result<std::vector<uint8_t>> sum = readRegularFile(sumPath);
   // Fault site: the object reads back with a byte flipped.
   if (so.isOk() && !so->empty() && fault::shouldFail("cache-corrupt"))
     (*so)[so->size() / 2] ^= 0x5a;
@@ -192,7 +193,7 @@ Result<std::string> buildSimLibrary(const std::string &source,
   const std::string shim(kSimShimSource, kSimShimSourceSize);
   const uint64_t shimHash = fnv1a64(shim.data(), shim.size());
   const std::string shimPath = dir + "/SimShim-" + hex64(shimHash) + ".h";
-  Result<std::vector<uint8_t>> existing = readFileBytes(shimPath);
+  Result<std::vector<uint8_t>> existing = readRegularFile(shimPath);
   if (!existing || std::string(existing->begin(), existing->end()) != shim)
     DLC_RT_RETURN_IF_ERROR(writeFileAtomic(shimPath, shim.data(), shim.size()));
 
@@ -261,7 +262,7 @@ Result<std::string> buildSimLibrary(const std::string &source,
       rc = runProcess(command(shimPath), logPath);
   }
   std::string log;
-  if (Result<std::vector<uint8_t>> bytes = readFileBytes(logPath))
+  if (Result<std::vector<uint8_t>> bytes = readRegularFile(logPath))
     log.assign(bytes->begin(), bytes->end());
   std::remove(logPath.c_str());
   if (!rc) {
@@ -278,7 +279,7 @@ Result<std::string> buildSimLibrary(const std::string &source,
                          "' failed (exit code " + std::to_string(*rc) +
                          "); the source is " + srcPath + ":\n" + log);
   }
-  Result<std::vector<uint8_t>> so = readFileBytes(tmpSo);
+  Result<std::vector<uint8_t>> so = readRegularFile(tmpSo);
   if (!so)
     return so.status();
   if (std::rename(tmpSo.c_str(), soPath.c_str()) != 0) {

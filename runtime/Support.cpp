@@ -126,32 +126,6 @@ std::string formatBytes(uint64_t bytes) {
   return s + " " + units[u];
 }
 
-Result<std::vector<uint8_t>> readFileBytes(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Status::error(path + ": cannot open: " + std::strerror(errno));
-  std::vector<uint8_t> bytes;
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && st.st_size > 0)
-    bytes.reserve(size_t(st.st_size));
-  uint8_t buf[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      int err = errno;
-      ::close(fd);
-      return Status::error(path + ": read failed: " + std::strerror(err));
-    }
-    if (n == 0)
-      break;
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  ::close(fd);
-  return bytes;
-}
-
 Result<MappedFile> MappedFile::open(const std::string &path) {
   // A regular file only (RegularFile): a FIFO neither blocks the open nor
   // maps, and the size mapped is the size fstat gave.

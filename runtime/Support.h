@@ -56,9 +56,6 @@ std::string hex64(uint64_t value);
 /// "100 bytes", "1.5 KiB", "32 MiB" (one decimal, dropped when zero).
 std::string formatBytes(uint64_t bytes);
 
-/// Whole-file I/O. Errors name the path and the reason (strerror).
-Result<std::vector<uint8_t>> readFileBytes(const std::string &path);
-
 /// A file mapped read-only into memory (none for an empty file): reading a
 /// large package this way copies its bytes once, into the package, instead
 /// of through a read buffer and a vector first.

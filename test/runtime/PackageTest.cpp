@@ -2,6 +2,7 @@
 
 #include "runtime/Package.h"
 #include "TestUtil.h"
+#include "runtime/SafeFile.h"
 #include "runtime/Support.h"
 
 #include <gmock/gmock.h>
@@ -647,7 +648,7 @@ TEST(Package, KernelFlopsAreAnOptionalSection) {
 
 /// The bytes of `path`, or nothing.
 std::vector<uint8_t> fileBytes(const std::string &path) {
-  Result<std::vector<uint8_t>> r = readFileBytes(path);
+  Result<std::vector<uint8_t>> r = readRegularFile(path);
   return r.isOk() ? *r : std::vector<uint8_t>();
 }
 
