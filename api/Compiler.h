@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
@@ -33,6 +34,17 @@ enum class Stage {
 
 /// Registers every dialect dlc reads (dlc, TOSA, func, arith, tensor).
 void registerDlcDialects(mlir::DialectRegistry &registry);
+
+/// Collects a context's diagnostics as "name:line:col: error: message"
+/// lines (the location when it is a file:line:col one).
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext &context);
+  std::string text;
+
+private:
+  mlir::ScopedDiagnosticHandler handler;
+};
 
 /// Parses MLIR from `sourceMgr`'s main buffer into a module, with errors
 /// reported through the context's diagnostic handler.
@@ -87,7 +99,11 @@ void placeReferenceBlobs(const std::vector<ReferenceResource> &resources,
 
 /// Parses the package's reference model (in `sourceMgr`, which takes a copy
 /// of referenceIR) and gives its weights their data back; errors go to the
-/// context's diagnostic handler.
+/// context's diagnostic handler. The package is untrusted: its size and
+/// weights are checked first, and a model in bytecode is read in a child
+/// process (runtime/Sandbox.h), whose crash is an error, and parsed here
+/// from the text the child prints (ir/Parse.h, readBytecodeAsText).
+/// dlc::runReference also evaluates it in a child.
 mlir::OwningOpRef<mlir::ModuleOp>
 parseReferenceModel(const rt::Package &package, llvm::SourceMgr &sourceMgr,
                     mlir::MLIRContext &context);

@@ -29,8 +29,7 @@ using namespace mlir;
 namespace dlc {
 
 void registerDlcDialects(DialectRegistry &registry) {
-  registry.insert<mlir::dlc::DlcDialect, func::FuncDialect, tosa::TosaDialect,
-                  arith::ArithDialect, tensor::TensorDialect>();
+  mlir::dlc::registerModelDialects(registry);
 }
 
 rt::Result<std::unique_ptr<llvm::MemoryBuffer>>
@@ -122,34 +121,33 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   return success();
 }
 
-/// Collects diagnostics as "name:line:col: error: message" lines.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext &context)
-      : handler(&context, [this](Diagnostic &diag) {
-          llvm::raw_string_ostream os(text);
-          if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-            os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-               << loc.getColumn() << ": ";
-          switch (diag.getSeverity()) {
-          case DiagnosticSeverity::Error:
-            os << "error: ";
-            break;
-          case DiagnosticSeverity::Warning:
-            os << "warning: ";
-            break;
-          default:
-            os << "note: ";
-            break;
-          }
-          os << diag << "\n";
-          return success();
-        }) {}
-  std::string text;
-
-private:
-  ScopedDiagnosticHandler handler;
-};
+DiagnosticCollector::DiagnosticCollector(MLIRContext &context)
+    : handler(&context, [this](Diagnostic &diag) {
+        llvm::raw_string_ostream os(text);
+        // The first file location inside the diagnostic's (an inlined op's
+        // call-site location holds the callee's and the call's).
+        FileLineColLoc loc;
+        diag.getLocation()->walk([&](Location l) {
+          loc = dyn_cast<FileLineColLoc>(l);
+          return loc ? WalkResult::interrupt() : WalkResult::advance();
+        });
+        if (loc)
+          os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+             << loc.getColumn() << ": ";
+        switch (diag.getSeverity()) {
+        case DiagnosticSeverity::Error:
+          os << "error: ";
+          break;
+        case DiagnosticSeverity::Warning:
+          os << "warning: ";
+          break;
+        default:
+          os << "note: ";
+          break;
+        }
+        os << diag << "\n";
+        return success();
+      }) {}
 
 /// The package of `model` (named `name`) compiled by `compile`, through the
 /// compile cache when options.packageCache is set: a hit, or `compile`'s
@@ -161,13 +159,18 @@ static rt::Result<rt::Package> throughCache(
   std::optional<std::string> cacheKey;
   if (options.packageCache)
     cacheKey = packageCacheKey(model, name, options);
+  // `model` and `name` may point into the buffer `compile` consumes: keep
+  // the name for storing.
+  const std::string modelName = name.str();
   if (cacheKey)
-    if (std::optional<CachedPackage> cached = lookupCachedPackage(*cacheKey))
+    if (std::optional<CachedPackage> cached =
+            lookupCachedPackage(*cacheKey, modelName))
       return std::move(cached->package);
   std::vector<std::string> files;
   rt::Result<rt::Package> package = compile(files);
   if (package && cacheKey)
-    storeCachedPackage(*cacheKey, rt::serializePackage(*package), files);
+    storeCachedPackage(*cacheKey, rt::serializePackage(*package), files,
+                       modelName);
   return package;
 }
 
@@ -242,33 +245,6 @@ rt::Result<rt::Package> compileFile(const std::string &path,
   if (!buffer)
     return buffer.status();
   return compileBuffer(buffer.take(), options);
-}
-
-rt::Result<std::vector<rt::HostTensor>>
-runReference(const rt::Package &package,
-             const std::vector<rt::HostTensor> &inputs) {
-  if (package.referenceIR.empty())
-    return rt::Status::error("the package holds no reference model (it was "
-                             "compiled with --no-reference-model)");
-  DialectRegistry registry;
-  registerDlcDialects(registry);
-  MLIRContext context(registry);
-  DiagnosticCollector diagnostics(context);
-  llvm::SourceMgr sourceMgr;
-  OwningOpRef<ModuleOp> module =
-      parseReferenceModel(package, sourceMgr, context);
-  if (!module)
-    return rt::Status::error("the package's reference model does not parse:\n" +
-                             diagnostics.text);
-  FailureOr<func::FuncOp> func = findEntry(*module, package.entry);
-  if (failed(func))
-    return rt::Status::error(diagnostics.text);
-  auto outputs = mlir::dlc::evaluateReference(*func, inputs);
-  if (failed(outputs))
-    return rt::Status::error(diagnostics.text.empty()
-                                 ? "the reference interpreter failed"
-                                 : StringRef(diagnostics.text).rtrim().str());
-  return std::move(*outputs);
 }
 
 std::vector<rt::HostTensor> randomInputs(const rt::Package &package,

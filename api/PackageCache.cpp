@@ -21,19 +21,24 @@
 // its size, XXH3 hash and path. A lookup is a hit only when the record
 // names the key and the package, every listed file still has that size and
 // hash (ccache's manifests do the same for headers), and the package reads
-// back whole and passes validatePackage(). An entry recorded for another key
-// (swapped for another entry), or one that does not read back or validate,
-// is removed with a note and compiled again; a record of another package
-// (a store racing the lookup) is a miss. The cache lives only in a verified
-// private directory (runtime/CacheDir.h); without one nothing is cached.
-// Entries are used least-recently-first: a hit refreshes the file's time,
-// and a store trims the directory to DLC_PACKAGE_CACHE_MAX_MB (default
+// back whole and passes validatePackage(). Those files are read as the
+// importer reads them (runtime/SafeFile.h): the real path inside the model's
+// folder, a regular file, reads within its size; one the import would
+// refuse now (a link out of the folder, to /dev/zero, a FIFO, a directory)
+// is a miss, and the compile that follows gives the import's error. An entry
+// recorded for another key (swapped for another entry), or one that does not
+// read back or validate, is removed with a note and compiled again; a record of
+// another package (a store racing the lookup) is a miss. The cache lives only
+// in a verified private directory (runtime/CacheDir.h); without one nothing is
+// cached. Entries are used least-recently-first: a hit refreshes the file's
+// time, and a store trims the directory to DLC_PACKAGE_CACHE_MAX_MB (default
 // 2048) by removing the oldest.
 //
 //===----------------------------------------------------------------------===//
 
 #include "api/PackageCache.h"
 #include "runtime/CacheDir.h"
+#include "runtime/SafeFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -200,21 +205,51 @@ std::string headerChecksum(llvm::StringRef package) {
   return s;
 }
 
-/// "size hash path" for a file, or "" when it cannot be read.
-std::string describeFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
+/// "size hash path" of a file the compile read besides the model (an ONNX
+/// model's external data), or "" when the file is not one the import would
+/// read now: it is read as the importer reads it (runtime/SafeFile.h), its
+/// real path inside the real path of `folder` (the model's folder), a
+/// regular file (no FIFO, device or link to /dev/zero: nothing hangs or
+/// reads without end), read in ranges checked against its size. With
+/// `size`, a file of another size is "" before anything is read. The hash
+/// is XXH3 of the XXH3 hashes of the file's 1 MiB pieces (LLVM has no
+/// streaming XXH3), so that no more than a piece is in memory.
+std::string describeFile(const std::string &path, const std::string &folder,
+                         std::optional<uint64_t> size = std::nullopt) {
+  rt::Result<std::string> realFolder = rt::realPath(folder);
+  rt::Result<std::string> real = rt::realPath(path);
+  if (!realFolder || !real || !rt::isPathInside(*real, *realFolder))
     return "";
+  rt::Result<rt::RegularFile> file = rt::RegularFile::open(*real);
+  if (!file || (size && file->size() != *size))
+    return "";
+  constexpr uint64_t kPiece = uint64_t(1) << 20;
+  std::vector<uint8_t> piece(std::min(file->size(), kPiece));
+  std::vector<uint64_t> hashes;
+  for (uint64_t at = 0; at < file->size(); at += kPiece) {
+    uint64_t n = std::min(kPiece, file->size() - at);
+    if (!file->read(at, piece.data(), n).isOk())
+      return "";
+    hashes.push_back(llvm::xxh3_64bits(llvm::ArrayRef(piece.data(), n)));
+  }
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << (*buffer)->getBufferSize() << ' '
+  os << file->size() << ' '
      << llvm::format_hex_no_prefix(
             llvm::xxh3_64bits(
-                llvm::arrayRefFromStringRef((*buffer)->getBuffer())),
+                llvm::ArrayRef(reinterpret_cast<const uint8_t *>(hashes.data()),
+                               hashes.size() * sizeof(uint64_t))),
             16)
      << ' ' << path;
   return s;
+}
+
+/// The folder of the model file `path` as the importer takes it (the path
+/// without its file name; "" is the current directory).
+std::string folderOf(const std::string &path) {
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  return std::string(dir);
 }
 
 enum class Record { Holds, Stale, OtherKey };
@@ -226,12 +261,15 @@ enum class Record { Holds, Stale, OtherKey };
 /// and store over it. One written for another key is OtherKey: the entry
 /// was swapped for another one.
 Record checkRecord(const std::string &depsPath, const std::string &key,
-                   llvm::StringRef package) {
-  auto deps = llvm::MemoryBuffer::getFile(depsPath, /*IsText=*/true);
+                   llvm::StringRef package, const std::string &folder) {
+  // A record is a few lines per weights file.
+  rt::Result<std::vector<uint8_t>> deps =
+      rt::readRegularFile(depsPath, "", uint64_t(64) << 20);
   if (!deps)
     return Record::Stale;
   llvm::SmallVector<llvm::StringRef> lines;
-  (*deps)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  llvm::StringRef(reinterpret_cast<const char *>(deps->data()), deps->size())
+      .split(lines, '\n', -1, /*KeepEmpty=*/false);
   if (lines.empty() || !lines[0].starts_with("dlc-entry-v2 "))
     return Record::Stale;
   if (!lines[0].starts_with("dlc-entry-v2 " + key + " "))
@@ -242,7 +280,9 @@ Record checkRecord(const std::string &depsPath, const std::string &key,
     // "size hash path": the path is everything after the second space.
     auto [size, rest] = line.split(' ');
     auto [hash, path] = rest.split(' ');
-    if (path.empty() || describeFile(path) != line)
+    uint64_t bytes = 0;
+    if (path.empty() || size.getAsInteger(10, bytes) ||
+        describeFile(path.str(), folder, bytes) != line)
       return Record::Stale;
   }
   return Record::Holds;
@@ -295,22 +335,29 @@ std::optional<std::string> packageCacheKey(llvm::StringRef model,
   return hex128(llvm::xxh3_128bits(llvm::arrayRefFromStringRef(key)));
 }
 
-std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
+std::optional<CachedPackage> lookupCachedPackage(const std::string &key,
+                                                 const std::string &modelPath) {
+  const std::string folder = folderOf(modelPath);
   const std::string dir = cacheDirectory();
   const std::string path = dir + "/" + key + ".dlcpkg";
   if (dir.empty() || !llvm::sys::fs::exists(path)) {
     ++misses;
     return std::nullopt;
   }
-  // Mapped, not read: a hit then copies the weights once (into the
-  // package), not three times.
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+  // A regular file (the directory is private; still no FIFO is opened
+  // blocking), mapped with the size it had when opened, not read: a hit
+  // then copies the weights once (into the package), not three times.
+  rt::Result<rt::RegularFile> entry = rt::RegularFile::open(path);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      std::make_error_code(std::errc::invalid_argument);
+  if (entry)
+    buffer = llvm::MemoryBuffer::getOpenFile(entry->fd(), path, entry->size(),
+                                             /*RequiresNullTerminator=*/false);
   // Files the compile read have changed since: compile again (the store
   // replaces both files).
   if (buffer) {
-    Record record =
-        checkRecord(dir + "/" + key + ".deps", key, (*buffer)->getBuffer());
+    Record record = checkRecord(dir + "/" + key + ".deps", key,
+                                (*buffer)->getBuffer(), folder);
     if (record == Record::OtherKey) {
       dropEntry(dir, key, "it was stored for another key");
       ++misses;
@@ -352,7 +399,9 @@ std::optional<CachedPackage> lookupCachedPackage(const std::string &key) {
 
 void storeCachedPackage(const std::string &key,
                         const std::vector<uint8_t> &bytes,
-                        const std::vector<std::string> &dependencies) {
+                        const std::vector<std::string> &dependencies,
+                        const std::string &modelPath) {
+  const std::string folder = folderOf(modelPath);
   const std::string dir = cacheDirectory();
   if (dir.empty())
     return;
@@ -364,7 +413,7 @@ void storeCachedPackage(const std::string &key,
                                  bytes.size())) +
         "\n";
     for (const std::string &file : dependencies) {
-      std::string line = describeFile(file);
+      std::string line = describeFile(file, folder);
       // A file that cannot be read now, or whose path would not survive
       // the line format, makes the entry unusable: store nothing.
       if (line.empty() || file.find('\n') != std::string::npos)

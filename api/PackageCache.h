@@ -38,17 +38,24 @@ struct CachedPackage {
 };
 
 /// The cached package of `key`, if there is an intact one. A damaged entry
-/// is removed and counted.
-std::optional<CachedPackage> lookupCachedPackage(const std::string &key);
+/// is removed and counted. `modelPath` is the model file's path: the files
+/// the entry's record lists (external data) are read as the importer reads
+/// them, real paths inside the model's folder and regular files only, and
+/// one that the import would refuse now is a miss (the compile then gives
+/// the import's error).
+std::optional<CachedPackage>
+lookupCachedPackage(const std::string &key, const std::string &modelPath = "");
 
 /// Stores a serialized package as the entry of `key` (best effort: a cache
 /// that cannot be written is skipped silently), then trims the cache to its
 /// limit. `dependencies` are the files the compile read besides the model
 /// (an ONNX model's external data): a later lookup is a hit only while each
-/// still has the same contents.
+/// still has the same contents (read as lookupCachedPackage reads them,
+/// inside the folder of `modelPath`).
 void storeCachedPackage(const std::string &key,
                         const std::vector<uint8_t> &bytes,
-                        const std::vector<std::string> &dependencies = {});
+                        const std::vector<std::string> &dependencies = {},
+                        const std::string &modelPath = "");
 
 } // namespace dlc
 

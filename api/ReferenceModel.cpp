@@ -9,20 +9,36 @@
 // in full), else as its own bytes. Reading gives the parsed model's
 // resources their data back.
 //
+// A package is untrusted input, and MLIR's bytecode reader crashes on
+// hostile bytes, or corrupts its heap without crashing: after checks of its
+// size and its weights' alignment here, the reference model's bytecode is
+// read in a child process, which sends it back as MLIR text
+// (readBytecodeAsText, ir/Parse.h), and that text is parsed and evaluated
+// in another child, under limits (runtime/Sandbox.h). Its location chains
+// are written cut to kReferenceLocationDepth levels (MLIR's reader
+// recurses once per level).
+//
 //===----------------------------------------------------------------------===//
 
 #include "api/Compiler.h"
+#include "ir/Limits.h"
+#include "ir/Parse.h"
+#include "ir/Reference.h"
+#include "runtime/Sandbox.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 
 using namespace mlir;
@@ -38,16 +54,29 @@ LogicalResult writeReferenceModel(ModuleOp module, std::string &bytecode,
       AsmResourceBlob *blob = handle.getBlob();
       if (!blob || !seen.insert(handle.getKey()).second)
         return;
-      resources.push_back({handle.getKey().str(), blob->getData(),
-                           uint64_t(blob->getDataAlignment())});
+      // The interpreter reads weights byte by byte: a larger alignment
+      // (a bytecode model's blob can have any) is not kept.
+      resources.push_back(
+          {handle.getKey().str(), blob->getData(),
+           std::min<uint64_t>(blob->getDataAlignment(),
+                              mlir::dlc::kMaxResourceAlignment)});
     });
   });
   // Bytecode keeps locations (what the reference interpreter reports, dlc
-  // run --check, then points into the user's model).
+  // run --check, then points into the user's model), cut to
+  // kReferenceLocationDepth levels in a copy when some are deeper.
+  OwningOpRef<ModuleOp> truncated;
+  ModuleOp written = module;
+  if (mlir::dlc::hasDeepLocations(module, mlir::dlc::kReferenceLocationDepth)) {
+    truncated = module.clone();
+    mlir::dlc::truncateLocations(*truncated,
+                                 mlir::dlc::kReferenceLocationDepth);
+    written = *truncated;
+  }
   BytecodeWriterConfig config;
   config.setElideResourceDataFlag();
   llvm::raw_string_ostream os(bytecode);
-  if (failed(writeBytecodeToFile(module, os, config)))
+  if (failed(writeBytecodeToFile(written, os, config)))
     return module.emitError("cannot write the reference model as bytecode");
   return success();
 }
@@ -97,12 +126,94 @@ void placeReferenceBlobs(const std::vector<ReferenceResource> &resources,
   }
 }
 
-OwningOpRef<ModuleOp> parseReferenceModel(const rt::Package &package,
-                                          llvm::SourceMgr &sourceMgr,
-                                          MLIRContext &context) {
+namespace {
+
+/// How far the child got (rt::setChildStage).
+enum ReferenceStage { kReading = 1, kEvaluating = 2 };
+
+/// What the reference model may take beyond the package's compiled
+/// contents: its bytecode holds the lowered ops (tens of bytes each) and
+/// their inline constants, which the compiled model holds too.
+constexpr uint64_t kReferenceSlackBytes = uint64_t(1) << 20;
+
+/// A child that uses no CPU for this long waits for a lock held when it
+/// was forked (runtime/Sandbox.h): it is forked again.
+constexpr uint32_t kReferenceIdleSeconds = 5;
+
+/// The limits of the child that evaluates a reference model.
+rt::ChildLimits referenceLimits(const rt::Package &package) {
+  uint64_t blobBytes = 0;
+  for (const rt::ReferenceBlob &blob : package.referenceBlobs)
+    blobBytes += blob.inConstants ? blob.size : blob.data.size();
+  rt::ChildLimits limits;
+  // The interpreter's values (kReferenceElementBudget doubles) and as much
+  // again for an op's temporaries, the parsed model, its weights.
+  limits.memoryBytes = uint64_t(mlir::dlc::kReferenceElementBudget) * 16 +
+                       (uint64_t(2) << 30) + 16 * package.referenceIR.size() +
+                       2 * blobBytes;
+  limits.cpuSeconds = 600;
+  limits.wallSeconds = 1800;
+  limits.idleSeconds = kReferenceIdleSeconds;
+  // A known stack, whatever thread calls (the text it parses nests at most
+  // kMaxNestingDepth levels).
+  limits.stackBytes = uint64_t(64) << 20;
+  return limits;
+}
+
+/// The size and blob checks that come before MLIR sees the model.
+rt::Status checkReferenceBounds(const rt::Package &package) {
+  const uint64_t allowed = kReferenceSlackBytes +
+                           2 * uint64_t(package.constants.size()) +
+                           2 * uint64_t(package.cudaSource.size());
+  if (package.referenceIR.size() > allowed)
+    return rt::Status::error(
+        "the package's reference model is " +
+        std::to_string(package.referenceIR.size()) + " bytes; a package of " +
+        std::to_string(package.constants.size()) + " constant bytes and " +
+        std::to_string(package.cudaSource.size()) +
+        " bytes of CUDA source has one of at most " + std::to_string(allowed) +
+        " bytes");
+  for (const rt::ReferenceBlob &blob : package.referenceBlobs)
+    if (blob.alignment > mlir::dlc::kMaxResourceAlignment)
+      return rt::Status::error(
+          "the package's reference weight '" + blob.key + "' has alignment " +
+          std::to_string(blob.alignment) + "; dlc reads weights aligned to " +
+          "at most " + std::to_string(mlir::dlc::kMaxResourceAlignment));
+  return rt::Status::ok();
+}
+
+/// The reference model as MLIR text: the text it is, or its bytecode read
+/// in a child process and printed there (ir/Parse.h, readBytecodeAsText).
+/// On failure, an error message.
+rt::Result<std::string> referenceText(const rt::Package &package) {
+  if (!isBytecode(llvm::MemoryBufferRef(package.referenceIR, "reference")))
+    return package.referenceIR;
+  DialectRegistry registry;
+  registerDlcDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  DiagnosticCollector diagnostics(context);
+  auto buffer =
+      llvm::MemoryBuffer::getMemBufferCopy(package.referenceIR, "reference");
+  std::string crash;
+  FailureOr<std::string> text =
+      mlir::dlc::readBytecodeAsText(*buffer, &context, &crash);
+  if (succeeded(text))
+    return std::move(*text);
+  if (!crash.empty())
+    return rt::Status::error("the package's reference model is corrupt (" +
+                             crash + ")");
+  return rt::Status::error("the package's reference model does not parse:\n" +
+                           diagnostics.text);
+}
+
+/// The reference model from its text (referenceText) in `sourceMgr`,
+/// given its weights; errors go to the context's diagnostic handler.
+OwningOpRef<ModuleOp> parseReferenceText(const rt::Package &package,
+                                         const std::string &text,
+                                         llvm::SourceMgr &sourceMgr,
+                                         MLIRContext &context) {
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(package.referenceIR, "reference"),
-      llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(text, "reference"), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseModule(sourceMgr, context);
   if (!module)
     return nullptr;
@@ -127,6 +238,316 @@ OwningOpRef<ModuleOp> parseReferenceModel(const rt::Package &package,
                                  data, blob.alignment));
   }
   return module;
+}
+
+/// Why the child that evaluates the reference model (from its text) did
+/// not finish.
+std::string childFailure(const rt::ChildResult &child) {
+  if (child.end == rt::ChildResult::End::NoChild)
+    return "cannot check against the reference model: its child process " +
+           child.describe();
+  if (child.stage == kEvaluating)
+    return "the reference interpreter " + child.describe() +
+           " evaluating the package's reference model";
+  return "the package's reference model is corrupt (MLIR's parser " +
+         child.describe() + ")";
+}
+
+/// Runs what the child runs once in this process, so that lazily
+/// initialized statics of MLIR and dlc (dialects, type IDs, the bytecode
+/// reader) are initialized before the first fork: a child then needs no
+/// lock that another thread of the parent could hold.
+void prepareForFork() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    DialectRegistry registry;
+    registerDlcDialects(registry);
+    MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+    context.loadAllAvailableDialects();
+    ScopedDiagnosticHandler quiet(&context,
+                                  [](Diagnostic &) { return success(); });
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(
+            "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  %0 = dlc.exp %x : tensor<2xf32>\n"
+            "  return %0 : tensor<2xf32>\n"
+            "}\n",
+            "warm-up"),
+        llvm::SMLoc());
+    OwningOpRef<ModuleOp> module = parseModule(sourceMgr, context);
+    if (!module)
+      return;
+    std::string bytecode;
+    llvm::raw_string_ostream os(bytecode);
+    if (failed(writeBytecodeToFile(*module, os)))
+      return;
+    llvm::SourceMgr bytecodeMgr;
+    bytecodeMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(bytecode, "warm-up"),
+        llvm::SMLoc());
+    OwningOpRef<ModuleOp> again = parseSourceFile<ModuleOp>(
+        bytecodeMgr, ParserConfig(&context, /*verifyAfterParse=*/true));
+    if (!again)
+      return;
+    std::string text;
+    llvm::raw_string_ostream textOs(text);
+    OpPrintingFlags flags;
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    flags.printGenericOpForm();
+    again->print(textOs, flags);
+    if (auto func = again->lookupSymbol<func::FuncOp>("main"))
+      (void)mlir::dlc::evaluateReference(func,
+                                         {rt::HostTensor(rt::DType::F32, {2})});
+  });
+}
+
+/// The child's answer: a tag byte ('E' an error message, 'T' tensors),
+/// then little-endian fields.
+void putU64(std::string &out, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    out.push_back(char((v >> (8 * i)) & 0xff));
+}
+
+std::string encodeError(const std::string &message) { return "E" + message; }
+
+std::string encodeTensors(const std::vector<rt::HostTensor> &tensors) {
+  std::string out = "T";
+  putU64(out, tensors.size());
+  for (const rt::HostTensor &t : tensors) {
+    out.push_back(char(t.dtype));
+    putU64(out, t.shape.size());
+    for (int64_t d : t.shape)
+      putU64(out, uint64_t(d));
+    putU64(out, t.data.size());
+    out.append(reinterpret_cast<const char *>(t.data.data()), t.data.size());
+  }
+  return out;
+}
+
+bool getU64(llvm::StringRef bytes, size_t &at, uint64_t &v) {
+  if (bytes.size() - at < 8)
+    return false;
+  v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= uint64_t(uint8_t(bytes[at + i])) << (8 * i);
+  at += 8;
+  return true;
+}
+
+/// Tensors as encodeTensors writes them (after its tag), from `at`.
+bool decodeTensorList(llvm::StringRef bytes, size_t &at,
+                      std::vector<rt::HostTensor> &tensors) {
+  uint64_t count = 0;
+  if (!getU64(bytes, at, count) || count > (bytes.size() - at) / 17)
+    return false;
+  tensors.assign(size_t(count), rt::HostTensor());
+  for (rt::HostTensor &t : tensors) {
+    uint64_t rank = 0, size = 0;
+    if (at >= bytes.size())
+      return false;
+    t.dtype = rt::DType(uint8_t(bytes[at++]));
+    if (!getU64(bytes, at, rank) || rank > 64)
+      return false;
+    t.shape.resize(rank);
+    for (int64_t &d : t.shape) {
+      uint64_t v = 0;
+      if (!getU64(bytes, at, v))
+        return false;
+      d = int64_t(v);
+    }
+    if (!getU64(bytes, at, size) || size > bytes.size() - at)
+      return false;
+    t.data.assign(bytes.begin() + at, bytes.begin() + at + size);
+    at += size;
+  }
+  return true;
+}
+
+/// The child's tensors, checked against the package's outputs.
+rt::Result<std::vector<rt::HostTensor>>
+decodeTensors(llvm::StringRef bytes, const rt::Package &package) {
+  const rt::Status corrupt = rt::Status::error(
+      "internal error: the reference check's child sent a malformed answer");
+  if (bytes.empty())
+    return corrupt;
+  if (bytes.front() == 'E')
+    return rt::Status::error(bytes.drop_front().str());
+  if (bytes.front() != 'T')
+    return corrupt;
+  size_t at = 1;
+  std::vector<rt::HostTensor> tensors;
+  if (!decodeTensorList(bytes, at, tensors) || at != bytes.size())
+    return corrupt;
+  if (tensors.size() != package.outputs.size())
+    return rt::Status::error("the package's reference model returns " +
+                             std::to_string(tensors.size()) +
+                             " values, but the package " +
+                             std::to_string(package.outputs.size()));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const rt::HostTensor &t = tensors[i];
+    const rt::TensorDesc &desc = package.outputs[i];
+    if (t.dtype != desc.dtype || t.shape != desc.shape ||
+        t.data.size() != desc.byteSize())
+      return rt::Status::error("the package's reference model returns " +
+                               rt::describe(t.dtype, t.shape) + " as output " +
+                               std::to_string(i) + ", but the package " +
+                               rt::describe(desc.dtype, desc.shape));
+  }
+  return tensors;
+}
+
+void putString(std::string &out, llvm::StringRef text) {
+  putU64(out, text.size());
+  out += text;
+}
+
+bool getBytes(llvm::StringRef bytes, size_t &at, llvm::StringRef &field) {
+  uint64_t size = 0;
+  if (!getU64(bytes, at, size) || size > bytes.size() - at)
+    return false;
+  field = bytes.substr(at, size);
+  at += size;
+  return true;
+}
+
+bool getString(llvm::StringRef bytes, size_t &at, std::string &text) {
+  llvm::StringRef field;
+  if (!getBytes(bytes, at, field))
+    return false;
+  text = field.str();
+  return true;
+}
+
+/// What the evaluating child needs (it is made by a fork server that has
+/// none of this process's data, runtime/Sandbox.h): the reference model's
+/// text, its entry, its weights and the inputs.
+std::string encodeEvaluation(const rt::Package &package,
+                             const std::string &text,
+                             const std::vector<rt::HostTensor> &inputs) {
+  std::string out;
+  putString(out, text);
+  putString(out, package.entry);
+  putU64(out, package.referenceBlobs.size());
+  for (const rt::ReferenceBlob &blob : package.referenceBlobs) {
+    putString(out, blob.key);
+    putU64(out, blob.alignment);
+    putString(
+        out,
+        blob.inConstants
+            ? llvm::StringRef(reinterpret_cast<const char *>(
+                                  package.constants.data() + blob.offset),
+                              blob.size)
+            : llvm::StringRef(reinterpret_cast<const char *>(blob.data.data()),
+                              blob.data.size()));
+  }
+  out += encodeTensors(inputs);
+  return out;
+}
+
+/// encodeEvaluation's bytes as a package of only the entry and the
+/// weights (their bytes their own), the text and the inputs.
+bool decodeEvaluation(llvm::StringRef bytes, rt::Package &package,
+                      std::string &text, std::vector<rt::HostTensor> &inputs) {
+  size_t at = 0;
+  uint64_t blobs = 0;
+  if (!getString(bytes, at, text) || !getString(bytes, at, package.entry) ||
+      !getU64(bytes, at, blobs) || blobs > (bytes.size() - at) / 24)
+    return false;
+  package.referenceBlobs.resize(size_t(blobs));
+  for (rt::ReferenceBlob &blob : package.referenceBlobs) {
+    llvm::StringRef data;
+    if (!getString(bytes, at, blob.key) || !getU64(bytes, at, blob.alignment) ||
+        !getBytes(bytes, at, data))
+      return false;
+    blob.data.assign(data.bytes_begin(), data.bytes_end());
+  }
+  if (at >= bytes.size() || bytes[at] != 'T')
+    return false;
+  ++at;
+  return decodeTensorList(bytes, at, inputs) && at == bytes.size();
+}
+
+/// Parses and evaluates the reference model (in the child): its outputs
+/// as encodeTensors writes them, or an error.
+std::string evaluate(const rt::Package &package, const std::string &text,
+                     const std::vector<rt::HostTensor> &inputs) {
+  rt::setChildStage(kReading);
+  DialectRegistry registry;
+  registerDlcDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  DiagnosticCollector diagnostics(context);
+  llvm::SourceMgr sourceMgr;
+  OwningOpRef<ModuleOp> module =
+      parseReferenceText(package, text, sourceMgr, context);
+  if (!module)
+    return encodeError("the package's reference model does not parse:\n" +
+                       diagnostics.text);
+  FailureOr<func::FuncOp> func = findEntry(*module, package.entry);
+  if (failed(func))
+    return encodeError(diagnostics.text);
+  rt::setChildStage(kEvaluating);
+  auto outputs = mlir::dlc::evaluateReference(*func, inputs);
+  if (failed(outputs))
+    return encodeError(diagnostics.text.empty()
+                           ? "the reference interpreter failed"
+                           : StringRef(diagnostics.text).rtrim().str());
+  return encodeTensors(*outputs);
+}
+
+/// The evaluating child's job (runtime/Sandbox.h).
+std::string evaluationJob(std::string_view input) {
+  rt::Package package;
+  std::string text;
+  std::vector<rt::HostTensor> inputs;
+  if (!decodeEvaluation(llvm::StringRef(input.data(), input.size()), package,
+                        text, inputs))
+    return encodeError("internal error: the reference check's child got a "
+                       "malformed request");
+  return evaluate(package, text, inputs);
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> parseReferenceModel(const rt::Package &package,
+                                          llvm::SourceMgr &sourceMgr,
+                                          MLIRContext &context) {
+  if (rt::Status bounds = checkReferenceBounds(package); !bounds) {
+    emitError(UnknownLoc::get(&context)) << bounds.message();
+    return nullptr;
+  }
+  prepareForFork();
+  rt::Result<std::string> text = referenceText(package);
+  if (!text) {
+    emitError(UnknownLoc::get(&context)) << text.message();
+    return nullptr;
+  }
+  return parseReferenceText(package, *text, sourceMgr, context);
+}
+
+rt::Result<std::vector<rt::HostTensor>>
+runReference(const rt::Package &package,
+             const std::vector<rt::HostTensor> &inputs) {
+  if (package.referenceIR.empty())
+    return rt::Status::error("the package holds no reference model (it was "
+                             "compiled with --no-reference-model)");
+  if (rt::Status bounds = checkReferenceBounds(package); !bounds)
+    return bounds;
+  if (!rt::inChild())
+    prepareForFork();
+  // Bytecode is read in a child of its own: the child that evaluates the
+  // model parses only text, on a heap MLIR's bytecode reader never touched.
+  rt::Result<std::string> text = referenceText(package);
+  if (!text)
+    return text.status();
+  if (rt::inChild())
+    return decodeTensors(evaluate(package, *text, inputs), package);
+  rt::ChildResult child =
+      rt::runInChild(referenceLimits(package), evaluationJob,
+                     encodeEvaluation(package, *text, inputs));
+  if (!child.returned())
+    return rt::Status::error(childFailure(child));
+  return decodeTensors(child.output, package);
 }
 
 } // namespace dlc

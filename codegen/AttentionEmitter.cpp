@@ -200,9 +200,9 @@ __device__ __forceinline__ void dlc_attn_portable(
 
 // The tensor-core path exists on sm_80+ GPUs, and on the sim device only
 // when the source asks for it (DLC_ATTN_SIM_MMA, a test hook: the products
-// are then emulated with warp shuffles).
-#if (!defined(DLC_SIM) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || \
-    (defined(DLC_SIM) && defined(DLC_ATTN_SIM_MMA))
+// are then emulated with warp shuffles). One line: the sim device accepts
+// no line continuation.
+#if (!defined(DLC_SIM) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || (defined(DLC_SIM) && defined(DLC_ATTN_SIM_MMA))
 #define DLC_ATTN_MMA 1
 
 // Two 16-bit elements as one 32-bit word (the first in the low half).
@@ -549,12 +549,16 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
 
   out.op = op;
   out.info.name = name;
-  // Query row i sees keys [0, i + 1 + sk - sq) when causal.
-  double pairs = 0;
-  for (int64_t i = 0; i < sq; ++i)
-    pairs += op.getCausal()
-                 ? double(std::clamp<int64_t>(i + 1 + sk - sq, 0, sk))
-                 : double(sk);
+  // Query row i sees keys [0, i + 1 + sk - sq) when causal: none for the
+  // first max(sq - sk, 0) rows, then 1 + first, 2 + first, ... sk keys (in
+  // closed form: sq can be 2^32 in a tensor of no elements).
+  double pairs = double(sq) * double(sk);
+  if (op.getCausal()) {
+    int64_t skipped = std::clamp<int64_t>(sq - sk, 0, sq);
+    double rows = double(sq - skipped);
+    double first = double(skipped + 1 + sk - sq);
+    pairs = rows * (first + double(sk)) / 2;
+  }
   out.flops = 2.0 * double(d + dv) * pairs * double(batches);
   out.label =
       fmt::format("{}: attention {}x{}x{} d{}", name, batches, sq, sk, d);
@@ -609,6 +613,11 @@ LogicalResult emitOne(AttentionOp op, unsigned number, std::string &source,
       return op.emitOpError() << "needs " << batches * tiles
                               << " thread blocks; at most 2^31 - 1 are "
                                  "supported";
+    // A launch has at most rt::kMaxLaunchThreads threads (validatePackage).
+    if (batches * tiles > int64_t(rt::kMaxLaunchThreads) / kThreads)
+      return op.emitOpError()
+             << "needs " << batches * tiles << " thread blocks of " << kThreads
+             << " threads; a launch may have at most 2^31 - 1 threads";
     out.grid[0] = static_cast<uint32_t>(batches * tiles);
     out.block[0] = kThreads;
     out.info.usesBarriers = true;

@@ -56,6 +56,17 @@ int32_t GemmEpilogueKernels::get(const rt::GemmStep &g, rt::Package &pkg) {
   rt::KernelInfo info;
   info.name = name;
   info.usesBarriers = false;
+  // Launched by the runtime with kEpilogueThreads threads a block and at
+  // most kEpilogueMaxBlocks blocks; C, read and written whole; the bias, N
+  // elements (nothing without one: the kernel does not read it, and the
+  // runtime passes a null pointer).
+  static_assert(rt::kEpilogueThreads == 256, "the kernel above strides by 256");
+  rt::KernelSignature &sig = info.signature.emplace();
+  sig.block[0] = rt::kEpilogueThreads;
+  sig.grid[0] = rt::kEpilogueMaxBlocks;
+  const uint64_t es = rt::dtypeSize(g.dtype);
+  sig.params = {{uint64_t(total) * es, /*writes=*/true},
+                {g.bias ? uint64_t(g.n) * es : 0, /*writes=*/false}};
   pkg.kernels.push_back(info);
   return it->second;
 }

@@ -31,9 +31,6 @@
 
 namespace mlir::dlc {
 
-/// The most blocks a grid's x dimension holds.
-constexpr int64_t kMaxGrid = 2147483647;
-
 /// The static shape of `v`.
 inline ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();

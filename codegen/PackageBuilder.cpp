@@ -141,12 +141,18 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
              << "refers to the resource '" << resource.getRawHandle().getKey()
              << "', whose data is not loaded";
     ArrayRef<char> raw = data->getData();
-    if (*dtype == rt::DType::I1 || raw.size() != bytes)
-      return op.emitOpError()
-             << "resource holds " << raw.size() << " bytes, but " << bytes
-             << " are needed for " << n << " elements";
-    if (bytes != 0)
+    if (std::string wrong = resourceSizeError(type, raw.size(),
+                                              resource.getRawHandle().getKey());
+        !wrong.empty())
+      return op.emitOpError() << wrong;
+    if (*dtype == rt::DType::I1) {
+      // One byte per element; any non-zero byte is true, as the reference
+      // interpreter reads it, and is stored as 1.
+      for (uint64_t i = 0; i < bytes; ++i)
+        dst[i] = raw[i] != 0 ? 1 : 0;
+    } else if (bytes != 0) {
       std::memcpy(dst, raw.data(), bytes);
+    }
   } else {
     return op.emitOpError() << "has a value the package cannot store "
                                "(expected dense or dense_resource elements)";
@@ -223,13 +229,24 @@ PackageBuilder::addLaunch(Operation *op, const rt::KernelInfo &info,
     k.block[d] = block[d];
   }
   k.sharedBytes = sharedBytes;
-  // The kernel's parameters: its operands (or the given inputs), then its
-  // results.
-  for (Value v : inputs ? *inputs : ValueRange(op->getOperands()))
+  // The kernel's signature, which validatePackage holds every launch to:
+  // this launch shape, and its parameters: its operands (or the given
+  // inputs), read, then its results, written; each the whole tensor.
+  rt::KernelInfo signedInfo = info;
+  rt::KernelSignature &sig = signedInfo.signature.emplace();
+  for (int d = 0; d < 3; ++d) {
+    sig.grid[d] = grid[d];
+    sig.block[d] = block[d];
+  }
+  for (Value v : inputs ? *inputs : ValueRange(op->getOperands())) {
     k.args.push_back(storageOf(v));
-  for (Value v : op->getResults())
+    sig.params.push_back({byteSize(v), /*writes=*/false});
+  }
+  for (Value v : op->getResults()) {
     k.args.push_back(storage[v]);
-  pkg.kernels.push_back(info);
+    sig.params.push_back({byteSize(v), /*writes=*/true});
+  }
+  pkg.kernels.push_back(std::move(signedInfo));
   pkg.steps.push_back(std::move(step));
   return success();
 }
@@ -533,6 +550,12 @@ FailureOr<rt::Package> PackageBuilder::build() {
       pkg.steps.back().kernel.flops = emitted.flops;
     } else if (isa<func::ReturnOp>(op)) {
       continue;
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      // dlc compile inlines calls first (dlc-inline-calls).
+      return call.emitOpError()
+             << "calls '@" << call.getCallee()
+             << "'; code generation takes a function without calls (run "
+                "dlc-inline-calls first)";
     } else {
       return op.emitOpError()
              << "cannot appear at the top level of a function given to code "

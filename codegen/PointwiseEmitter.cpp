@@ -112,9 +112,12 @@ void PointwiseEmitter::emitTemplate(EmittedKernel &out) {
     vec = 1;
   int64_t threads = numel / vec;
   int64_t blocks = (threads + kPointwiseBlock - 1) / kPointwiseBlock;
-  bool gridStride = blocks > kMaxGrid;
   int64_t blockDim = std::min<int64_t>(
       kPointwiseBlock, std::max<int64_t>(32, (threads + 31) / 32 * 32));
+  // A launch has at most rt::kMaxLaunchThreads threads (validatePackage):
+  // beyond, a grid-stride loop (only with 64-bit indices: fewer threads
+  // than that fit in int).
+  bool gridStride = blocks > int64_t(rt::kMaxLaunchThreads) / blockDim;
   out.block[0] = blockDim;
   out.grid[0] = gridStride ? 1 << 20 : std::max<int64_t>(blocks, 1);
 

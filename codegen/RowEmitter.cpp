@@ -131,13 +131,21 @@ void RowEmitter::emitTemplate(EmittedKernel &out) {
   stride = warpPerRow ? 32 : blockDim;
   laneVar = warpPerRow ? "lane" : "tid";
 
+  // The row loop's increment may take a row index to about twice the row
+  // count: past 2^30 rows that needs 64 bits.
+  if (rows >= (int64_t(1) << 30))
+    idxType = "long long";
+
   top = root.get();
   line(top, "const int lane = threadIdx.x & 31;");
   declare(top, "lane", 32);
   if (warpPerRow) {
     int64_t rowsPerBlock = blockDim / 32;
     int64_t blocks = (rows + rowsPerBlock - 1) / rowsPerBlock;
-    out.grid[0] = std::max<int64_t>(1, std::min(blocks, kMaxGrid));
+    // At most rt::kMaxLaunchThreads threads a launch; the loop takes the
+    // rest.
+    out.grid[0] = std::max<int64_t>(
+        1, std::min(blocks, int64_t(rt::kMaxLaunchThreads) / blockDim));
     rowScope = openScope(
         top,
         fmt::format("for ({0} row = ({0})blockIdx.x * {1} + ({0})(threadIdx.x "
@@ -145,8 +153,12 @@ void RowEmitter::emitTemplate(EmittedKernel &out) {
                     idxType, rowsPerBlock, rows),
         /*barrier=*/true);
   } else {
-    if (rows > kMaxGrid) {
-      fail(kernel, "has more rows than a CUDA grid can hold");
+    // A block per row, at most rt::kMaxLaunchThreads threads a launch.
+    if (rows > int64_t(rt::kMaxLaunchThreads) / blockDim) {
+      fail(kernel, "has " + Twine(rows) + " rows of " + Twine(rowLength) +
+                       " elements, a block of " + Twine(blockDim) +
+                       " threads each; a launch may have at most 2^31 - 1 "
+                       "threads");
       return;
     }
     out.grid[0] = std::max<int64_t>(1, rows);

@@ -9,6 +9,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -26,11 +27,27 @@ using namespace mlir::dlc;
 #include "ir/DlcDialect.cpp.inc"
 #include "ir/DlcEnums.cpp.inc"
 
+namespace {
+/// Every dlc op may be inlined: the ops are pure tensor computations (or
+/// kernels of them) that refer to nothing outside their operands, so the
+/// body of a called function can take the call's place (dlc-inline-calls).
+struct DlcInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void DlcDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "ir/DlcOps.cpp.inc"
       >();
+  addInterfaces<DlcInlinerInterface>();
 }
 
 Operation *DlcDialect::materializeConstant(OpBuilder &builder, Attribute value,
@@ -1197,7 +1214,11 @@ LogicalResult KernelOp::verify() {
                            << operand.getType() << " but body argument #" << i
                            << " has type " << arg.getType();
   }
-  auto yield = cast<YieldOp>(block.getTerminator());
+  // The op's verifier runs before the region's (which would report this):
+  // a body must not be assumed to end in dlc.yield.
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
+  if (!yield)
+    return emitOpError() << "expects its body to end in 'dlc.yield'";
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields " << yield.getValues().size()
                          << " values whose types differ from its "

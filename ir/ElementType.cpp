@@ -2,6 +2,7 @@
 #include "ir/ElementType.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -109,6 +110,26 @@ int64_t mlir::dlc::elementBytes(Type type) {
 
 int64_t mlir::dlc::tensorBytes(ShapedType type) {
   return type.getNumElements() * elementBytes(type.getElementType());
+}
+
+std::string mlir::dlc::resourceSizeError(ShapedType type, uint64_t bytes,
+                                         llvm::StringRef key) {
+  int64_t n = type.getNumElements();
+  int64_t size = elementBytes(type.getElementType());
+  // n * size fits: dlc's verifiers bound tensor sizes.
+  uint64_t needed = uint64_t(n) * uint64_t(size);
+  if (bytes == needed)
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "the resource '" << key << "' holds " << bytes << " bytes, but " << type
+     << " needs " << needed << " (" << n
+     << (n == 1 ? " element of " : " elements of ") << size
+     << (size == 1 ? " byte" : " bytes");
+  if (type.getElementType().isInteger(1))
+    os << ": a dense_resource stores i1 one byte per element";
+  os << ")";
+  return s;
 }
 
 const char *mlir::dlc::cudaStorageType(rt::DType dtype) {

@@ -16,6 +16,7 @@
 #include "llvm/ADT/APFloat.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::dlc {
 namespace rt = ::dlc::rt;
@@ -45,6 +46,14 @@ double toDouble(llvm::APFloat f);
 int64_t elementBytes(Type type);
 /// Bytes of a statically shaped tensor: elements times elementBytes.
 int64_t tensorBytes(ShapedType type);
+
+/// Why a dense_resource blob `key` of `bytes` bytes cannot be the data of a
+/// constant of `type` (a statically shaped tensor of a dlc element type),
+/// or "" when its size is right: one stored element after another, i1 one
+/// byte per element as MLIR's DenseBoolResourceElementsAttr stores it. The
+/// message names the blob, the type, and the size it needs.
+std::string resourceSizeError(ShapedType type, uint64_t bytes,
+                              llvm::StringRef key);
 
 /// The CUDA C type an element is stored as in device memory ("float",
 /// "unsigned short" for f16 and bf16, "unsigned char" for i1, ...).

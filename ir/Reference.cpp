@@ -286,6 +286,11 @@ private:
   /// Values of the ops evaluated so far. Shared pointers keep references
   /// stable while the map grows and let reshape and kernel arguments alias.
   llvm::DenseMap<Value, TensorPtr> env;
+
+public:
+  /// Elements of every tensor made so far (inputs and op results; values
+  /// are kept to the end): at most kReferenceElementBudget.
+  int64_t elements = 0;
 };
 
 /// The largest tensor the interpreter evaluates (8 GiB of doubles).
@@ -341,6 +346,18 @@ LogicalResult Interpreter::evalOp(Operation *op) {
              << " elements; the reference interpreter evaluates tensors of at "
                 "most "
              << kMaxReferenceElements << " elements";
+    // All values together, so that a model of many large constants cannot
+    // make the interpreter allocate without bound either. (A kernel's
+    // results are its body's values, counted there.)
+    if (isa<KernelOp>(op))
+      continue;
+    if (n > kReferenceElementBudget - elements)
+      return op->emitOpError()
+             << "has a result of " << n << " elements, which would bring the "
+             << "reference interpreter's tensors to " << elements + n
+             << " elements; it evaluates models whose values hold at most "
+             << kReferenceElementBudget << " elements in all";
+    elements += n;
   }
 
   if (auto kernel = dyn_cast<KernelOp>(op)) {
@@ -443,10 +460,11 @@ FailureOr<Tensor> Interpreter::evalConstant(ConstantOp op) {
              << "refers to the resource '" << resource.getRawHandle().getKey()
              << "', whose data is not loaded";
     ArrayRef<char> bytes = blob->getData();
-    if ((int64_t)bytes.size() != n * (int64_t)byteSize(e))
-      return op.emitOpError()
-             << "resource holds " << bytes.size() << " bytes, but "
-             << n * byteSize(e) << " are needed for " << n << " elements";
+    if (std::string wrong =
+            resourceSizeError(cast<ShapedType>(op.getType()), bytes.size(),
+                              resource.getRawHandle().getKey());
+        !wrong.empty())
+      return op.emitOpError() << wrong;
     for (int64_t i = 0; i < n; ++i)
       t.data[i] = decodeElement(
           e, reinterpret_cast<const uint8_t *>(bytes.data()) + i * byteSize(e));
@@ -1273,6 +1291,13 @@ mlir::dlc::evaluateReference(func::FuncOp func,
              << ", but the function expects " << describeTensor(e, shape);
     }
     int64_t n = numElements(shape);
+    if (n > kReferenceElementBudget - interp.elements)
+      return func.emitOpError()
+             << "input #" << i << " has " << n
+             << " elements; the reference interpreter evaluates models whose "
+                "values hold at most "
+             << kReferenceElementBudget << " elements in all";
+    interp.elements += n;
     if (host.data.size() != (size_t)n * byteSize(e))
       return func.emitOpError()
              << "input #" << i << " holds " << host.data.size()

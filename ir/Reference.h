@@ -19,6 +19,10 @@
 
 namespace mlir::dlc {
 
+/// The elements the reference interpreter's tensors may hold in all (2 GiB
+/// of doubles): inputs and every op's result, which are kept to the end.
+constexpr int64_t kReferenceElementBudget = int64_t(1) << 28;
+
 /// Evaluates `func` op by op in double precision on the CPU. `func` must hold
 /// dlc IR (dlc ops, dlc.kernel, func.return), before or after fusion and
 /// memory planning. Inputs and outputs are host tensors of the function's
@@ -31,7 +35,9 @@ namespace mlir::dlc {
 /// integer division truncates. i64 values are exact up to 2^53.
 ///
 /// Wrong input count, type or shape, an op that is not dlc, or an integer
-/// division by zero are diagnosed at the function or op and give failure.
+/// division by zero are diagnosed at the function or op and give failure;
+/// so is a tensor of more than 2^30 elements, or a value that would bring
+/// the elements of all tensors over kReferenceElementBudget.
 FailureOr<std::vector<rt::HostTensor>>
 evaluateReference(func::FuncOp func, const std::vector<rt::HostTensor> &inputs);
 

@@ -46,7 +46,8 @@ struct PipelineOptions : ::dlc::PipelineOptions {
 /// option spelled out.
 std::string formatPipelineOptions(const PipelineOptions &options);
 
-/// TOSA to dlc, then (with `canonicalize`) canonicalization and CSE, then
+/// Calls of the module's functions inlined (dlc-inline-calls), TOSA to dlc,
+/// then (with `canonicalize`) canonicalization and CSE, then
 /// each function's dlc.source_ops: the number of dlc ops before fusion.
 void buildLoweringPipeline(OpPassManager &pm, bool canonicalize = true);
 /// Fusion and memory planning on lowered dlc IR.

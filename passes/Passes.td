@@ -4,6 +4,20 @@
 
 include "mlir/Pass/PassBase.td"
 
+def InlineCalls : Pass<"dlc-inline-calls", "ModuleOp"> {
+  let summary = "Inline the calls of one function of the module by another";
+  let description = [{
+    Code generation compiles one function, so a `func.call` of another
+    function of the module (a helper) is replaced by the callee's body with
+    MLIR's inliner; private functions left without callers are removed. The
+    first step of the lowering pipeline.
+
+    A call that cannot be inlined is an error at its location: a call of a
+    declaration without a body, and a recursive call (a function that calls
+    itself, directly or through others), which names the cycle.
+  }];
+}
+
 def LowerTosa : Pass<"dlc-lower-tosa", "func::FuncOp"> {
   let summary = "Lower TOSA operations to the dlc dialect";
   let description = [{

@@ -9,6 +9,7 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize) {
+  pm.addPass(createInlineCalls());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createLowerTosa());
   if (canonicalize) {

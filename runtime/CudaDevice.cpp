@@ -264,6 +264,13 @@ Status CudaDevice::init() {
                          " device" + (count == 1 ? "" : "s") + ")");
   DLC_RT_RETURN_IF_ERROR(ctx_.check(
       cu->cuDeviceGet(&ctx_.device, opts_.cudaDevice), "cuDeviceGet"));
+  // The package must fit in the GPU's memory before anything is allocated
+  // (or a context made).
+  size_t totalMemory = 0;
+  DLC_RT_RETURN_IF_ERROR(ctx_.check(
+      cu->cuDeviceTotalMem(&totalMemory, ctx_.device), "cuDeviceTotalMem"));
+  DLC_RT_RETURN_IF_ERROR(checkMemoryFits(pkg_, uint64_t(totalMemory),
+                                         "the device has", opts_.maxMemory));
   CUcontext ctx = nullptr;
   DLC_RT_RETURN_IF_ERROR(
       ctx_.check(cu->cuDevicePrimaryCtxRetain(&ctx, ctx_.device),
@@ -369,7 +376,12 @@ Status CudaDevice::fetchOutputs(const RunBuffers &buffers,
                                 std::vector<HostTensor> &outputs) {
   outputs.reserve(pkg_.outputs.size());
   for (size_t i = 0; i < pkg_.outputs.size(); ++i) {
-    outputs.emplace_back(pkg_.outputs[i].dtype, pkg_.outputs[i].shape);
+    Result<HostTensor> allocated =
+        HostTensor::allocate(pkg_.outputs[i].dtype, pkg_.outputs[i].shape,
+                             "output #" + std::to_string(i));
+    if (!allocated)
+      return allocated.status();
+    outputs.push_back(allocated.take());
     HostTensor &t = outputs.back();
     if (!t.data.empty())
       DLC_RT_RETURN_IF_ERROR(ctx_.check(

@@ -46,6 +46,7 @@ namespace dlc::rt {
   X(cuDeviceGet, CUDA_ERROR_INVALID_DEVICE, Before, None, 0)                   \
   X(cuDeviceGetName, CUDA_ERROR_INVALID_DEVICE, Before, None, 0)               \
   X(cuDeviceGetAttribute, CUDA_ERROR_INVALID_DEVICE, Before, None, 0)          \
+  X(cuDeviceTotalMem, CUDA_ERROR_INVALID_DEVICE, Before, None, 0)              \
   X(cuDevicePrimaryCtxRetain, CUDA_ERROR_OUT_OF_MEMORY, Before, Context, 1)    \
   X(cuDevicePrimaryCtxRelease, CUDA_ERROR_INVALID_DEVICE, After, Context, -1)  \
   X(cuCtxPushCurrent, CUDA_ERROR_INVALID_CONTEXT, Before, PushedContext, 1)    \

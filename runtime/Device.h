@@ -168,10 +168,14 @@ public:
 
 /// Both take a package that validatePackage accepted and keep a reference
 /// to it; `forceEpilogueFallback` is the executor's forceEpilogueFallback().
+/// Each checks that the package's memory fits the device (checkMemoryFits:
+/// the GPU's memory on cuda, the host's on sim, lowered by
+/// options.maxMemory) before it allocates anything.
 Result<std::unique_ptr<Device>> createCudaDevice(const Package &package,
                                                  const SessionOptions &options,
                                                  bool forceEpilogueFallback);
-Result<std::unique_ptr<Device>> createSimDevice(const Package &package);
+Result<std::unique_ptr<Device>> createSimDevice(const Package &package,
+                                                const SessionOptions &options);
 
 } // namespace dlc::rt
 

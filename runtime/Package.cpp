@@ -19,15 +19,38 @@
 
 namespace dlc::rt {
 
+Checked TensorDesc::elementCount() const { return checkedProduct(shape); }
+
+Checked TensorDesc::checkedByteSize() const {
+  return elementCount() * uint64_t(dtypeSize(dtype));
+}
+
 int64_t TensorDesc::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  return int64_t(std::min<uint64_t>(elementCount().valueOr(INT64_MAX),
+                                    uint64_t(INT64_MAX)));
 }
 
 uint64_t TensorDesc::byteSize() const {
-  return uint64_t(numElements()) * dtypeSize(dtype);
+  return checkedByteSize().valueOr(UINT64_MAX);
+}
+
+std::string MemoryNeeds::describe() const {
+  auto show = [](Checked c) {
+    return c.ok() ? formatBytes(*c.value()) : std::string("over 2^64 bytes");
+  };
+  return "arena " + show(arena) + ", inputs " + show(inputs) + ", outputs " +
+         show(outputs) + ", constants " + show(constants);
+}
+
+MemoryNeeds memoryNeeds(const Package &package) {
+  MemoryNeeds needs;
+  needs.arena = package.arenaBytes;
+  for (const TensorDesc &d : package.inputs)
+    needs.inputs += d.checkedByteSize();
+  for (const TensorDesc &d : package.outputs)
+    needs.outputs += d.checkedByteSize();
+  needs.constants = uint64_t(package.constants.size());
+  return needs;
 }
 
 const char *gemmEpilogueName(GemmEpilogue epilogue) {
@@ -267,14 +290,32 @@ Status parseMeta(SectionParser &p, Package &pkg) {
   return p.finish();
 }
 
-Status parseKernels(SectionParser &p, Package &pkg) {
+/// The kernels; since version 5 each with its signature.
+Status parseKernels(SectionParser &p, Package &pkg, uint32_t version) {
+  const bool signatures = version >= kSignatureVersion;
   uint32_t n;
-  if (!p.count(n, 9))
+  // A name's length (8) and the barrier flag (1), then block and grid (24)
+  // and the parameter count (4).
+  if (!p.count(n, signatures ? 37 : 9))
     return p.failure();
   pkg.kernels.resize(n);
-  for (KernelInfo &k : pkg.kernels)
-    if (!p.reader().string(k.name) || !p.flag(k.usesBarriers))
+  for (KernelInfo &k : pkg.kernels) {
+    ByteReader &r = p.reader();
+    if (!r.string(k.name) || !p.flag(k.usesBarriers))
       return p.failure();
+    if (!signatures)
+      continue;
+    KernelSignature &sig = k.signature.emplace();
+    uint32_t params = 0;
+    if (!(r.u32(sig.block[0]) && r.u32(sig.block[1]) && r.u32(sig.block[2]) &&
+          r.u32(sig.grid[0]) && r.u32(sig.grid[1]) && r.u32(sig.grid[2]) &&
+          p.count(params, 9)))
+      return p.failure();
+    sig.params.resize(params);
+    for (KernelParam &param : sig.params)
+      if (!r.u64(param.bytes) || !p.flag(param.writes))
+        return p.failure();
+  }
   return p.finish();
 }
 
@@ -423,6 +464,16 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
   for (const KernelInfo &k : pkg.kernels) {
     w.string(k.name);
     w.u8(k.usesBarriers ? 1 : 0);
+    const KernelSignature sig = k.signature.value_or(KernelSignature());
+    for (uint32_t v : sig.block)
+      w.u32(v);
+    for (uint32_t v : sig.grid)
+      w.u32(v);
+    w.u32(uint32_t(sig.params.size()));
+    for (const KernelParam &param : sig.params) {
+      w.u64(param.bytes);
+      w.u8(param.writes ? 1 : 0);
+    }
   }
   writeSection(payload, kKernels, body);
 
@@ -596,6 +647,7 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
     return Status::error("checksum mismatch: the file is corrupt");
 
   Package pkg;
+  pkg.formatVersion = version;
   std::set<uint32_t> seen;
   std::vector<std::vector<KernelResources>> resources;
   std::vector<std::pair<uint32_t, double>> kernelFlops;
@@ -623,7 +675,7 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
     } else if (sectionTag == kSource) {
       st = p.reader().string(pkg.cudaSource) ? p.finish() : p.failure();
     } else if (sectionTag == kKernels) {
-      st = parseKernels(p, pkg);
+      st = parseKernels(p, pkg, version);
     } else if (sectionTag == kCubins) {
       st = parseCubins(p, pkg);
     } else if (sectionTag == kSteps) {
@@ -765,19 +817,26 @@ const char *refKindName(BufferRef::Kind kind) {
   return "?";
 }
 
+/// "2^64 or more" for an overflowed value.
+std::string show(Checked c) {
+  return c.ok() ? std::to_string(*c.value()) : std::string("2^64 or more");
+}
+
+/// The most elements a tensor description may have: 2^56 (a 512 PiB
+/// tensor of i64), so that its byte size and every sum of a few of them
+/// fits in 64 bits.
+constexpr uint64_t kMaxElements = uint64_t(1) << 56;
+
 Status checkDesc(const TensorDesc &d, const std::string &what) {
   if (uint8_t(d.dtype) > uint8_t(DType::I1))
     return Status::error(what + " has an invalid element type");
-  uint64_t n = 1;
-  for (int64_t dim : d.shape) {
+  for (int64_t dim : d.shape)
     if (dim < 0)
       return Status::error(
           what + " has a negative dimension: " + describe(d.dtype, d.shape));
-    if (dim != 0 && n > (uint64_t(1) << 56) / uint64_t(dim))
-      return Status::error(what +
-                           " is too large: " + describe(d.dtype, d.shape));
-    n *= uint64_t(dim);
-  }
+  if (!d.elementCount().fitsIn(kMaxElements) || !d.checkedByteSize().ok())
+    return Status::error(what + " is too large: " + describe(d.dtype, d.shape) +
+                         " has more than 2^56 elements");
   return Status::ok();
 }
 
@@ -811,15 +870,16 @@ Status checkRef(const Package &pkg, const BufferRef &ref,
   Result<uint64_t> size = bufferSize(pkg, ref, where);
   if (!size)
     return size.status();
-  if (ref.offset > *size || ref.bytes > *size - ref.offset) {
+  Checked end = Checked(ref.offset) + ref.bytes;
+  if (!end.fitsIn(*size)) {
     std::string buffer = refKindName(ref.kind);
     if (ref.kind == BufferRef::Kind::Input ||
         ref.kind == BufferRef::Kind::Output)
       buffer += " #" + std::to_string(ref.index);
     return Status::error(where + " refers to " + buffer + " bytes [" +
-                         std::to_string(ref.offset) + ", " +
-                         std::to_string(ref.offset + ref.bytes) + ") but " +
-                         buffer + " has " + std::to_string(*size) + " bytes");
+                         std::to_string(ref.offset) + ", " + show(end) +
+                         ") but " + buffer + " has " + std::to_string(*size) +
+                         " bytes");
   }
   return Status::ok();
 }
@@ -841,8 +901,20 @@ bool isIdentifier(const std::string &s) {
   return true;
 }
 
+/// Elements from the first to the last of one `rows` x `cols` matrix with
+/// row stride `ld`: (rows-1)*ld + cols, 0 for an empty one.
+Checked matrixExtent(int64_t rows, int64_t cols, int64_t ld) {
+  if (rows <= 0 || cols <= 0)
+    return 0;
+  return Checked::fromSigned(rows - 1) * Checked::fromSigned(ld) +
+         Checked::fromSigned(cols);
+}
+
 /// Checks that one GEMM operand's elements lie inside its BufferRef: the last
-/// element touched is at (batch-1)*stride + (rows-1)*ld + cols-1.
+/// element touched is at (batch-1)*stride + (rows-1)*ld + cols-1, computed
+/// with overflow-checked arithmetic (an overflow is an error). The matrices
+/// of a batch may not overlap (stride 0, one matrix for all, or at least
+/// one matrix's extent), which bounds a GEMM's work by its operands' sizes.
 Status checkGemmOperand(const char *name, const BufferRef &ref, int64_t rows,
                         int64_t cols, int64_t ld, int64_t stride, int64_t batch,
                         size_t elemSize, const std::string &where) {
@@ -854,15 +926,160 @@ Status checkGemmOperand(const char *name, const BufferRef &ref, int64_t rows,
     return Status::error(what + " has a negative batch stride");
   if (rows == 0 || cols == 0)
     return Status::ok();
-  // Compute in unsigned 128-bit-safe steps: all factors are < 2^40 after the
-  // checks in validatePackage, so 64 bits suffice.
-  uint64_t last = uint64_t(batch - 1) * uint64_t(stride) +
-                  uint64_t(rows - 1) * uint64_t(ld) + uint64_t(cols - 1);
-  uint64_t needed = (last + 1) * elemSize;
-  if (needed > ref.bytes)
-    return Status::error(what + " needs " + std::to_string(needed) +
+  Checked extent = matrixExtent(rows, cols, ld);
+  if (batch > 1 && stride != 0 && !(extent.fitsIn(uint64_t(stride))))
+    return Status::error(what + " has batch stride " + std::to_string(stride) +
+                         " but each of its matrices spans " + show(extent) +
+                         " elements: the batch's matrices overlap");
+  Checked needed =
+      (Checked::fromSigned(batch - 1) * Checked::fromSigned(stride) + extent) *
+      uint64_t(elemSize);
+  if (!needed.fitsIn(ref.bytes))
+    return Status::error(what + " needs " + show(needed) +
                          " bytes but its buffer reference covers " +
                          std::to_string(ref.bytes));
+  return Status::ok();
+}
+
+/// "kernel #3 (k3)".
+std::string kernelName(const Package &pkg, size_t kernel) {
+  return "kernel #" + std::to_string(kernel) + " (" + pkg.kernels[kernel].name +
+         ")";
+}
+
+/// "4 x 1 x 1".
+std::string dims(const uint32_t (&d)[3]) {
+  return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " +
+         std::to_string(d[2]);
+}
+
+/// Checks a kernel step against its kernel's signature: the block it was
+/// compiled for, at most its grid, and its parameters.
+Status checkSignature(const Package &pkg, const KernelStep &k,
+                      const std::string &where) {
+  const KernelSignature &sig = *pkg.kernels[k.kernel].signature;
+  const std::vector<KernelParam> &params = sig.params;
+  for (int d = 0; d < 3; ++d) {
+    if (k.block[d] != sig.block[d])
+      return Status::error(where + " launches blocks of " + dims(k.block) +
+                           " threads but " + kernelName(pkg, k.kernel) +
+                           " was compiled for " + dims(sig.block));
+    if (k.grid[d] > sig.grid[d])
+      return Status::error(where + " launches a grid of " + dims(k.grid) +
+                           " blocks but " + kernelName(pkg, k.kernel) +
+                           " handles at most " + dims(sig.grid));
+  }
+  if (k.args.size() != params.size())
+    return Status::error(where + " passes " + std::to_string(k.args.size()) +
+                         " arguments but " + kernelName(pkg, k.kernel) +
+                         " takes " + std::to_string(params.size()));
+  for (size_t a = 0; a < params.size(); ++a) {
+    std::string arg = where + ": argument " + std::to_string(a);
+    if (k.args[a].bytes < params[a].bytes)
+      return Status::error(arg + " covers " + std::to_string(k.args[a].bytes) +
+                           " bytes but " + kernelName(pkg, k.kernel) +
+                           " accesses " + std::to_string(params[a].bytes) +
+                           " through parameter " + std::to_string(a));
+    if (params[a].writes)
+      DLC_RT_RETURN_IF_ERROR(checkWritable(k.args[a], arg));
+  }
+  return Status::ok();
+}
+
+/// The launch limits of a kernel step: CUDA's grid and block dimensions,
+/// at most kMaxLaunchThreads threads, and at most one block per byte of its
+/// arguments (every block of a dlc kernel touches at least one byte of its
+/// own, so more blocks only repeat work; at least one block).
+Status checkLaunch(const KernelStep &k, const std::string &where) {
+  static const uint64_t maxGrid[3] = {0x7fffffffull, 65535, 65535};
+  static const uint64_t maxBlock[3] = {1024, 1024, 64};
+  uint64_t blockThreads = 1;
+  Checked blocks = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (k.grid[d] == 0 || k.grid[d] > maxGrid[d])
+      return Status::error(where + " has grid dimension " + std::to_string(d) +
+                           " = " + std::to_string(k.grid[d]) +
+                           ", outside [1, " + std::to_string(maxGrid[d]) + "]");
+    if (k.block[d] == 0 || k.block[d] > maxBlock[d])
+      return Status::error(where + " has block dimension " + std::to_string(d) +
+                           " = " + std::to_string(k.block[d]) +
+                           ", outside [1, " + std::to_string(maxBlock[d]) +
+                           "]");
+    blockThreads *= k.block[d];
+    blocks *= uint64_t(k.grid[d]);
+  }
+  if (blockThreads > 1024)
+    return Status::error(where + " has " + std::to_string(blockThreads) +
+                         " threads per block; at most 1024 are allowed");
+  Checked threads = blocks * blockThreads;
+  if (!threads.fitsIn(kMaxLaunchThreads))
+    return Status::error(where + " launches " + show(blocks) + " blocks of " +
+                         std::to_string(blockThreads) + " threads, " +
+                         show(threads) +
+                         " threads in all; a launch may have at most 2^31 - 1 "
+                         "(kernels index their threads in 32-bit arithmetic)");
+  if (k.sharedBytes > 227 * 1024)
+    return Status::error(where + " asks for " + std::to_string(k.sharedBytes) +
+                         " bytes of dynamic shared memory; at most 227 "
+                         "KiB are available");
+  Checked argBytes = 0;
+  for (const BufferRef &a : k.args)
+    argBytes += a.bytes;
+  const uint64_t blockBound = std::max<uint64_t>(1, argBytes.valueOr(~0ull));
+  if (*blocks.value() > blockBound)
+    return Status::error(where + " launches " + show(blocks) + " blocks over " +
+                         show(argBytes) +
+                         " bytes of arguments; a kernel launch may have at "
+                         "most one block per byte it is passed");
+  return Status::ok();
+}
+
+/// Checks a GEMM step's epilogue kernel (`g.epilogueKernel` >= 0) against
+/// what the runtime passes it: C (covering `g.c.bytes`) and the bias (or
+/// nothing without one).
+Status checkEpilogueKernel(const Package &pkg, const GemmStep &g,
+                           const std::string &where) {
+  const size_t kernel = size_t(g.epilogueKernel);
+  const KernelSignature &sig = *pkg.kernels[kernel].signature;
+  const std::vector<KernelParam> &params = sig.params;
+  std::string what = where + ": epilogue " + kernelName(pkg, kernel);
+  // The runtime launches it with kEpilogueThreads threads a block and at
+  // most kEpilogueMaxBlocks blocks (epilogueGrid).
+  const uint32_t block[3] = {kEpilogueThreads, 1, 1};
+  for (int d = 0; d < 3; ++d)
+    if (sig.block[d] != block[d])
+      return Status::error(what + " was compiled for blocks of " +
+                           dims(sig.block) +
+                           " threads; the runtime launches "
+                           "epilogue kernels with " +
+                           dims(block));
+  const uint64_t total = (Checked::fromSigned(g.batch) *
+                          Checked::fromSigned(g.m) * Checked::fromSigned(g.n))
+                             .valueOr(~0ull);
+  const uint64_t blocks = std::max<uint64_t>(
+      1, std::min<uint64_t>((total + (kEpilogueThreads - 1)) / kEpilogueThreads,
+                            kEpilogueMaxBlocks));
+  if (blocks > sig.grid[0])
+    return Status::error(what + " handles at most " + dims(sig.grid) +
+                         " blocks; the runtime launches it with " +
+                         std::to_string(blocks));
+  if (params.size() != 2)
+    return Status::error(what + " takes " + std::to_string(params.size()) +
+                         " parameters; an epilogue kernel takes 2 (C and the "
+                         "bias)");
+  if (params[0].bytes > g.c.bytes)
+    return Status::error(what + " accesses " + std::to_string(params[0].bytes) +
+                         " bytes through C, whose buffer reference covers " +
+                         std::to_string(g.c.bytes));
+  const uint64_t biasBytes = g.bias ? g.bias->bytes : 0;
+  if (params[1].bytes > biasBytes)
+    return Status::error(
+        what + " accesses " + std::to_string(params[1].bytes) +
+        " bytes through the bias, " +
+        (g.bias ? "whose buffer reference covers " + std::to_string(biasBytes)
+                : std::string("but the step has none")));
+  if (params[1].writes && g.bias)
+    DLC_RT_RETURN_IF_ERROR(checkWritable(*g.bias, what + ": the bias"));
   return Status::ok();
 }
 
@@ -886,12 +1103,33 @@ Status validatePackage(const Package &pkg) {
 
   std::set<std::string> names;
   for (size_t i = 0; i < pkg.kernels.size(); ++i) {
-    const std::string &name = pkg.kernels[i].name;
-    if (!isIdentifier(name))
+    const KernelInfo &k = pkg.kernels[i];
+    if (!isIdentifier(k.name))
       return Status::error("kernel #" + std::to_string(i) + " has name '" +
-                           name + "', which is not a C identifier");
-    if (!names.insert(name).second)
-      return Status::error("kernel name '" + name + "' appears twice");
+                           k.name + "', which is not a C identifier");
+    if (!names.insert(k.name).second)
+      return Status::error("kernel name '" + k.name + "' appears twice");
+    // Without a signature nothing bounds what a launch of the kernel may
+    // touch, so a package of format 1 to 4 (which recorded none) runs only
+    // when it has no kernels: a version number is as easy to edit as any
+    // field, and accepting the old form would let an edited package skip
+    // every check below.
+    if (!k.signature) {
+      if (pkg.formatVersion >= kSignatureVersion)
+        return Status::error(kernelName(pkg, i) +
+                             " has no signature (its launch shape and "
+                             "parameters)");
+      return Status::error(
+          kernelName(pkg, i) + " has no signature: packages of format " +
+          std::to_string(pkg.formatVersion) +
+          " record none, so their kernels cannot be checked before they run; "
+          "compile the model again with this dlc");
+    }
+    // CUDA's traditional parameter space is 4 KiB: 512 pointers.
+    if (k.signature->params.size() > 512)
+      return Status::error(kernelName(pkg, i) + " takes " +
+                           std::to_string(k.signature->params.size()) +
+                           " parameters; at most 512 are allowed");
   }
   if (!pkg.kernels.empty() && pkg.cudaSource.empty())
     return Status::error("the package has kernels but no CUDA source");
@@ -921,33 +1159,11 @@ Status validatePackage(const Package &pkg) {
         return Status::error(where + " passes " +
                              std::to_string(k.args.size()) +
                              " arguments; at most 512 are allowed");
-      static const uint64_t maxGrid[3] = {0x7fffffffull, 65535, 65535};
-      static const uint64_t maxBlock[3] = {1024, 1024, 64};
-      uint64_t threads = 1;
-      for (int d = 0; d < 3; ++d) {
-        if (k.grid[d] == 0 || k.grid[d] > maxGrid[d])
-          return Status::error(where + " has grid dimension " +
-                               std::to_string(d) + " = " +
-                               std::to_string(k.grid[d]) + ", outside [1, " +
-                               std::to_string(maxGrid[d]) + "]");
-        if (k.block[d] == 0 || k.block[d] > maxBlock[d])
-          return Status::error(where + " has block dimension " +
-                               std::to_string(d) + " = " +
-                               std::to_string(k.block[d]) + ", outside [1, " +
-                               std::to_string(maxBlock[d]) + "]");
-        threads *= k.block[d];
-      }
-      if (threads > 1024)
-        return Status::error(where + " has " + std::to_string(threads) +
-                             " threads per block; at most 1024 are allowed");
-      if (k.sharedBytes > 227 * 1024)
-        return Status::error(where + " asks for " +
-                             std::to_string(k.sharedBytes) +
-                             " bytes of dynamic shared memory; at most 227 "
-                             "KiB are available");
       for (size_t a = 0; a < k.args.size(); ++a)
         DLC_RT_RETURN_IF_ERROR(checkRef(
             pkg, k.args[a], where + ": argument " + std::to_string(a)));
+      DLC_RT_RETURN_IF_ERROR(checkLaunch(k, where));
+      DLC_RT_RETURN_IF_ERROR(checkSignature(pkg, k, where));
       break;
     }
     case Step::Kind::Gemm: {
@@ -970,11 +1186,6 @@ Status validatePackage(const Package &pkg) {
             where + ": epilogue kernel " + std::to_string(g.epilogueKernel) +
             (g.hasEpilogue() ? " is not a kernel of the package"
                              : " on a GEMM without an epilogue"));
-      if (g.epilogueKernel >= 0 &&
-          (g.ldc != g.n || (g.batch > 1 && g.strideC != g.m * g.n)))
-        return Status::error(where + ": an epilogue kernel needs a "
-                                     "contiguous result (ldc = n, strideC = "
-                                     "m * n)");
       const int64_t limit = int64_t(1) << 31;
       if (g.m < 0 || g.n < 0 || g.k < 0 || g.m >= limit || g.n >= limit ||
           g.k >= limit)
@@ -984,6 +1195,16 @@ Status validatePackage(const Package &pkg) {
       if (g.batch < 1 || g.batch >= limit)
         return Status::error(where + ": GEMM batch " + std::to_string(g.batch) +
                              " must lie in [1, 2^31)");
+      // After the size checks, so that sizes out of range say so; checked
+      // all the same.
+      if (g.epilogueKernel >= 0 &&
+          (g.ldc != g.n ||
+           (g.batch > 1 &&
+            (Checked::fromSigned(g.m) * Checked::fromSigned(g.n)).value() !=
+                Checked::fromSigned(g.strideC).value())))
+        return Status::error(where + ": an epilogue kernel needs a "
+                                     "contiguous result (ldc = n, strideC = "
+                                     "m * n)");
       const int64_t bigLimit = int64_t(1) << 40;
       for (int64_t v : {g.lda, g.ldb, g.ldc, g.strideA, g.strideB, g.strideC})
         if (v >= bigLimit)
@@ -1024,6 +1245,8 @@ Status validatePackage(const Package &pkg) {
                                                 g.ldc, g.strideC, g.batch, es,
                                                 where));
       }
+      if (g.epilogueKernel >= 0)
+        DLC_RT_RETURN_IF_ERROR(checkEpilogueKernel(pkg, g, where));
       break;
     }
     case Step::Kind::Copy: {

@@ -10,6 +10,7 @@
 #ifndef DLC_RUNTIME_PACKAGE_H
 #define DLC_RUNTIME_PACKAGE_H
 
+#include "runtime/Checked.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
@@ -21,16 +22,35 @@
 namespace dlc::rt {
 
 /// The format version written by this build. Versions 1 (GEMM steps
-/// without epilogues), 2 (without the TF32 flag) and 3 (FNV-1a checksum,
-/// weights inside the reference model) are still read; other versions are
-/// rejected.
-constexpr uint32_t kPackageVersion = 4;
+/// without epilogues), 2 (without the TF32 flag), 3 (FNV-1a checksum,
+/// weights inside the reference model) and 4 (kernels without signatures)
+/// are still read; other versions are rejected.
+constexpr uint32_t kPackageVersion = 5;
 /// The oldest format version this build reads.
 constexpr uint32_t kOldestPackageVersion = 1;
+/// The first format version whose kernels carry their signatures
+/// (KernelInfo::params).
+constexpr uint32_t kSignatureVersion = 5;
+
+/// The most threads one kernel launch may have (grid x * y * z times the
+/// threads of a block): a generated kernel computes its thread's index as
+/// `blockIdx.x * <block size> + threadIdx.x` in int wherever its tensors
+/// have fewer than 2^31 - 4096 elements (codegen/PointwiseEmitter.cpp,
+/// RowEmitter.cpp), so a larger launch overflows that arithmetic. The code
+/// generator keeps every launch within it (a grid-stride loop beyond).
+constexpr uint64_t kMaxLaunchThreads = (uint64_t(1) << 31) - 1;
 
 struct TensorDesc {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
+  /// The element count; overflowed when a dimension is negative or the
+  /// product does not fit in 64 bits.
+  Checked elementCount() const;
+  /// The byte size; overflowed likewise.
+  Checked checkedByteSize() const;
+  /// The same for a description validatePackage accepted (whose byte size
+  /// fits): for any other they saturate (INT64_MAX, UINT64_MAX), never
+  /// wrap.
   int64_t numElements() const;
   uint64_t byteSize() const;
 };
@@ -105,8 +125,9 @@ struct GemmStep {
   /// runs the product without its epilogue (cuBLASLt without an algorithm
   /// for it, or DLC_GEMM_EPILOGUE_FALLBACK=1): C = alpha * A * B + beta *
   /// addend as a plain GEMM, then the kernel over C's batch * m * n
-  /// contiguous elements, 256 threads a block, any grid (a grid-stride
-  /// loop); its parameters are C and the bias. -1: none.
+  /// contiguous elements, kEpilogueThreads threads a block, at most
+  /// kEpilogueMaxBlocks blocks (a grid-stride loop); its parameters are C
+  /// and the bias. -1: none.
   int32_t epilogueKernel = -1;
   /// Whether the step needs the epilogue path (a bias, an addend or an
   /// activation); plain products run as cuBLAS GEMMs.
@@ -114,6 +135,11 @@ struct GemmStep {
     return epilogue != GemmEpilogue::None || bias || addend;
   }
 };
+
+/// Threads per block of a GEMM step's epilogue kernel.
+constexpr uint32_t kEpilogueThreads = 256;
+/// The most blocks the runtime launches an epilogue kernel with.
+constexpr uint32_t kEpilogueMaxBlocks = 65535;
 
 /// Device-to-device copy of `src.bytes` bytes.
 struct CopyStep {
@@ -130,12 +156,49 @@ struct Step {
   std::string label;
 };
 
+/// One parameter of a kernel as compiled: every parameter of a dlc kernel
+/// is a pointer to one tensor.
+struct KernelParam {
+  /// Bytes the kernel may read or write through it, from the address it is
+  /// passed: the byte size of the tensor it was compiled for.
+  uint64_t bytes = 0;
+  /// Whether the kernel writes through it.
+  bool writes = false;
+  bool operator==(const KernelParam &o) const {
+    return bytes == o.bytes && writes == o.writes;
+  }
+};
+
+/// What a kernel was compiled for: how it is launched and what it takes.
+/// validatePackage holds every launch of the kernel to it.
+struct KernelSignature {
+  bool operator==(const KernelSignature &o) const {
+    for (int d = 0; d < 3; ++d)
+      if (block[d] != o.block[d] || grid[d] != o.grid[d])
+        return false;
+    return params == o.params;
+  }
+  /// The threads of a block, exactly: a kernel's shared arrays and its
+  /// mapping of threads to data assume them.
+  uint32_t block[3] = {1, 1, 1};
+  /// The most blocks it handles in each dimension (the grid it was
+  /// compiled for; a launch may have fewer, but blocks past these would
+  /// index past its tensors).
+  uint32_t grid[3] = {1, 1, 1};
+  /// Its parameters, in order.
+  std::vector<KernelParam> params;
+};
+
 /// One __global__ function of Package::cudaSource.
 struct KernelInfo {
   std::string name;
   /// Whether it uses __syncthreads or warp collectives; the sim device runs
   /// kernels without them as plain loops.
   bool usesBarriers = false;
+  /// Its signature. Unknown for a kernel read from a package of format
+  /// version 1 to 4, which did not record them; validatePackage refuses
+  /// such a kernel (docs/package-format.md).
+  std::optional<KernelSignature> signature;
 };
 
 /// What ptxas reported for one __global__ function of a cubin.
@@ -203,14 +266,31 @@ struct Package {
   /// and `dlc run` (not with --quiet).
   uint64_t intermediateBytes = 0; ///< sum of all intermediate buffers
   uint32_t sourceOpCount = 0;     ///< dlc ops before fusion
+  /// The format version the package was read from (deserializePackage), or
+  /// kPackageVersion for one made in memory. validatePackage requires every
+  /// kernel's signature from kSignatureVersion on.
+  uint32_t formatVersion = kPackageVersion;
 };
+
+/// The device memory a package needs besides its code: the arena, every
+/// input and output buffer, and the constants.
+struct MemoryNeeds {
+  Checked arena, inputs, outputs, constants;
+  /// Their sum.
+  Checked total() const { return arena + inputs + outputs + constants; }
+  /// "arena 1 KiB, inputs 0 bytes, outputs 256 GiB, constants 0 bytes".
+  std::string describe() const;
+};
+MemoryNeeds memoryNeeds(const Package &package);
 
 /// The header's checksum of a payload in format `version`: FNV-1a up to
 /// version 3, XXH64 since version 4 (a 57 MB package took 78 ms to check
 /// with FNV-1a, 7 ms with XXH64).
 uint64_t packageChecksum(uint32_t version, const uint8_t *payload, size_t size);
 
-/// Serializes to the .dlcpkg byte format.
+/// Serializes to the .dlcpkg byte format (kPackageVersion). A kernel
+/// without a signature is written with an empty one (no parameters, one
+/// block of one thread), which validatePackage then holds its launches to.
 std::vector<uint8_t> serializePackage(const Package &package);
 /// Parses the .dlcpkg byte format; a corrupt, truncated or other-version
 /// package gives an error saying which.
@@ -227,8 +307,16 @@ Status writePackageBytes(const std::string &path, const uint8_t *data,
 Status copyPackageFile(const std::string &from, const std::string &path,
                        uint64_t size);
 Result<Package> readPackageFile(const std::string &path);
-/// Checks that every step's buffer references lie inside their buffers and
-/// name existing kernels, inputs and outputs.
+/// Checks that the package is consistent, so that running it cannot touch
+/// memory outside its buffers through anything the runtime computes:
+/// every step's buffer references lie inside their buffers and name
+/// existing kernels, inputs and outputs; kernel steps pass their kernel's
+/// signature (argument count, bytes, no writes to inputs or constants);
+/// launches stay within kMaxLaunchThreads, CUDA's limits and one block
+/// per byte of their arguments; GEMM operands and epilogue kernels fit
+/// their buffers; no size computation overflows. docs/package-format.md
+/// lists the rules. What it cannot check is what the kernels' code does
+/// (docs/security.md).
 Status validatePackage(const Package &package);
 
 /// Inputs for a package when the user gives none (`dlc run --seed N`,

@@ -3,6 +3,7 @@
 #include "runtime/CacheDir.h"
 #include "runtime/CudaLibs.h"
 #include "runtime/RuntimeImpl.h"
+#include "runtime/Support.h"
 
 #include <mutex>
 #include <unistd.h>
@@ -157,6 +158,25 @@ Status checkRunInputs(const Package &package,
   return Status::ok();
 }
 
+Status checkMemoryFits(const Package &package, uint64_t capacity,
+                       const std::string &capacityWhat, uint64_t maxMemory) {
+  MemoryNeeds needs = memoryNeeds(package);
+  Checked total = needs.total();
+  const bool lowered = maxMemory != 0 && maxMemory < capacity;
+  const uint64_t limit = lowered ? maxMemory : capacity;
+  if (total.fitsIn(limit))
+    return Status::ok();
+  std::string need = total.ok() ? formatBytes(*total.value())
+                                : std::string("2^64 bytes or more");
+  std::string has = formatBytes(capacity);
+  return Status::error("the package needs " + need + " of device memory (" +
+                       needs.describe() + ") but " +
+                       (lowered
+                            ? "--max-memory allows " + formatBytes(maxMemory) +
+                                  " (" + capacityWhat + " " + has + ")"
+                            : capacityWhat + " " + has));
+}
+
 Session::~Session() = default;
 
 Result<std::unique_ptr<Session>>
@@ -164,9 +184,17 @@ Session::create(const Package &package, const SessionOptions &options) {
   Status valid = validatePackage(package);
   if (!valid)
     return Status::error("invalid package: " + valid.message());
-  if (options.device == DeviceKind::Cuda)
-    return createCudaSession(package, options);
-  return createSimSession(package, options);
+  // The devices check that the package fits before they allocate; this is
+  // the last line for an allocation that fails anyway.
+  try {
+    if (options.device == DeviceKind::Cuda)
+      return createCudaSession(package, options);
+    return createSimSession(package, options);
+  } catch (const std::bad_alloc &e) {
+    return Status::error(std::string("out of host memory creating the "
+                                     "session: ") +
+                         e.what());
+  }
 }
 
 } // namespace dlc::rt

@@ -62,7 +62,22 @@ struct SessionOptions {
   int cudaDevice = 0;
   /// Capture the steps once and replay them as a CUDA Graph on later runs.
   bool useCudaGraph = true;
+  /// The most memory the session may use on its device, in bytes (0: all
+  /// the device has; `--max-memory`). The package's arena, inputs, outputs
+  /// and constants must fit in the smaller of the two, checked when the
+  /// session is created, before anything is allocated.
+  uint64_t maxMemory = 0;
 };
+
+/// Whether `package`'s memory (memoryNeeds: arena, inputs, outputs,
+/// constants) fits in `capacity` bytes, lowered to `maxMemory` when that is
+/// set and smaller. `capacityWhat` says where the capacity comes from ("the
+/// device has", "the host has"). The error names what the package needs,
+/// part by part, and the limit:
+///   the package needs 256 GiB of device memory (arena 1 KiB, inputs 0
+///   bytes, outputs 256 GiB, constants 0 bytes) but the device has 23.4 GiB
+Status checkMemoryFits(const Package &package, uint64_t capacity,
+                       const std::string &capacityWhat, uint64_t maxMemory);
 
 /// The measured cost of one step of a package (Session::profile).
 struct StepProfile {

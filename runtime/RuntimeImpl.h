@@ -4,6 +4,7 @@
 #define DLC_RUNTIME_RUNTIMEIMPL_H
 
 #include "runtime/Runtime.h"
+#include "runtime/SimSourceCheck.h"
 
 #include <algorithm>
 #include <atomic>
@@ -18,10 +19,14 @@ createCudaSession(const Package &package, const SessionOptions &options);
 Result<std::unique_ptr<Session>>
 createSimSession(const Package &package, const SessionOptions &options);
 
-/// Compiles CUDA source for the sim device (or finds it in the kernel
-/// cache; `forceRebuild` ignores the cached one) and returns the path of
-/// the shared object (SimCompile.cpp). Tests use it to hand the compiled
-/// kernels to the fake CUDA driver (test/runtime/FakeCuda.cpp).
+/// Compiles a checked CUDA source for the sim device (or finds it in the
+/// kernel cache; `forceRebuild` ignores the cached one) and returns the
+/// path of the shared object (SimCompile.cpp).
+Result<std::string> buildSimKernelLibrary(const CheckedSimSource &source,
+                                          bool forceRebuild = false);
+/// The same after checkSimSource(source), whose error it returns. Tests use
+/// it to hand the compiled kernels to the fake CUDA driver
+/// (test/runtime/FakeCuda.cpp).
 Result<std::string> buildSimKernelLibrary(const std::string &source,
                                           bool forceRebuild = false);
 
@@ -33,9 +38,6 @@ Status checkRunInputs(const Package &package,
 
 /// "step 3 (k3: add+exp)", for errors.
 std::string describeStep(const Package &package, size_t index);
-
-/// Threads per block of a GEMM step's epilogue kernel.
-constexpr uint32_t kEpilogueThreads = 256;
 
 /// Whether GEMM steps with an epilogue kernel run it after a plain product
 /// instead of the fused epilogue (DLC_GEMM_EPILOGUE_FALLBACK=1: tests, and a
@@ -57,16 +59,22 @@ inline GemmStep plainGemmOf(const GemmStep &g) {
   return plain;
 }
 
-/// Bytes of the contiguous result of a step with an epilogue kernel.
+/// Bytes of the contiguous result of a step with an epilogue kernel (which
+/// validatePackage bounds by C's buffer reference; 0 if it did not fit).
 inline uint64_t epilogueResultBytes(const GemmStep &g) {
-  return uint64_t(g.batch) * uint64_t(g.m) * uint64_t(g.n) * dtypeSize(g.dtype);
+  return (Checked::fromSigned(g.batch) * Checked::fromSigned(g.m) *
+          Checked::fromSigned(g.n) * uint64_t(dtypeSize(g.dtype)))
+      .valueOr(0);
 }
 
 /// Blocks of the epilogue kernel's launch (it loops over the rest).
 inline uint32_t epilogueGrid(const GemmStep &g) {
-  uint64_t total = uint64_t(g.batch) * uint64_t(g.m) * uint64_t(g.n);
+  uint64_t total = (Checked::fromSigned(g.batch) * Checked::fromSigned(g.m) *
+                    Checked::fromSigned(g.n))
+                       .valueOr(~uint64_t(0));
   uint64_t blocks = (total + kEpilogueThreads - 1) / kEpilogueThreads;
-  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(blocks, 65535)));
+  return uint32_t(
+      std::max<uint64_t>(1, std::min<uint64_t>(blocks, kEpilogueMaxBlocks)));
 }
 
 /// Bytes a step moves: each buffer it references, once per reference (an

@@ -3,8 +3,11 @@
 // The sim device (SimDevice.cpp) compiles Package::cudaSource with the host
 // C++ compiler against the embedded shim (runtime/sim/SimShim.h) into a
 // shared object, cached under kernelCacheDir()/sim with a checksum beside
-// it, and with a precompiled shim header when the compiler is GCC.
-// docs/sim.md describes the model and its limits.
+// it, and with a precompiled shim header when the compiler is GCC. Only a
+// source that SimSourceCheck.cpp accepted is compiled, as the checked text
+// (directives resolved, comments blanked), with -nostdinc: the compiler
+// reads the shim and that text and no other file. docs/sim.md describes
+// the model and its limits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,7 @@
 #include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
 #include "runtime/SafeFile.h"
+#include "runtime/SimSourceCheck.h"
 #include "runtime/Support.h"
 
 #include <cstdio>
@@ -65,9 +69,13 @@ const std::vector<std::string> &simCompilerFlags() {
   // -ffp-contract=off: no FMA contraction, so results do not depend on the
   // host's instruction set. -fno-math-errno only lets sqrtf inline. -pipe
   // saves the compiler's temporary files (8% of a small compilation).
+  // -nostdinc -nostdinc++: no include path at all; the shim includes
+  // nothing and the checked source has no directive, so the compiler reads
+  // no file but the two it is given (and the precompiled shim).
   static const std::vector<std::string> flags = {
       "-std=c++17", simOptimizationFlag(), "-fPIC",           "-shared",
-      "-DDLC_SIM",  "-ffp-contract=off",   "-fno-math-errno", "-pipe"};
+      "-DDLC_SIM",  "-ffp-contract=off",   "-fno-math-errno", "-pipe",
+      "-nostdinc",  "-nostdinc++"};
   return flags;
 }
 
@@ -76,9 +84,12 @@ const std::vector<std::string> &simCompilerFlags() {
 /// linker's (__tls_get_addr) are in every process's global scope. Not
 /// linking the C++ runtime and the C library is a quarter of a small
 /// compilation's CPU time (reading libstdc++'s symbol tables).
+/// -Bsymbolic binds the object's calls of its own functions to them: a
+/// kernel named like a function of the process (`system`) is called by its
+/// trampoline, not the process's function of that name.
 const std::vector<std::string> &simLinkFlags() {
   static const std::vector<std::string> flags = {"-nodefaultlibs", "-lm",
-                                                 "-lgcc"};
+                                                 "-lgcc", "-Wl,-Bsymbolic"};
   return flags;
 }
 
@@ -175,8 +186,8 @@ bool cachedObjectIsIntact(const std::string &soPath,
   return so.isOk() && sum.isOk() && *sum == makeSum(*so);
 }
 
-/// Compiles `source` into a shared object in the cache (or finds it there)
-/// and returns its path.
+/// Compiles the checked `source` into a shared object in the cache (or
+/// finds it there) and returns its path.
 Result<std::string> buildSimLibrary(const std::string &source,
                                     bool forceRebuild) {
   // Only a verified private directory: the object is dlopen()ed, so whoever
@@ -200,7 +211,7 @@ Result<std::string> buildSimLibrary(const std::string &source,
   const std::vector<std::string> compiler = simCompilerCommand();
   Fnv1a64 ha, hb(0x84222325cbf29ce4ull);
   for (Fnv1a64 *h : {&ha, &hb}) {
-    h->updateString("dlc-sim-v1");
+    h->updateString("dlc-sim-v2");
     h->updateString(source);
     h->updateString(hex64(shimHash));
     for (const std::string &w : compiler)
@@ -294,9 +305,17 @@ Result<std::string> buildSimLibrary(const std::string &source,
 
 } // namespace
 
+Result<std::string> buildSimKernelLibrary(const CheckedSimSource &source,
+                                          bool forceRebuild) {
+  return buildSimLibrary(source.text(), forceRebuild);
+}
+
 Result<std::string> buildSimKernelLibrary(const std::string &source,
                                           bool forceRebuild) {
-  return buildSimLibrary(source, forceRebuild);
+  Result<CheckedSimSource> checked = checkSimSource(source);
+  if (!checked)
+    return checked.status();
+  return buildSimLibrary(checked->text(), forceRebuild);
 }
 
 } // namespace dlc::rt

@@ -1,8 +1,10 @@
 //===- SimDevice.cpp - The sim device: CUDA source run on the CPU ---------===//
 //
-// The sim back end of the step executor (Device.h). It runs each kernel
-// step through its dlc_sim_entry_<name> trampoline in the shared object
-// SimCompile.cpp builds from Package::cudaSource, on the sim executor
+// The sim back end of the step executor (Device.h). It checks
+// Package::cudaSource (SimSourceCheck.h) and the package's kernels and
+// steps against the kernels it defines, then runs each kernel step through
+// its dlc_sim_entry_<name> trampoline in the shared object SimCompile.cpp
+// builds from the checked source, on the sim executor
 // (SimExecutor.h); GEMM steps use the CPU reference GEMM, copies memmove.
 // The arena and the constants live in host memory, and a run reads and
 // writes the host tensors themselves. docs/sim.md describes the model and
@@ -15,39 +17,100 @@
 #include "runtime/FaultInjection.h"
 #include "runtime/RuntimeImpl.h"
 #include "runtime/SimExecutor.h"
+#include "runtime/SimSourceCheck.h"
 #include "runtime/Support.h"
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <optional>
+#include <sys/mman.h>
 
 namespace dlc::rt {
 namespace {
 
-/// Host memory for the arena and the constants, aligned like cudaMalloc's.
-class AlignedBuffer {
+/// Host memory for the arena and the constants: an anonymous private
+/// mapping without swap reservation, page-aligned (more than cudaMalloc's
+/// 256 bytes). Its pages read as zeros and cost nothing until a step
+/// touches them, so a large arena of which a package uses little is not
+/// zero-filled up front.
+class HostMapping {
 public:
-  AlignedBuffer() = default;
-  AlignedBuffer(const AlignedBuffer &) = delete;
-  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
-  ~AlignedBuffer() { std::free(data_); }
-  bool allocate(size_t bytes) {
-    std::free(data_);
-    data_ = nullptr;
+  HostMapping() = default;
+  HostMapping(const HostMapping &) = delete;
+  HostMapping &operator=(const HostMapping &) = delete;
+  ~HostMapping() { release(); }
+  bool allocate(uint64_t bytes) {
+    release();
     if (fault::shouldFail("sim-alloc"))
       return false;
-    size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
-    data_ = static_cast<uint8_t *>(std::aligned_alloc(256, rounded));
-    if (data_)
-      std::memset(data_, 0, rounded);
-    return data_ != nullptr;
+    std::optional<uint64_t> rounded =
+        checkedAlignUp(std::max<uint64_t>(bytes, 1), 4096);
+    if (!rounded || *rounded > SIZE_MAX)
+      return false;
+    void *p = ::mmap(nullptr, size_t(*rounded), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      return false;
+    data_ = static_cast<uint8_t *>(p);
+    size_ = size_t(*rounded);
+    return true;
   }
   uint8_t *data() const { return data_; }
 
 private:
+  void release() {
+    if (data_)
+      ::munmap(data_, size_);
+    data_ = nullptr;
+    size_ = 0;
+  }
   uint8_t *data_ = nullptr;
+  size_t size_ = 0;
 };
+
+/// Every kernel of the package is one the checked source defines, with its
+/// trampoline, and every launch passes as many arguments as that kernel
+/// has parameters (the trampoline reads exactly that many).
+Status checkKernelsAgainstSource(const Package &pkg,
+                                 const CheckedSimSource &source) {
+  std::vector<const SimKernelSignature *> signatures;
+  for (const KernelInfo &k : pkg.kernels) {
+    const SimKernelSignature *sig = source.kernel(k.name);
+    if (!sig)
+      return Status::error("sim: kernel " + k.name +
+                           " of the package is not defined in its CUDA "
+                           "source");
+    if (!sig->hasTrampoline)
+      return Status::error("sim: the CUDA source has no trampoline "
+                           "dlc_sim_entry_" +
+                           k.name + " for kernel " + k.name +
+                           " (expected under #ifdef DLC_SIM)");
+    signatures.push_back(sig);
+  }
+  auto arguments = [](size_t n) {
+    return std::to_string(n) + (n == 1 ? " argument" : " arguments");
+  };
+  for (size_t i = 0; i < pkg.steps.size(); ++i) {
+    const Step &s = pkg.steps[i];
+    if (s.kind == Step::Kind::Kernel) {
+      const SimKernelSignature &sig = *signatures[s.kernel.kernel];
+      if (s.kernel.args.size() != sig.params)
+        return Status::error(describeStep(pkg, i) + ": kernel " + sig.name +
+                             " takes " + arguments(sig.params) +
+                             ", the step passes " +
+                             std::to_string(s.kernel.args.size()));
+    } else if (s.kind == Step::Kind::Gemm && s.gemm.epilogueKernel >= 0) {
+      const SimKernelSignature &sig = *signatures[s.gemm.epilogueKernel];
+      if (sig.params != 2)
+        return Status::error(describeStep(pkg, i) + ": its epilogue kernel " +
+                             sig.name + " takes " + arguments(sig.params) +
+                             ", the step passes 2 (C and the bias)");
+    }
+  }
+  return Status::ok();
+}
 
 /// The host's steady clock: sim runs synchronously, so a timestamp taken
 /// when recorded is taken when the work before it is done.
@@ -70,7 +133,8 @@ private:
 
 class SimDevice final : public Device {
 public:
-  explicit SimDevice(const Package &pkg) : pkg_(pkg) {}
+  SimDevice(const Package &pkg, const SessionOptions &options)
+      : pkg_(pkg), options_(options) {}
   ~SimDevice() override {
     executor_.reset();
     if (library_)
@@ -109,13 +173,14 @@ private:
   Status openLibrary(const std::string &path);
 
   const Package &pkg_;
+  SessionOptions options_;
   void *library_ = nullptr;
   sim::StateFn stateFn_ = nullptr;
   std::vector<sim::EntryFn> entries_;
   std::unique_ptr<sim::Executor> executor_;
   /// Host threads for kernels and GEMMs ($DLC_SIM_THREADS, default 2).
   int threads_ = 2;
-  AlignedBuffer arena_, constants_;
+  HostMapping arena_, constants_;
   /// Kernel arguments as the trampolines take them, reused across launches.
   std::vector<void *> args_;
 };
@@ -156,6 +221,11 @@ Status SimDevice::openLibrary(const std::string &path) {
 }
 
 Status SimDevice::init() {
+  // The device's memory is the host's: the package must fit before
+  // anything is compiled or allocated.
+  MemoryLimit host = hostMemoryLimit();
+  DLC_RT_RETURN_IF_ERROR(
+      checkMemoryFits(pkg_, host.bytes, host.what, options_.maxMemory));
   for (size_t i = 0; i < pkg_.steps.size(); ++i) {
     const Step &s = pkg_.steps[i];
     if (s.kind == Step::Kind::Kernel && s.kernel.sharedBytes > 0)
@@ -166,7 +236,12 @@ Status SimDevice::init() {
           "sim device does not support; use static __shared__ arrays");
   }
   if (!pkg_.kernels.empty()) {
-    Result<std::string> path = buildSimKernelLibrary(pkg_.cudaSource);
+    // Nothing is written or compiled before the source passes the check.
+    Result<CheckedSimSource> source = checkSimSource(pkg_.cudaSource);
+    if (!source)
+      return source.status();
+    DLC_RT_RETURN_IF_ERROR(checkKernelsAgainstSource(pkg_, *source));
+    Result<std::string> path = buildSimKernelLibrary(*source);
     if (!path)
       return path.status();
     Status opened = openLibrary(*path);
@@ -177,7 +252,7 @@ Status SimDevice::init() {
         ::dlclose(library_);
       library_ = nullptr;
       ++kernelCacheCounters().corruptEntries;
-      path = buildSimKernelLibrary(pkg_.cudaSource, /*forceRebuild=*/true);
+      path = buildSimKernelLibrary(*source, /*forceRebuild=*/true);
       if (!path)
         return path.status();
       DLC_RT_RETURN_IF_ERROR(openLibrary(*path));
@@ -218,8 +293,13 @@ Result<RunBuffers> SimDevice::stage(const std::vector<HostTensor> &inputs,
     buffers.inputs.push_back(toDevicePtr(p));
   }
   outputs.reserve(pkg_.outputs.size());
-  for (const TensorDesc &d : pkg_.outputs) {
-    outputs.emplace_back(d.dtype, d.shape);
+  for (size_t i = 0; i < pkg_.outputs.size(); ++i) {
+    const TensorDesc &d = pkg_.outputs[i];
+    Result<HostTensor> t =
+        HostTensor::allocate(d.dtype, d.shape, "output #" + std::to_string(i));
+    if (!t)
+      return t.status();
+    outputs.push_back(t.take());
     buffers.outputs.push_back(toDevicePtr(outputs.back().data.data()));
   }
   return buffers;
@@ -261,8 +341,9 @@ Result<bool> SimDevice::gemm(const StepOp &, const GemmStep &g,
 
 } // namespace
 
-Result<std::unique_ptr<Device>> createSimDevice(const Package &package) {
-  auto device = std::make_unique<SimDevice>(package);
+Result<std::unique_ptr<Device>> createSimDevice(const Package &package,
+                                                const SessionOptions &options) {
+  auto device = std::make_unique<SimDevice>(package, options);
   DLC_RT_RETURN_IF_ERROR(device->init());
   return std::unique_ptr<Device>(std::move(device));
 }

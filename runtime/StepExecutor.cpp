@@ -11,6 +11,22 @@
 
 namespace dlc::rt {
 
+namespace {
+/// Runs `fn`, an entry point of a session, turning an allocation that fails
+/// into an error: the devices check sizes before they allocate (outputs
+/// through HostTensor::allocate, the package's memory when the session is
+/// made), so this is only the last line.
+template <typename Fn>
+auto catchAllocation(const char *what, Fn &&fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc &e) {
+    return Status::error(std::string("out of host memory ") + what + ": " +
+                         e.what());
+  }
+}
+} // namespace
+
 Timeline::~Timeline() = default;
 Device::~Device() = default;
 
@@ -156,6 +172,12 @@ Status StepExecutor::execute(const RunBuffers &buffers) {
 
 Result<std::vector<HostTensor>>
 StepExecutor::run(const std::vector<HostTensor> &inputs) {
+  return catchAllocation("running the package",
+                         [&] { return runChecked(inputs); });
+}
+
+Result<std::vector<HostTensor>>
+StepExecutor::runChecked(const std::vector<HostTensor> &inputs) {
   DeviceScope scope(*device_);
   std::vector<HostTensor> outputs;
   Result<RunBuffers> buffers = prepareRun(inputs, scope, outputs);
@@ -169,6 +191,12 @@ StepExecutor::run(const std::vector<HostTensor> &inputs) {
 
 Status StepExecutor::runOnDevice(const std::vector<const void *> &inputs,
                                  const std::vector<void *> &outputs) {
+  return catchAllocation("running the package",
+                         [&] { return runOnDeviceChecked(inputs, outputs); });
+}
+
+Status StepExecutor::runOnDeviceChecked(const std::vector<const void *> &inputs,
+                                        const std::vector<void *> &outputs) {
   if (inputs.size() != pkg_.inputs.size() ||
       outputs.size() != pkg_.outputs.size())
     return Status::error("runOnDevice: expected " +
@@ -198,6 +226,13 @@ Status StepExecutor::runOnDevice(const std::vector<const void *> &inputs,
 Result<std::vector<StepProfile>>
 StepExecutor::profile(const std::vector<HostTensor> &inputs,
                       unsigned iterations) {
+  return catchAllocation("profiling the package",
+                         [&] { return profileChecked(inputs, iterations); });
+}
+
+Result<std::vector<StepProfile>>
+StepExecutor::profileChecked(const std::vector<HostTensor> &inputs,
+                             unsigned iterations) {
   DeviceScope scope(*device_);
   std::vector<HostTensor> outputs;
   Result<RunBuffers> buffers = prepareRun(inputs, scope, outputs);
@@ -231,6 +266,14 @@ StepExecutor::profile(const std::vector<HostTensor> &inputs,
 Result<std::vector<double>>
 StepExecutor::benchmark(const std::vector<HostTensor> &inputs, unsigned warmup,
                         unsigned iterations) {
+  return catchAllocation("benchmarking the package", [&] {
+    return benchmarkChecked(inputs, warmup, iterations);
+  });
+}
+
+Result<std::vector<double>>
+StepExecutor::benchmarkChecked(const std::vector<HostTensor> &inputs,
+                               unsigned warmup, unsigned iterations) {
   if (iterations == 0)
     return Status::error("benchmark: at least one timed run is needed");
   // The inputs are staged once; the outputs stay on the device.
@@ -288,9 +331,9 @@ createCudaSession(const Package &package, const SessionOptions &options) {
 
 Result<std::unique_ptr<Session>>
 createSimSession(const Package &package, const SessionOptions &options) {
-  (void)options;
   auto executor = std::make_unique<StepExecutor>(package);
-  Result<std::unique_ptr<Device>> device = createSimDevice(executor->package());
+  Result<std::unique_ptr<Device>> device =
+      createSimDevice(executor->package(), options);
   if (!device)
     return device.status();
   executor->setDevice(device.take());

@@ -43,6 +43,17 @@ public:
 
 private:
   class DeviceScope;
+  /// run(), runOnDevice(), profile() and benchmark() without the last-line
+  /// conversion of a failed allocation into an error.
+  Result<std::vector<HostTensor>>
+  runChecked(const std::vector<HostTensor> &inputs);
+  Status runOnDeviceChecked(const std::vector<const void *> &inputs,
+                            const std::vector<void *> &outputs);
+  Result<std::vector<StepProfile>>
+  profileChecked(const std::vector<HostTensor> &inputs, unsigned iterations);
+  Result<std::vector<double>>
+  benchmarkChecked(const std::vector<HostTensor> &inputs, unsigned warmup,
+                   unsigned iterations);
   /// Checks host `inputs` against the package, enters the device for
   /// `scope` and stages them (Device::stage).
   Result<RunBuffers> prepareRun(const std::vector<HostTensor> &inputs,

@@ -4,6 +4,7 @@
 #include "runtime/SafeFile.h"
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,6 +126,70 @@ std::string formatBytes(uint64_t bytes) {
   if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0)
     s.resize(s.size() - 2);
   return s + " " + units[u];
+}
+
+Result<uint64_t> parseByteSize(const std::string &text) {
+  auto bad = [&](const std::string &why) -> Result<uint64_t> {
+    return Status::error("'" + text + "' " + why);
+  };
+  size_t digits = 0;
+  while (digits < text.size() &&
+         std::isdigit(static_cast<unsigned char>(text[digits])))
+    ++digits;
+  if (digits == 0)
+    return bad("is not a byte count (digits, then optionally K, M, G, T or "
+               "KiB, MiB, GiB, TiB)");
+  static const std::pair<const char *, unsigned> kSuffixes[] = {
+      {"", 0},     {"B", 0},  {"K", 10},   {"KiB", 10}, {"M", 20},
+      {"MiB", 20}, {"G", 30}, {"GiB", 30}, {"T", 40},   {"TiB", 40}};
+  const std::string suffix = text.substr(digits);
+  const unsigned *shift = nullptr;
+  for (const auto &[name, bits] : kSuffixes)
+    if (suffix == name)
+      shift = &bits;
+  if (!shift)
+    return bad("has an unknown unit '" + suffix +
+               "' (K, M, G, T or KiB, MiB, GiB, TiB)");
+  Checked value = 0;
+  for (size_t i = 0; i < digits; ++i)
+    value = value * 10 + uint64_t(text[i] - '0');
+  value *= uint64_t(1) << *shift;
+  if (!value.ok())
+    return bad("is 2^64 bytes or more");
+  if (*value.value() == 0)
+    return bad("is no memory at all (give a positive size)");
+  return *value.value();
+}
+
+MemoryLimit hostMemoryLimit() {
+  MemoryLimit limit;
+  long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  limit.bytes = pages > 0 && pageSize > 0
+                    ? (Checked(uint64_t(pages)) * uint64_t(pageSize))
+                          .valueOr(~uint64_t(0))
+                    : ~uint64_t(0);
+  limit.what = "the host has";
+  struct rlimit as;
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+      uint64_t(as.rlim_cur) < limit.bytes) {
+    limit.bytes = uint64_t(as.rlim_cur);
+    limit.what = "the address-space limit (RLIMIT_AS) is";
+  }
+  return limit;
+}
+
+Status checkHostAllocation(Checked bytes, const std::string &what) {
+  if (!bytes.ok())
+    return Status::error(what + " needs 2^64 bytes or more of host memory");
+  // Small allocations are not worth the system calls.
+  if (*bytes.value() < (uint64_t(1) << 20))
+    return Status::ok();
+  MemoryLimit limit = hostMemoryLimit();
+  if (*bytes.value() > limit.bytes)
+    return Status::error(what + " needs " + formatBytes(*bytes.value()) +
+                         " of host memory but " + limit.what + " " +
+                         formatBytes(limit.bytes));
+  return Status::ok();
 }
 
 Result<MappedFile> MappedFile::open(const std::string &path) {

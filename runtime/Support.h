@@ -8,6 +8,7 @@
 #ifndef DLC_RUNTIME_SUPPORT_H
 #define DLC_RUNTIME_SUPPORT_H
 
+#include "runtime/Checked.h"
 #include "runtime/Status.h"
 
 #include <cstdint>
@@ -55,6 +56,27 @@ uint64_t xxh64(const void *data, size_t size, uint64_t seed = 0);
 std::string hex64(uint64_t value);
 /// "100 bytes", "1.5 KiB", "32 MiB" (one decimal, dropped when zero).
 std::string formatBytes(uint64_t bytes);
+
+/// Parses a byte count such as `--max-memory` takes: decimal digits, then
+/// optionally B, K, KiB, M, MiB, G, GiB, T or TiB (powers of 1024). Refuses
+/// anything else, signs, 0, and counts of 2^64 bytes or more, saying why.
+Result<uint64_t> parseByteSize(const std::string &text);
+
+/// How much memory this process may use on the host.
+struct MemoryLimit {
+  uint64_t bytes = 0;
+  /// What sets it: "the host has" (its physical memory) or "the
+  /// address-space limit (RLIMIT_AS) is".
+  std::string what;
+};
+/// The host's physical memory (sysconf), or RLIMIT_AS when that is set and
+/// lower.
+MemoryLimit hostMemoryLimit();
+/// An error when `bytes` of host memory for `what` ("output #0 f32[...]")
+/// exceed hostMemoryLimit(), or do not fit in 64 bits (overflowed); checked
+/// before allocating, so that a size from a package or a file header
+/// becomes an error naming it instead of std::bad_alloc.
+Status checkHostAllocation(Checked bytes, const std::string &what);
 
 /// A file mapped read-only into memory (none for an empty file): reading a
 /// large package this way copies its bytes once, into the package, instead

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace dlc::rt {
 
@@ -178,16 +179,61 @@ float bfloat16ToFloat(uint16_t h) {
 //===----------------------------------------------------------------------===//
 
 static int64_t productOf(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
-  return n;
+    if (d < 0)
+      return 0;
+  return int64_t(std::min<uint64_t>(checkedProduct(shape).valueOr(INT64_MAX),
+                                    uint64_t(INT64_MAX)));
+}
+
+/// The bytes of a `dtype` tensor of `shape`, checked against the host's
+/// memory before anything is allocated.
+static Result<uint64_t> hostTensorBytes(DType dtype,
+                                        const std::vector<int64_t> &shape,
+                                        const std::string &what) {
+  for (int64_t d : shape)
+    if (d < 0)
+      return Status::error(what + " " + describe(dtype, shape) +
+                           " has a negative dimension");
+  Checked bytes = checkedProduct(shape) * uint64_t(dtypeSize(dtype));
+  DLC_RT_RETURN_IF_ERROR(
+      checkHostAllocation(bytes, what + " " + describe(dtype, shape)));
+  if (*bytes.value() > SIZE_MAX)
+    return Status::error(what + " " + describe(dtype, shape) +
+                         " does not fit in this host's address space");
+  return *bytes.value();
 }
 
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
     : dtype(dtype), shape(std::move(shape)) {
-  int64_t n = productOf(this->shape);
-  data.assign(size_t(n < 0 ? 0 : n) * dtypeSize(dtype), 0);
+  Result<uint64_t> bytes = hostTensorBytes(dtype, this->shape, "a tensor");
+  if (!bytes)
+    throw HostAllocationError(bytes.message());
+  try {
+    data.assign(size_t(*bytes), 0);
+  } catch (const std::bad_alloc &) {
+    throw HostAllocationError("cannot allocate " +
+                              describe(dtype, this->shape) + " (" +
+                              formatBytes(*bytes) + ") in host memory");
+  }
+}
+
+Result<HostTensor> HostTensor::allocate(DType dtype, std::vector<int64_t> shape,
+                                        const std::string &what) {
+  Result<uint64_t> bytes = hostTensorBytes(dtype, shape, what);
+  if (!bytes)
+    return bytes.status();
+  HostTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  try {
+    t.data.assign(size_t(*bytes), 0);
+  } catch (const std::bad_alloc &) {
+    return Status::error("cannot allocate " + what + " " +
+                         describe(dtype, t.shape) + " (" + formatBytes(*bytes) +
+                         ") in host memory");
+  }
+  return t;
 }
 
 int64_t HostTensor::numElements() const { return productOf(shape); }
@@ -497,14 +543,13 @@ Result<HostTensor> readNpy(const std::string &path) {
     return Status::error(msg + " (dlc reads <f4, <f2, <i4, <i8, |b1, |u1 and "
                                "bfloat16 as <V2)");
   }
-  // Guard the element count against overflow before allocating.
-  uint64_t count = 1;
-  for (int64_t d : parser.shape) {
-    if (d != 0 && count > (uint64_t(1) << 62) / uint64_t(d))
-      return Status::error(path + ": shape is too large");
-    count *= uint64_t(d);
-  }
-  uint64_t dataBytes = count * dtypeSize(type);
+  // Guard the byte count against overflow before comparing or allocating.
+  std::optional<uint64_t> checkedBytes =
+      (checkedProduct(parser.shape) * uint64_t(dtypeSize(type))).value();
+  if (!checkedBytes)
+    return Status::error(path + ": shape " + describe(type, parser.shape) +
+                         " is too large (2^64 bytes or more)");
+  uint64_t dataBytes = *checkedBytes;
   uint64_t present = fileSize - dataStart;
   if (present < dataBytes)
     return Status::error(path +
@@ -515,10 +560,11 @@ Result<HostTensor> readNpy(const std::string &path) {
     return Status::error(path + ": " + std::to_string(present - dataBytes) +
                          " unexpected bytes after the data of " +
                          describe(type, parser.shape));
-  HostTensor t;
-  t.dtype = type;
-  t.shape = parser.shape;
-  t.data.resize(size_t(dataBytes));
+  Result<HostTensor> allocated =
+      HostTensor::allocate(type, parser.shape, path + ": the data of");
+  if (!allocated)
+    return allocated.status();
+  HostTensor t = allocated.take();
   DLC_RT_RETURN_IF_ERROR(file.read(dataStart, t.data.data(), dataBytes));
   if (type == DType::I1)
     for (uint8_t &b : t.data)
@@ -550,8 +596,8 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   }
   if (!descr)
     return Status::error(path + ": invalid dtype");
-  if (uint64_t(tensor.numElements()) * dtypeSize(tensor.dtype) !=
-      tensor.data.size())
+  if ((checkedProduct(tensor.shape) * uint64_t(dtypeSize(tensor.dtype)))
+          .value() != std::optional<uint64_t>(tensor.data.size()))
     return Status::error(path + ": tensor " +
                          describe(tensor.dtype, tensor.shape) + " holds " +
                          std::to_string(tensor.data.size()) +
@@ -606,7 +652,13 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
 
 double relativeError(const HostTensor &a, const HostTensor &ref) {
   int64_t n = ref.numElements();
-  if (a.numElements() != n)
+  // Tensors whose data do not hold their shape's elements compare as far
+  // apart, never read past their data.
+  auto consistent = [](const HostTensor &t) {
+    return (checkedProduct(t.shape) * uint64_t(dtypeSize(t.dtype))).value() ==
+           std::optional<uint64_t>(t.data.size());
+  };
+  if (a.numElements() != n || !consistent(a) || !consistent(ref))
     return std::numeric_limits<double>::infinity();
   double diff2 = 0.0, ref2 = 0.0;
   for (int64_t i = 0; i < n; ++i) {

@@ -6,6 +6,7 @@
 #include "runtime/Status.h"
 
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,19 @@ const char *dtypeName(DType type);
 /// Parses a name given by dtypeName.
 bool parseDType(const std::string &name, DType &type);
 
+/// Thrown by the HostTensor constructor when the tensor cannot be
+/// allocated: a std::bad_alloc (code that handles allocation failures
+/// handles it) whose what() names the tensor and its size.
+class HostAllocationError : public std::bad_alloc {
+public:
+  explicit HostAllocationError(std::string message)
+      : message_(std::move(message)) {}
+  const char *what() const noexcept override { return message_.c_str(); }
+
+private:
+  std::string message_;
+};
+
 /// A dense row-major tensor in host memory.
 struct HostTensor {
   DType dtype = DType::F32;
@@ -35,7 +49,15 @@ struct HostTensor {
   std::vector<uint8_t> data;
 
   HostTensor() = default;
+  /// A zeroed tensor; throws HostAllocationError when its byte size does
+  /// not fit in 64 bits or in host memory, or the allocation fails.
   HostTensor(DType dtype, std::vector<int64_t> shape);
+  /// The same, as an error naming `what` ("output #0") instead of an
+  /// exception: for tensors whose shape comes from a package or a file.
+  static Result<HostTensor> allocate(DType dtype, std::vector<int64_t> shape,
+                                     const std::string &what);
+  /// The element count (saturated at INT64_MAX, 0 for a negative
+  /// dimension; never wrapped).
   int64_t numElements() const;
   size_t byteSize() const { return data.size(); }
   /// Element `i` converted to double (f16/bf16 decoded exactly).

@@ -21,8 +21,13 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <climits>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 
@@ -767,6 +772,124 @@ bool parseOnnxInputShape(llvm::StringRef spec, OnnxImportOptions &options,
   return true;
 }
 
+/// How a ModelProto nests messages past protobuf's recursion limit.
+struct TooDeep {
+  /// The deepest nesting of subgraphs (GraphProto below the main graph).
+  int subgraphs = 0;
+  /// The first message past the limit ("onnx.TypeProto").
+  std::string message;
+  /// The scan stopped at its own depth limit: `subgraphs` is a lower bound.
+  bool atLeast = false;
+};
+
+/// When `bytes` fail to parse as a ModelProto because they nest messages
+/// deeper than protobuf's recursion limit (100: a guard against stack
+/// overflow), how; nullopt when the nesting is within the limit or the
+/// bytes are malformed before it. A scan of the wire format guided by the
+/// message descriptors, with a stack of its own (no recursion, whatever the
+/// depth), on the failure path only.
+static std::optional<TooDeep> pastRecursionLimit(StringRef bytes) {
+  namespace pb = google::protobuf;
+  using Wire = pb::internal::WireFormatLite;
+  const int limit = pb::io::CodedInputStream::GetDefaultRecursionLimit();
+  const pb::Descriptor *graphType = onnx::GraphProto::descriptor();
+  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
+                              (int)bytes.size());
+  struct Frame {
+    pb::io::CodedInputStream::Limit limit;
+    const pb::Descriptor *outer;
+  };
+  std::vector<Frame> stack;
+  const pb::Descriptor *type = onnx::ModelProto::descriptor();
+  int graphs = 0;
+  std::optional<TooDeep> deep;
+  // The rest of the bytes do not parse: what was found so far.
+  auto malformed = [&] { return deep; };
+  // Its own stack is bounded too (a 2 GB file could nest 10^9 levels).
+  const size_t maxDepth = size_t(1) << 16;
+  while (true) {
+    uint32_t tag = in.ReadTag();
+    if (tag == 0) {
+      // The end of the enclosing message, of the buffer, or malformed.
+      if (stack.empty() || in.BytesUntilLimit() != 0)
+        return malformed();
+      if (type == graphType)
+        --graphs;
+      in.PopLimit(stack.back().limit);
+      type = stack.back().outer;
+      stack.pop_back();
+      continue;
+    }
+    uint32_t length = 0;
+    uint64_t varint = 0;
+    switch (Wire::GetTagWireType(tag)) {
+    case Wire::WIRETYPE_VARINT:
+      if (!in.ReadVarint64(&varint))
+        return malformed();
+      break;
+    case Wire::WIRETYPE_FIXED64:
+      if (!in.Skip(8))
+        return malformed();
+      break;
+    case Wire::WIRETYPE_FIXED32:
+      if (!in.Skip(4))
+        return malformed();
+      break;
+    case Wire::WIRETYPE_LENGTH_DELIMITED: {
+      if (!in.ReadVarint32(&length) || length > (uint32_t)INT_MAX)
+        return malformed();
+      const pb::FieldDescriptor *field =
+          type->FindFieldByNumber(Wire::GetTagFieldNumber(tag));
+      if (!field || field->type() != pb::FieldDescriptor::TYPE_MESSAGE) {
+        if (!in.Skip((int)length))
+          return malformed();
+        break;
+      }
+      const pb::Descriptor *inner = field->message_type();
+      if ((int)stack.size() + 1 > limit && !deep)
+        deep = TooDeep{0, inner->full_name()};
+      if (stack.size() == maxDepth) {
+        deep->atLeast = true;
+        return deep;
+      }
+      stack.push_back({in.PushLimit((int)length), type});
+      type = inner;
+      if (type == graphType)
+        ++graphs;
+      if (deep)
+        deep->subgraphs = std::max(deep->subgraphs, graphs - 1);
+      break;
+    }
+    default:
+      // Groups: ONNX has none.
+      return malformed();
+    }
+  }
+}
+
+/// Parses `bytes` as a ModelProto; on failure, an error that says why
+/// where it can tell.
+static rt::Status parseModelProto(StringRef bytes, onnx::ModelProto &model) {
+  if (model.ParseFromArray(bytes.data(), (int)bytes.size()))
+    return rt::Status::ok();
+  if (std::optional<TooDeep> deep = pastRecursionLimit(bytes)) {
+    std::string limit = std::to_string(
+        google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit());
+    if (deep->subgraphs > 0)
+      return rt::Status::error(
+          std::string("cannot parse the ONNX model: it nests subgraphs (the "
+                      "bodies of If, Loop and Scan nodes) ") +
+          (deep->atLeast ? "at least " : "") + std::to_string(deep->subgraphs) +
+          " levels deep, past the " + limit +
+          " levels of nested messages protobuf reads");
+    return rt::Status::error("cannot parse the ONNX model: it nests " +
+                             deep->message + " messages past the " + limit +
+                             " levels of nested messages protobuf reads");
+  }
+  return rt::Status::error("cannot parse the file as an ONNX model (not ONNX, "
+                           "or truncated or corrupt)");
+}
+
 bool isOnnxModelFile(const std::string &path) {
   StringRef p(path);
   if (p.ends_with(".onnx"))
@@ -787,8 +910,14 @@ bool isOnnxModelFile(const std::string &path) {
   if (!bytes)
     return false;
   onnx::ModelProto model;
-  return model.ParseFromArray(bytes->data(), (int)bytes->size()) &&
-         model.has_graph();
+  if (model.ParseFromArray(bytes->data(), (int)bytes->size()))
+    return model.has_graph();
+  // A model nested too deep for protobuf is still ONNX: its import then
+  // says why it cannot be read.
+  return pastRecursionLimit(
+             StringRef(reinterpret_cast<const char *>(bytes->data()),
+                       bytes->size()))
+      .has_value();
 }
 
 OwningOpRef<ModuleOp> importOnnxBuffer(StringRef bytes, StringRef name,
@@ -801,9 +930,8 @@ OwningOpRef<ModuleOp> importOnnxBuffer(StringRef bytes, StringRef name,
                       "as external data";
     return nullptr;
   }
-  if (!model.ParseFromArray(bytes.data(), (int)bytes.size())) {
-    emitError(loc) << "cannot parse the file as an ONNX model (not ONNX, or "
-                      "truncated or corrupt)";
+  if (rt::Status parsed = parseModelProto(bytes, model); !parsed) {
+    emitError(loc) << parsed.message();
     return nullptr;
   }
   if (!model.has_graph()) {

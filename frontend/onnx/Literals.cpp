@@ -419,13 +419,37 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
     std::string location;
     uint64_t offset = 0;
     int64_t length = -1;
+    // Offsets and lengths are decimal integers from 0 to 2^63 - 1: a sign,
+    // another character or a larger value is an error, never a
+    // reinterpretation (strtoull would wrap "-1" to 2^64 - 1, strtoll
+    // would make "-5" "no length").
+    auto number = [&](const std::string &key, const std::string &text,
+                      uint64_t &value) -> rt::Status {
+      value = 0;
+      bool ok = !text.empty() && text.size() <= 19;
+      for (char c : text) {
+        ok &= c >= '0' && c <= '9';
+        if (ok)
+          value = value * 10 + uint64_t(c - '0');
+      }
+      if (ok && value <= (uint64_t)std::numeric_limits<int64_t>::max())
+        return rt::Status::ok();
+      return rt::Status::error("the external data " + key + " '" + text +
+                               "' of tensor '" + proto.name() +
+                               "' is not an integer from 0 to 2^63 - 1");
+    };
     for (const auto &kv : proto.external_data()) {
-      if (kv.key() == "location")
+      if (kv.key() == "location") {
         location = kv.value();
-      else if (kv.key() == "offset")
-        offset = std::strtoull(kv.value().c_str(), nullptr, 10);
-      else if (kv.key() == "length")
-        length = std::strtoll(kv.value().c_str(), nullptr, 10);
+      } else if (kv.key() == "offset") {
+        if (rt::Status st = number("offset", kv.value(), offset); !st)
+          return st;
+      } else if (kv.key() == "length") {
+        uint64_t value = 0;
+        if (rt::Status st = number("length", kv.value(), value); !st)
+          return st;
+        length = (int64_t)value;
+      }
     }
     // As the ONNX checker requires: a relative path inside the model's
     // directory.
@@ -433,19 +457,15 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
         llvm::is_contained(llvm::make_range(llvm::sys::path::begin(location),
                                             llvm::sys::path::end(location)),
                            ".."))
-      return rt::Status::error("the external data location '" + location +
-                               "' of tensor '" + proto.name() +
-                               "' is not a relative path inside the model's "
-                               "directory");
+      return rt::Status::error(
+          "the external data location '" + location + "' of tensor '" +
+          proto.name() + "' is not a relative path inside " + folder.str());
     if (length >= 0 && (uint64_t)length != bytes)
       return rt::Status::error("the external data of tensor '" + proto.name() +
                                "' has length " + std::to_string(length) +
                                ", but its shape " +
                                rt::describe(*dtype, shape) + " needs " +
                                std::to_string(bytes) + " bytes");
-    if (offset > (uint64_t)std::numeric_limits<int64_t>::max())
-      return rt::Status::error("the external data offset of tensor '" +
-                               proto.name() + "' is out of range");
     llvm::SmallString<256> path(baseDir);
     llvm::sys::path::append(path, location);
     if (externalFiles && !llvm::is_contained(*externalFiles, path.str()))
@@ -479,6 +499,10 @@ rt::Result<rt::HostTensor> decodeTensor(const onnx::TensorProto &proto,
     rt::Status read = file->read(offset, t.data.data(), bytes);
     if (!read.isOk())
       return read;
+    // One byte per bool, any non-zero byte true (as for raw data).
+    if (*dtype == rt::DType::I1)
+      for (uint8_t &b : t.data)
+        b = b ? 1 : 0;
     return t;
   }
   if (proto.has_raw_data()) {

@@ -2,7 +2,13 @@
 //
 // The sim device compiles generated CUDA source with the host C++ compiler:
 //
-//   c++ -std=c++17 -O1 -fPIC -shared -DDLC_SIM -include SimShim.h kernels.cpp
+//   c++ -std=c++17 -O1 -fPIC -shared -DDLC_SIM -nostdinc -nostdinc++
+//       -include SimShim.h kernels.cpp
+//
+// after checking that the source is what dlc's code generator writes
+// (runtime/SimSourceCheck.cpp): the names it may use of this header are
+// listed there too. The shim is ours and is not checked; it includes no
+// header, so nothing but it and the checked source is compiled.
 //
 // This header supplies what that source may use from CUDA: the execution
 // space keywords, threadIdx/blockIdx/blockDim/gridDim, barriers, warp
@@ -246,9 +252,55 @@ static inline bool signbit(double x) { return __builtin_signbit(x); }
 #define NAN (__builtin_nanf(""))
 #define HUGE_VALF (__builtin_huge_valf())
 #define HUGE_VAL (__builtin_huge_val())
-#include <stdio.h>
-#include <string.h>
-#include <type_traits>
+
+// The source is compiled with -nostdinc -nostdinc++ (it may not read any
+// file): the shim includes no header. What it needs of <type_traits> (for
+// min and max) follows; memcpy is the compiler's __builtin_memcpy.
+namespace dlc_sim {
+template <bool B, typename T = void> struct EnableIf {};
+template <typename T> struct EnableIf<true, T> { typedef T type; };
+template <typename T> struct IsArithmetic {
+  static constexpr bool value = false;
+};
+template <typename T> struct IsFloatingPoint {
+  static constexpr bool value = false;
+};
+#define DLC_SIM_ARITHMETIC(T)                                                  \
+  template <> struct IsArithmetic<T> { static constexpr bool value = true; };
+DLC_SIM_ARITHMETIC(bool)
+DLC_SIM_ARITHMETIC(char)
+DLC_SIM_ARITHMETIC(signed char)
+DLC_SIM_ARITHMETIC(unsigned char)
+DLC_SIM_ARITHMETIC(wchar_t)
+DLC_SIM_ARITHMETIC(char16_t)
+DLC_SIM_ARITHMETIC(char32_t)
+DLC_SIM_ARITHMETIC(short)
+DLC_SIM_ARITHMETIC(unsigned short)
+DLC_SIM_ARITHMETIC(int)
+DLC_SIM_ARITHMETIC(unsigned int)
+DLC_SIM_ARITHMETIC(long)
+DLC_SIM_ARITHMETIC(unsigned long)
+DLC_SIM_ARITHMETIC(long long)
+DLC_SIM_ARITHMETIC(unsigned long long)
+DLC_SIM_ARITHMETIC(float)
+DLC_SIM_ARITHMETIC(double)
+DLC_SIM_ARITHMETIC(long double)
+#undef DLC_SIM_ARITHMETIC
+template <> struct IsFloatingPoint<float> {
+  static constexpr bool value = true;
+};
+template <> struct IsFloatingPoint<double> {
+  static constexpr bool value = true;
+};
+template <> struct IsFloatingPoint<long double> {
+  static constexpr bool value = true;
+};
+/// std::common_type of two arithmetic types: the usual arithmetic
+/// conversions.
+template <typename A, typename B> struct CommonType {
+  typedef decltype(true ? A() : B()) type;
+};
+} // namespace dlc_sim
 
 namespace dlc_sim {
 // Internal linkage on purpose: an inline variable would be a GNU "unique"
@@ -306,15 +358,15 @@ warpOp(int op, unsigned mask, unsigned long long value, int param, int width) {
   return tls.hooks->warpOp(tls.ctx, op, mask, value, param, width);
 }
 template <typename T> inline unsigned long long toBits(T v) {
-  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+  static_assert(sizeof(T) <= 8 && __is_trivially_copyable(T),
                 "shuffles move values of up to 8 bytes");
   unsigned long long bits = 0;
-  memcpy(&bits, &v, sizeof(T));
+  __builtin_memcpy(&bits, &v, sizeof(T));
   return bits;
 }
 template <typename T> inline T fromBits(unsigned long long bits) {
   T v;
-  memcpy(&v, &bits, sizeof(T));
+  __builtin_memcpy(&v, &bits, sizeof(T));
   return v;
 }
 } // namespace dlc_sim
@@ -426,10 +478,10 @@ atomicCAS(unsigned short *a, unsigned short compare, unsigned short v) {
     U old = __atomic_load_n(bits, __ATOMIC_SEQ_CST);                           \
     while (true) {                                                             \
       T cur;                                                                   \
-      memcpy(&cur, &old, sizeof(T));                                           \
+      __builtin_memcpy(&cur, &old, sizeof(T));                                 \
       T next = cur + v;                                                        \
       U nextBits;                                                              \
-      memcpy(&nextBits, &next, sizeof(T));                                     \
+      __builtin_memcpy(&nextBits, &next, sizeof(T));                           \
       if (__atomic_compare_exchange_n(bits, &old, nextBits, true,              \
                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))     \
         return cur;                                                            \
@@ -437,11 +489,11 @@ atomicCAS(unsigned short *a, unsigned short compare, unsigned short v) {
   }                                                                            \
   static inline T atomicExch(T *a, T v) {                                      \
     U nextBits;                                                                \
-    memcpy(&nextBits, &v, sizeof(T));                                          \
+    __builtin_memcpy(&nextBits, &v, sizeof(T));                                \
     U old = __atomic_exchange_n(reinterpret_cast<U *>(a), nextBits,            \
                                 __ATOMIC_SEQ_CST);                             \
     T r;                                                                       \
-    memcpy(&r, &old, sizeof(T));                                               \
+    __builtin_memcpy(&r, &old, sizeof(T));                                     \
     return r;                                                                  \
   }
 DLC_SIM_ATOMIC_FLOAT(float, unsigned int)
@@ -550,24 +602,24 @@ static inline long long __float2ll_rz(float x) { return (long long)x; }
 /// CUDA's min and max accept any pair of arithmetic types with the usual
 /// conversions; for floating point they are fminf/fmaxf (a NaN operand
 /// yields the other one).
-template <
-    typename A, typename B,
-    typename = typename std::enable_if<std::is_arithmetic<A>::value &&
-                                       std::is_arithmetic<B>::value>::type>
-static inline typename std::common_type<A, B>::type min(A a, B b) {
-  typedef typename std::common_type<A, B>::type T;
-  if constexpr (std::is_floating_point<T>::value)
+template <typename A, typename B,
+          typename =
+              typename dlc_sim::EnableIf<dlc_sim::IsArithmetic<A>::value &&
+                                         dlc_sim::IsArithmetic<B>::value>::type>
+static inline typename dlc_sim::CommonType<A, B>::type min(A a, B b) {
+  typedef typename dlc_sim::CommonType<A, B>::type T;
+  if constexpr (dlc_sim::IsFloatingPoint<T>::value)
     return fmin(T(a), T(b));
   else
     return T(a) < T(b) ? T(a) : T(b);
 }
-template <
-    typename A, typename B,
-    typename = typename std::enable_if<std::is_arithmetic<A>::value &&
-                                       std::is_arithmetic<B>::value>::type>
-static inline typename std::common_type<A, B>::type max(A a, B b) {
-  typedef typename std::common_type<A, B>::type T;
-  if constexpr (std::is_floating_point<T>::value)
+template <typename A, typename B,
+          typename =
+              typename dlc_sim::EnableIf<dlc_sim::IsArithmetic<A>::value &&
+                                         dlc_sim::IsArithmetic<B>::value>::type>
+static inline typename dlc_sim::CommonType<A, B>::type max(A a, B b) {
+  typedef typename dlc_sim::CommonType<A, B>::type T;
+  if constexpr (dlc_sim::IsFloatingPoint<T>::value)
     return fmax(T(a), T(b));
   else
     return T(a) < T(b) ? T(b) : T(a);
@@ -579,32 +631,32 @@ static inline typename std::common_type<A, B>::type max(A a, B b) {
 
 static inline int __float_as_int(float x) {
   int r;
-  memcpy(&r, &x, 4);
+  __builtin_memcpy(&r, &x, 4);
   return r;
 }
 static inline float __int_as_float(int x) {
   float r;
-  memcpy(&r, &x, 4);
+  __builtin_memcpy(&r, &x, 4);
   return r;
 }
 static inline unsigned int __float_as_uint(float x) {
   unsigned int r;
-  memcpy(&r, &x, 4);
+  __builtin_memcpy(&r, &x, 4);
   return r;
 }
 static inline float __uint_as_float(unsigned int x) {
   float r;
-  memcpy(&r, &x, 4);
+  __builtin_memcpy(&r, &x, 4);
   return r;
 }
 static inline long long __double_as_longlong(double x) {
   long long r;
-  memcpy(&r, &x, 8);
+  __builtin_memcpy(&r, &x, 8);
   return r;
 }
 static inline double __longlong_as_double(long long x) {
   double r;
-  memcpy(&r, &x, 8);
+  __builtin_memcpy(&r, &x, 8);
   return r;
 }
 static inline int __popc(unsigned int x) { return __builtin_popcount(x); }
@@ -641,7 +693,7 @@ template <typename T> static inline T __ldg(const T *p) { return *p; }
 namespace dlc_sim {
 inline unsigned short floatToHalfBits(float f) {
   unsigned int x;
-  memcpy(&x, &f, 4);
+  __builtin_memcpy(&x, &f, 4);
   unsigned int sign = (x >> 16) & 0x8000u;
   unsigned int a = x & 0x7fffffffu;
   if (a >= 0x7f800000u) // Inf, or NaN made quiet with its top payload bits
@@ -687,12 +739,12 @@ inline float halfBitsToFloat(unsigned short h) {
     bits = sign | ((e + 112u) << 23) | (m << 13);
   }
   float f;
-  memcpy(&f, &bits, 4);
+  __builtin_memcpy(&f, &bits, 4);
   return f;
 }
 inline unsigned short floatToBFloat16Bits(float f) {
   unsigned int x;
-  memcpy(&x, &f, 4);
+  __builtin_memcpy(&x, &f, 4);
   if ((x & 0x7fffffffu) > 0x7f800000u)
     return (unsigned short)((x >> 16) | 0x40u);
   x += 0x7fffu + ((x >> 16) & 1u);
@@ -701,7 +753,7 @@ inline unsigned short floatToBFloat16Bits(float f) {
 inline float bfloat16BitsToFloat(unsigned short h) {
   unsigned int bits = (unsigned int)h << 16;
   float f;
-  memcpy(&f, &bits, 4);
+  __builtin_memcpy(&f, &bits, 4);
   return f;
 }
 } // namespace dlc_sim

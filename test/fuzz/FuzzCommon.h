@@ -80,6 +80,35 @@ private:
   std::abort();
 }
 
+/// Whether a crash of the reference check's child (dlc::runReference's
+/// message) happened in the interpreter: a bug, where a crash of MLIR's
+/// reader is the expected answer to a hostile model.
+inline bool interpreterCrashed(const std::string &message) {
+  return message.rfind("the reference interpreter crashed", 0) == 0 ||
+         message.rfind("the reference interpreter exited", 0) == 0;
+}
+
+/// Whether the reference interpreter evaluates `module` quickly: no value
+/// above 2^20 elements and 2^22 in all, so that no op does more than about
+/// 2^30 steps (a hostile model could otherwise keep it busy for minutes
+/// within its limits, which a fuzzer's timeout would report).
+inline bool cheapToEvaluate(mlir::ModuleOp module) {
+  int64_t total = 0;
+  bool cheap = true;
+  module->walk([&](mlir::Operation *op) {
+    for (mlir::Type t : op->getResultTypes()) {
+      auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(t);
+      if (!tensor || !tensor.hasStaticShape())
+        continue;
+      int64_t n = tensor.getNumElements();
+      if (n > (int64_t(1) << 20) || (total += n) > (int64_t(1) << 22))
+        cheap = false;
+    }
+    return cheap ? mlir::WalkResult::advance() : mlir::WalkResult::interrupt();
+  });
+  return cheap;
+}
+
 /// The printed form of `op` in MLIR's custom syntax.
 inline std::string print(mlir::Operation *op) {
   std::string text;

@@ -468,6 +468,30 @@ func.func @kernel_yield(%x: tensor<4xf32>) {
 
 // -----
 
+// The op's verifier runs before its region's: a body that does not end in
+// dlc.yield (the generic form can write one) is reported, not assumed
+// (found by fuzz-reference, from a damaged bytecode reference model).
+func.func @kernel_without_yield(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'dlc.kernel' op expects its body to end in 'dlc.yield'}}
+  %k = "dlc.kernel"(%x) ({
+  ^bb0(%a: tensor<4xf32>):
+    %e = dlc.exp %a : tensor<4xf32>
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @kernel_empty_body(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'dlc.kernel' op expects a non-empty block}}
+  %k = "dlc.kernel"(%x) ({
+  ^bb0:
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @kernel_no_results(%x: tensor<4xf32>) {
   // expected-error @+1 {{'dlc.kernel' op expects at least one result}}
   dlc.kernel (%x) : (tensor<4xf32>) -> () {

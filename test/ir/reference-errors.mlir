@@ -20,7 +20,7 @@ func.func @unloaded_resource() -> tensor<4xf32> {
 // -----
 
 func.func @short_resource() -> tensor<4xf32> {
-  // expected-error @+1 {{'dlc.constant' op resource holds 8 bytes, but 16 are needed for 4 elements}}
+  // expected-error @+1 {{'dlc.constant' op the resource 'short' holds 8 bytes, but tensor<4xf32> needs 16 (4 elements of 4 bytes)}}
   %c = dlc.constant dense_resource<short> : tensor<4xf32>
   return %c : tensor<4xf32>
 }

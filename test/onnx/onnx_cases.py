@@ -664,12 +664,117 @@ def file_models():
     # A model with an f32[2, 2] input for the .pb inputs of bad_tensors().
     yield "relu22", raw_model([node("Relu", ["x"], ["y"])], [vi("x", (2, 2))],
                               yf)
+    # Locations outside the folder by their spelling (test/onnx/
+    # external-escape.test), and offsets and lengths that are not a range
+    # inside w.bin (test/onnx/external-ranges.test).
+    for name, location in EXT_LOCATIONS.items():
+        yield "ext_identity_loc_" + name, raw_model(
+            [identity], [], yf, [external("w", [2, 2], location, length=16)])
+    for name, keys in EXT_RANGES.items():
+        yield "ext_identity_" + name, raw_model(
+            [identity], [], yf, [external("w", [2, 2], "w.bin", **keys)])
+    yield from nested_models()
+
+
+# Locations that name a file outside the model's folder by their spelling.
+EXT_LOCATIONS = {
+    "abs": "/etc/passwd",
+    "dotdot": "../w.bin",
+    "inner_dotdot": "data/../../w.bin",
+    "dot_dotdot": "./../w.bin",
+    "empty": "",
+}
+
+# External data keys of an f32[2, 2] tensor (16 bytes) in a 16-byte w.bin
+# that is not a range inside the file, or not a number.
+EXT_RANGES = {
+    "offset_end": dict(offset=16, length=16),
+    "offset_past_by_one": dict(offset=1, length=16),
+    "offset_int64_max": dict(offset=2 ** 63 - 1, length=16),
+    "offset_2p63": dict(offset=2 ** 63, length=16),
+    "offset_2p64_minus_1": dict(offset=2 ** 64 - 1, length=16),
+    "offset_2p64": dict(offset=2 ** 64, length=16),
+    "offset_negative": dict(offset=-1, length=16),
+    "offset_plus": dict(offset="+0", length=16),
+    "offset_text": dict(offset="4x", length=16),
+    "offset_blank": dict(offset="", length=16),
+    "length_short": dict(length=15),
+    "length_long": dict(length=17),
+    "length_negative": dict(length=-16),
+    "length_minus_one": dict(length=-1),
+    "length_2p64": dict(length=2 ** 64),
+    "length_text": dict(length="16 "),
+}
+
+
+def nested_if_bytes(depth):
+    """The bytes of a ModelProto whose graph nests `depth` If nodes, each the
+    only node of the then-branch of the one above (the innermost branch
+    empty). Written with the wire format directly, in linear time: each
+    level is a header (graph.node, node.op_type, node.attribute, its name,
+    type and graph) followed by the level below."""
+    def varint(n):
+        out = bytearray()
+        while True:
+            out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+            n >>= 7
+            if not n:
+                return bytes(out)
+
+    def key(field, wire):
+        return varint(field << 3 | wire)
+
+    # Innermost first: the length of each level's graph.
+    graph = [0]
+    headers = []
+    for _ in range(depth):
+        attr_head = (key(1, 2) + varint(11) + b"then_branch" + key(20, 0) +
+                     varint(5) + key(6, 2) + varint(graph[-1]))
+        node_head = (key(4, 2) + varint(2) + b"If" + key(5, 2) +
+                     varint(len(attr_head) + graph[-1]))
+        head = key(1, 2) + varint(len(node_head) + len(attr_head) +
+                                  graph[-1]) + node_head + attr_head
+        headers.append(head)
+        graph.append(len(head) + graph[-1])
+    return (key(1, 0) + varint(8) + key(7, 2) + varint(graph[-1]) +
+            b"".join(reversed(headers)))
+
+
+def nested_models():
+    """Models nested past protobuf's limit of 100 messages (test/onnx/
+    nesting.test): If nodes whose then-branch is the next If, and a type
+    nested in sequence types. Each level is small (no copies of a branch),
+    so 200 levels are a few KB."""
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    inputs = [vi("x", (2,)),
+              helper.make_tensor_value_info("c", TensorProto.BOOL, [])]
+    leaf = helper.make_graph([node("Identity", ["x"], ["y"])], "leaf", [], [y])
+    for depth in (5, 31, 32, 200):
+        g = leaf
+        for i in range(depth):
+            g = helper.make_graph(
+                [node("If", ["c"], ["y"], name="if%d" % i, then_branch=g,
+                      else_branch=leaf)], "level%d" % (i + 1), [], [y])
+        yield "nested_if_%d" % depth, raw_model(list(g.node), inputs, [y])
+    yield "nested_if_30000", nested_if_bytes(30000)
+    t = helper.make_tensor_type_proto(TensorProto.FLOAT, [2])
+    for _ in range(150):
+        t = helper.make_sequence_type_proto(t)
+    yield "nested_sequence_type", raw_model(
+        [node("Identity", ["x"], ["y"])], [helper.make_value_info("x", t)], [y])
 
 
 def bad_tensors():
     """TensorProto inputs (NAME.pb) whose data is external: `x`, f32[2, 2]
     from x.bin beside the .pb file (test/onnx/external-files.test)."""
     yield "ext_input", external("x", [2, 2], "x.bin", length=16)
+    for name, location in EXT_LOCATIONS.items():
+        yield "ext_input_loc_" + name, external("x", [2, 2], location,
+                                                length=16)
+    yield "ext_input_offset_negative", external("x", [2, 2], "x.bin",
+                                                offset=-1, length=16)
+    yield "ext_input_offset_end", external("x", [2, 2], "x.bin", offset=16,
+                                           length=16)
 
 
 def structure_models():
@@ -921,7 +1026,10 @@ def main():
                 continue
             m = bad[name] if name in bad else CASES[name][1]()[0]
             path = os.path.join(args.outdir, name + ".onnx")
-            if args.external:
+            if isinstance(m, bytes):
+                with open(path, "wb") as f:
+                    f.write(m)
+            elif args.external:
                 onnx.save(m, path, save_as_external_data=True,
                           all_tensors_to_one_file=True,
                           location=name + ".weights", size_threshold=0)

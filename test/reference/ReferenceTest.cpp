@@ -962,6 +962,76 @@ TEST_F(ReferenceTest, WrongInputShapeOrType) {
   EXPECT_NE(d.find("holds 4 bytes, but 8 are needed"), std::string::npos) << d;
 }
 
+TEST_F(ReferenceTest, ResourceOfTheWrongSizeSaysWhatItNeeds) {
+  // One byte short of tensor<2xf16>; i1 is stored one byte per element, so
+  // 2 bytes are right for tensor<2xi1> (and 2 and 0 read as true, false).
+  std::string d = evalError(R"mlir(
+    func.func @main() -> tensor<2xf16> {
+      %0 = dlc.constant dense_resource<half> : tensor<2xf16>
+      return %0 : tensor<2xf16>
+    }
+    {-#
+      dialect_resources: {
+        builtin: {
+          half: "0x02000000003C00"
+        }
+      }
+    #-})mlir",
+                            {});
+  EXPECT_NE(d.find("the resource 'half' holds 3 bytes, but tensor<2xf16> "
+                   "needs 4 (2 elements of 2 bytes)"),
+            std::string::npos)
+      << d;
+  auto out = eval(R"mlir(
+    func.func @main() -> tensor<2xi1> {
+      %0 = dlc.constant dense_resource<bits> : tensor<2xi1>
+      return %0 : tensor<2xi1>
+    }
+    {-#
+      dialect_resources: {
+        builtin: {
+          bits: "0x010000000200"
+        }
+      }
+    #-})mlir",
+                  {});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], rt::DType::I1, {2}, {1, 0}, "i1 resource");
+}
+
+TEST_F(ReferenceTest, ElementBudget) {
+  // Each value alone is within the interpreter's limit of 2^30 elements,
+  // all of them together not: refused at the input or the op that would go
+  // over the budget, before anything is allocated.
+  rt::HostTensor huge;
+  huge.dtype = rt::DType::F32;
+  huge.shape = {int64_t(1) << 29};
+  std::string d = evalError(R"mlir(
+    func.func @main(%x: tensor<536870912xf32>) -> tensor<536870912xf32> {
+      return %x : tensor<536870912xf32>
+    })mlir",
+                            {huge});
+  EXPECT_NE(d.find("input #0 has 536870912 elements; the reference "
+                   "interpreter evaluates models whose values hold at most "
+                   "268435456 elements in all"),
+            std::string::npos)
+      << d;
+  // The input's 2 elements count: a constant of 2^28 - 1 elements goes
+  // over.
+  d = evalError(R"mlir(
+    func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %a = dlc.constant dense<1.0> : tensor<268435455xf32>
+      %s = dlc.slice %a {start = array<i64: 0>, size = array<i64: 2>} : (tensor<268435455xf32>) -> tensor<2xf32>
+      return %s : tensor<2xf32>
+    })mlir",
+                {f32({2}, {1, 2})});
+  EXPECT_NE(d.find("'dlc.constant' op has a result of 268435455 elements, "
+                   "which would bring the reference interpreter's tensors to "
+                   "268435457 elements"),
+            std::string::npos)
+      << d;
+}
+
 TEST_F(ReferenceTest, NonDlcOpIsDiagnosed) {
   std::string d = evalError(R"mlir(
     func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -212,6 +212,7 @@ TEST_F(CudaGpu, CoordinatesMatchSimExactly) {
   p.outputs = {{DType::I32, {n}}};
   p.steps.push_back(
       kernelStep("k_coords", {2, 3, 2}, {4, 2, 3}, {outputRef(0, n * 4)}));
+  signKernels(p);
   compareWithSim(p, {}, 0);
 }
 

@@ -771,6 +771,17 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
+  FAKE_LOCK;
+  FAKE_REQUIRE_INIT;
+  if (!bytes)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (dev < 0 || dev >= S.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *bytes = size_t(S.memoryBytes);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attr,
                               CUdevice dev) {
   FAKE_LOCK;

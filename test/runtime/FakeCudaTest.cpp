@@ -376,6 +376,34 @@ TEST_F(FakeCuda, MissingDeviceAndMissingKernel) {
                          "CUDA_ERROR_NOT_FOUND");
 }
 
+TEST_F(FakeCuda, PackagesLargerThanTheDeviceAreRefusedBeforeAllocating) {
+  // The fake device has 1 GiB: an output of 2 GiB does not fit, and nothing
+  // is allocated (the fixture checks that nothing is left either).
+  Package p = elementwisePackage();
+  p.outputs[0].shape = {int64_t(1) << 29};
+  uint64_t allocations = uint64_t(fake_->snapshot().allocations);
+  Result<std::unique_ptr<Session>> s = createCuda(withFakeCubin(p));
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.message(), "the package needs 2 GiB of device memory (arena 0 "
+                         "bytes, inputs 7.8 KiB, outputs 2 GiB, constants 0 "
+                         "bytes) but the device has 1 GiB");
+  EXPECT_EQ(uint64_t(fake_->snapshot().allocations), allocations);
+
+  // --max-memory lowers the limit below the device's.
+  SessionOptions opts;
+  opts.device = DeviceKind::Cuda;
+  opts.maxMemory = 10000;
+  s = Session::create(withFakeCubin(elementwisePackage()), opts);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.message(), "the package needs 11.7 KiB of device memory (arena "
+                         "0 bytes, inputs 7.8 KiB, outputs 3.9 KiB, constants "
+                         "0 bytes) but --max-memory allows 9.8 KiB (the "
+                         "device has 1 GiB)");
+  opts.maxMemory = 12000;
+  s = Session::create(withFakeCubin(elementwisePackage()), opts);
+  ASSERT_TRUE(s.isOk()) << s.message();
+}
+
 //===----------------------------------------------------------------------===//
 // GEMM epilogues through the fake cuBLASLt
 //===----------------------------------------------------------------------===//

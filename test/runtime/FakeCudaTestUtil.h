@@ -142,6 +142,7 @@ inline Package scenarioPackage(uint32_t sharedBytes = 0) {
   c.copy.src = bufferRef(BufferRef::Kind::Constant, 0, 0, 64);
   c.copy.dst = outputRef(3, 64);
   p.steps.push_back(c);
+  signKernels(p);
   return p;
 }
 

@@ -119,9 +119,9 @@ TEST_F(FaultInjection, EveryEntryPointIsASiteAndEverySiteIsDocumented) {
     EXPECT_TRUE(names.insert(s.name).second) << "duplicate " << s.name;
     EXPECT_FALSE(s.effect.empty()) << s.name;
   }
-  // 36 driver, 9 NVRTC, 7 cuBLAS and 14 cuBLASLt entry points, and 11
+  // 37 driver, 9 NVRTC, 7 cuBLAS and 14 cuBLASLt entry points, and 11
   // other sites.
-  EXPECT_EQ(names.size(), 36u + 9u + 7u + 14u + 11u);
+  EXPECT_EQ(names.size(), 37u + 9u + 7u + 14u + 11u);
   for (const char *n :
        {"cuMemAlloc", "cuGraphInstantiate", "cuStreamEndCapture",
         "nvrtcCompileProgram", "cublasGemmStridedBatchedEx", "cublasLtMatmul",
@@ -313,7 +313,7 @@ TEST_F(NvrtcFault, CorruptCubinCacheEntryIsRecompiled) {
 Package smallPackage(const std::string &tag = "") {
   Package p;
   p.cudaSource = std::string(kSmallKernel) + tag;
-  p.kernels = {{"k_inc", false}};
+  p.kernels = {{"k_inc", false, std::nullopt}};
   p.inputs = {{DType::F32, {256}}};
   p.outputs = {{DType::F32, {256}}, {DType::F32, {4}}};
   p.arenaBytes = 1024;
@@ -333,6 +333,7 @@ Package smallPackage(const std::string &tag = "") {
   c.copy.src = bufferRef(BufferRef::Kind::Constant, 0, 0, 16);
   c.copy.dst = outputRef(1, 16);
   p.steps = {a, b, c};
+  signKernels(p);
   return p;
 }
 
@@ -861,9 +862,9 @@ TEST_F(CudaFault, EveryCudaAndCublasCallFailsCleanly) {
       }
     }
   }
-  // All 36 driver and 7 cuBLAS entry points but the five above, and the
+  // All 37 driver and 7 cuBLAS entry points but the five above, and the
   // kernel fault.
-  EXPECT_EQ(tested.size(), 36u + 7u - 5u + 1u);
+  EXPECT_EQ(tested.size(), 37u + 7u - 5u + 1u);
   std::printf("%zu sites, %zu session lifecycles with one failure each\n",
               tested.size(), lifecycles);
 }

@@ -27,6 +27,18 @@ BufferRef ref(BufferRef::Kind kind, uint32_t index, uint64_t offset,
   return r;
 }
 
+KernelSignature signature(std::vector<uint32_t> block,
+                          std::vector<uint32_t> grid,
+                          std::vector<KernelParam> params) {
+  KernelSignature s;
+  for (int d = 0; d < 3; ++d) {
+    s.block[d] = block[size_t(d)];
+    s.grid[d] = grid[size_t(d)];
+  }
+  s.params = std::move(params);
+  return s;
+}
+
 /// A package using every field and step kind, valid for validatePackage.
 Package samplePackage() {
   Package p;
@@ -34,7 +46,14 @@ Package samplePackage() {
   p.inputs = {{DType::F32, {4, 8}}, {DType::BF16, {8}}};
   p.outputs = {{DType::F32, {4, 8}}, {DType::I1, {}}};
   p.cudaSource = "extern \"C\" __global__ void k0(float *a) {}\n";
-  p.kernels = {{"k0", false}, {"k1", true}};
+  // k0 as step 0 launches it; k1, taking C and a bias of the epilogue
+  // GEMM (step 3), as an epilogue kernel does.
+  p.kernels = {
+      {"k0", false,
+       signature({128, 2, 1}, {2, 1, 1},
+                 {{128, false}, {4, false}, {512, true}})},
+      {"k1", true,
+       signature({256, 1, 1}, {65535, 1, 1}, {{128, true}, {32, false}})}};
   p.cubins = {{"sm_80", {0x7f, 'E', 'L', 'F', 1, 2, 3}, {}},
               {"sm_90a", std::vector<uint8_t>(1000, 0xab), {}}};
   p.cubins[1].resources = {{"k0", 40, 0, 0, 0}, {"k1", 255, 272, 272, 328}};
@@ -195,6 +214,52 @@ std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
                      });
 }
 
+/// `payload` (version 5) with its KERN section in the layout of versions
+/// 1-4: names and barrier flags, no signatures.
+std::vector<uint8_t> olderKernels(const std::vector<uint8_t> &payload) {
+  return mapSections(payload,
+                     [](uint32_t tag, const uint8_t *body,
+                        uint64_t len) -> std::optional<std::vector<uint8_t>> {
+                       if (tag != 0x4e52454b) // "KERN"
+                         return std::nullopt;
+                       ByteReader b(body, len);
+                       std::vector<uint8_t> out;
+                       ByteWriter o(out);
+                       uint32_t n = 0;
+                       b.u32(n);
+                       o.u32(n);
+                       for (uint32_t i = 0; i < n; ++i) {
+                         std::string name;
+                         uint8_t barriers = 0;
+                         uint32_t params = 0;
+                         b.string(name);
+                         b.u8(barriers);
+                         b.skip(24); // block and grid
+                         b.u32(params);
+                         b.skip(uint64_t(params) * 9);
+                         o.string(name);
+                         o.u8(barriers);
+                       }
+                       std::vector<uint8_t> section;
+                       ByteWriter w(section);
+                       w.u32(tag);
+                       w.u32(0);
+                       w.u64(out.size());
+                       w.bytes(out.data(), out.size());
+                       return section;
+                     });
+}
+
+/// `p` as read from format version `version`, which has no kernel
+/// signatures before version 5.
+Package asVersion(Package p, uint32_t version) {
+  p.formatVersion = version;
+  if (version < kSignatureVersion)
+    for (KernelInfo &k : p.kernels)
+      k.signature.reset();
+  return p;
+}
+
 /// `payload` (version 4) with its RFIR section in the layout of versions
 /// 1-3: the reference model only, no blobs.
 std::vector<uint8_t> olderReference(const std::vector<uint8_t> &payload) {
@@ -238,7 +303,14 @@ void expectEqual(const Package &a, const Package &b) {
   for (size_t i = 0; i < a.kernels.size(); ++i) {
     EXPECT_EQ(a.kernels[i].name, b.kernels[i].name);
     EXPECT_EQ(a.kernels[i].usesBarriers, b.kernels[i].usesBarriers);
+    EXPECT_EQ(a.kernels[i].signature.has_value(),
+              b.kernels[i].signature.has_value())
+        << i;
+    if (a.kernels[i].signature && b.kernels[i].signature) {
+      EXPECT_TRUE(*a.kernels[i].signature == *b.kernels[i].signature) << i;
+    }
   }
+  EXPECT_EQ(a.formatVersion, b.formatVersion);
   ASSERT_EQ(a.cubins.size(), b.cubins.size());
   for (size_t i = 0; i < a.cubins.size(); ++i) {
     EXPECT_EQ(a.cubins[i].arch, b.cubins[i].arch);
@@ -374,7 +446,7 @@ TEST(Package, RejectsOtherVersions) {
   bytes[8] = 7;
   EXPECT_EQ(readError(dir, bytes),
             dir.file("model.dlcpkg") +
-                ": package format version 7, this dlc reads versions 1 to 4 "
+                ": package format version 7, this dlc reads versions 1 to 5 "
                 "(recompile the model)");
 }
 
@@ -450,14 +522,14 @@ TEST(Package, EpiloguesRoundTripAndVersion1StillReads) {
   std::vector<uint8_t> bytes = serializePackage(v1);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
   std::vector<uint8_t> old =
-      withPayload(olderReference(replaceSteps(
-                      payload, gemmStepSection(v1.steps[0].gemm, 1, 0, 0, 0))),
+      withPayload(olderKernels(olderReference(replaceSteps(
+                      payload, gemmStepSection(v1.steps[0].gemm, 1, 0, 0, 0)))),
                   1);
   Result<Package> r = deserializePackage(old);
   ASSERT_TRUE(r.isOk()) << r.message();
   v1.steps[0].label = "gemm";
   v1.referenceBlobs.clear();
-  expectEqual(v1, *r);
+  expectEqual(asVersion(v1, 1), *r);
   EXPECT_FALSE(r->steps[0].gemm.hasEpilogue());
   // The same bytes as version 2 lack the epilogue.
   old[8] = 2;
@@ -480,14 +552,14 @@ TEST(Package, Tf32FlagRoundTripsAndVersion2StillReads) {
   std::vector<uint8_t> bytes = serializePackage(v2);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
   std::vector<uint8_t> old =
-      withPayload(olderReference(replaceSteps(
-                      payload, gemmStepSection(v2.steps[0].gemm, 2, 2, 1, 1))),
+      withPayload(olderKernels(olderReference(replaceSteps(
+                      payload, gemmStepSection(v2.steps[0].gemm, 2, 2, 1, 1)))),
                   2);
   Result<Package> r = deserializePackage(old);
   ASSERT_TRUE(r.isOk()) << r.message();
   v2.steps[0].label = "gemm";
   v2.referenceBlobs.clear();
-  expectEqual(v2, *r);
+  expectEqual(asVersion(v2, 2), *r);
   EXPECT_FALSE(r->steps[0].gemm.tf32);
 
   // In version 3 the flag is a bool.
@@ -505,13 +577,13 @@ TEST(Package, Version3ChecksumIsFnv1a) {
   // A version-3 package (FNV-1a checksum, the weights inside the reference
   // model, no blobs) still reads.
   Result<Package> r =
-      deserializePackage(withPayload(olderReference(payload), 3));
+      deserializePackage(withPayload(olderKernels(olderReference(payload)), 3));
   ASSERT_TRUE(r.isOk()) << r.message();
   Package v3 = samplePackage();
   v3.referenceBlobs.clear();
-  expectEqual(v3, *r);
+  expectEqual(asVersion(v3, 3), *r);
   // A version-4 reference section read as version 3 has trailing bytes.
-  r = deserializePackage(withPayload(payload, 3));
+  r = deserializePackage(withPayload(olderKernels(payload), 3));
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(),
             "corrupt package: section 'RFIR' has 67 unexpected trailing bytes");
@@ -527,6 +599,77 @@ TEST(Package, Version3ChecksumIsFnv1a) {
   r = deserializePackage(swapped);
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(), "checksum mismatch: the file is corrupt");
+}
+
+std::string invalid(const Package &p);
+
+TEST(Package, SignaturesRoundTripAndVersion4StillReads) {
+  Package p = samplePackage();
+  std::vector<uint8_t> bytes = serializePackage(p);
+  Result<Package> q = deserializePackage(bytes);
+  ASSERT_TRUE(q.isOk()) << q.message();
+  ASSERT_TRUE(q->kernels[0].signature.has_value());
+  EXPECT_EQ(q->kernels[0].signature->block[1], 2u);
+  EXPECT_EQ(q->kernels[0].signature->params.size(), 3u);
+  EXPECT_TRUE(q->kernels[0].signature->params[2].writes);
+  EXPECT_EQ(q->kernels[1].signature->grid[0], 65535u);
+  EXPECT_EQ(q->formatVersion, kPackageVersion);
+
+  // A version-4 package: kernels without signatures, still read, but not
+  // run (nothing would bound what its kernels touch).
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  Result<Package> r = deserializePackage(withPayload(olderKernels(payload), 4));
+  ASSERT_TRUE(r.isOk()) << r.message();
+  expectEqual(asVersion(p, 4), *r);
+  EXPECT_FALSE(r->kernels[0].signature.has_value());
+  EXPECT_THAT(validatePackage(*r).message(),
+              HasSubstr("has no signature: packages of format 4 record none"));
+  // Version 5's kernel section is corrupt as version 4's.
+  r = deserializePackage(withPayload(payload, 4));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("corrupt package: section 'KERN'"));
+  // A signature's flag is a bool, and its count cannot exceed the section.
+  size_t at = std::string::npos;
+  {
+    size_t pos = 0;
+    while (pos + 16 <= payload.size()) {
+      ByteReader h(payload.data() + pos, 16);
+      uint32_t tag = 0, flags = 0;
+      uint64_t len = 0;
+      h.u32(tag);
+      h.u32(flags);
+      h.u64(len);
+      if (tag == 0x4e52454b) // "KERN"
+        at = pos;
+      pos += 16 + len;
+    }
+  }
+  ASSERT_NE(at, std::string::npos);
+  // count (4), name "k0" (8 + 2), barriers (1), block and grid (24).
+  const size_t paramCount = at + 16 + 4 + 10 + 1 + 24;
+  std::vector<uint8_t> bad = payload;
+  bad[paramCount + 3] = 0x7f;
+  r = deserializePackage(withPayload(bad));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(), HasSubstr("section 'KERN' holds a count larger"));
+  bad = payload;
+  bad[paramCount + 4 + 8] = 2; // the first parameter's writes flag
+  r = deserializePackage(withPayload(bad));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.message(),
+            "corrupt package: section 'KERN' holds an invalid flag value 2");
+
+  // A kernel made in memory without a signature is written with an empty
+  // one, which its launches do not match.
+  Package unsignedKernel = samplePackage();
+  unsignedKernel.kernels[0].signature.reset();
+  EXPECT_THAT(invalid(unsignedKernel),
+              HasSubstr("kernel #0 (k0) has no signature"));
+  r = deserializePackage(serializePackage(unsignedKernel));
+  ASSERT_TRUE(r.isOk()) << r.message();
+  EXPECT_THAT(invalid(*r), HasSubstr("step 0 (k0: add+exp) launches blocks "
+                                     "of 128 x 2 x 1 threads but kernel #0 "
+                                     "(k0) was compiled for 1 x 1 x 1"));
 }
 
 TEST(Package, RejectsReferenceBlobsOutsideTheConstants) {
@@ -682,6 +825,77 @@ TEST(Support, CopyFileAtomicCopiesWholeFilesOnly) {
   ASSERT_FALSE(st.isOk());
   EXPECT_THAT(st.message(), HasSubstr("cannot open"));
   EXPECT_EQ(dlc::rt::test::TempDir::list(dir.path()).size(), 2u);
+}
+
+TEST(Support, ParseByteSize) {
+  for (auto [text, want] : std::vector<std::pair<std::string, uint64_t>>{
+           {"1", 1},
+           {"4096", 4096},
+           {"512B", 512},
+           {"64K", 64ull << 10},
+           {"64KiB", 64ull << 10},
+           {"3M", 3ull << 20},
+           {"3MiB", 3ull << 20},
+           {"8G", 8ull << 30},
+           {"8GiB", 8ull << 30},
+           {"2T", 2ull << 40},
+           {"16777215TiB", 16777215ull << 40},
+           {"18446744073709551615", ~0ull}}) {
+    Result<uint64_t> r = parseByteSize(text);
+    ASSERT_TRUE(r.isOk()) << text << ": " << r.message();
+    EXPECT_EQ(*r, want) << text;
+  }
+  auto error = [](const std::string &text) {
+    Result<uint64_t> r = parseByteSize(text);
+    EXPECT_FALSE(r.isOk()) << text;
+    return r.isOk() ? "" : r.message();
+  };
+  EXPECT_EQ(error(""), "'' is not a byte count (digits, then optionally K, M, "
+                       "G, T or KiB, MiB, GiB, TiB)");
+  EXPECT_EQ(error("-1G"), "'-1G' is not a byte count (digits, then optionally "
+                          "K, M, G, T or KiB, MiB, GiB, TiB)");
+  for (const char *garbage : {"+5", "abc", "G", " 5", "0x10", "1.5G"})
+    EXPECT_FALSE(parseByteSize(garbage).isOk()) << garbage;
+  EXPECT_EQ(error("5 G"), "'5 G' has an unknown unit ' G' (K, M, G, T or KiB, "
+                          "MiB, GiB, TiB)");
+  EXPECT_EQ(error("5GB"), "'5GB' has an unknown unit 'GB' (K, M, G, T or "
+                          "KiB, MiB, GiB, TiB)");
+  EXPECT_EQ(error("0"), "'0' is no memory at all (give a positive size)");
+  EXPECT_EQ(error("0G"), "'0G' is no memory at all (give a positive size)");
+  EXPECT_EQ(error("18446744073709551616"),
+            "'18446744073709551616' is 2^64 bytes or more");
+  EXPECT_EQ(error("16777216T"), "'16777216T' is 2^64 bytes or more");
+  EXPECT_EQ(error("99999999999999999999999K"),
+            "'99999999999999999999999K' is 2^64 bytes or more");
+}
+
+TEST(Support, CheckedArithmetic) {
+  EXPECT_EQ(checkedAdd(~0ull, 1), std::nullopt);
+  EXPECT_EQ(checkedAdd(~0ull - 1, 1), ~0ull);
+  EXPECT_EQ(checkedMul(1ull << 32, 1ull << 32), std::nullopt);
+  EXPECT_EQ(checkedMul(1ull << 31, 1ull << 32), 1ull << 63);
+  EXPECT_EQ(checkedAlignUp(~0ull - 254, 256), std::nullopt);
+  EXPECT_EQ(checkedAlignUp(~0ull - 255, 256), ~0ull - 255);
+  EXPECT_EQ(checkedAlignUp(257, 256), 512u);
+  EXPECT_EQ(checkedAlignUp(0, 256), 0u);
+  // An expression is checked once at its end.
+  Checked last = Checked(1ull << 20) * ((1ull << 40) - 1) + 7;
+  EXPECT_TRUE(last.ok());
+  EXPECT_FALSE((last * 4 * 8).ok());
+  EXPECT_FALSE((Checked::fromSigned(-1) + 1).ok());
+  EXPECT_FALSE((Checked::overflowed() * 0).ok());
+  EXPECT_EQ(checkedProduct({1 << 20, 1 << 20, 1 << 20}).value(),
+            std::optional<uint64_t>(1ull << 60));
+  EXPECT_FALSE(checkedProduct({1 << 30, 1 << 30, 1 << 30}).ok());
+  EXPECT_FALSE(checkedProduct({4, -1}).ok());
+  // A zero dimension makes the product 0, whatever the others.
+  EXPECT_EQ(checkedProduct({int64_t(1) << 62, int64_t(1) << 62, 0}).value(),
+            std::optional<uint64_t>(0));
+  // Descriptions: saturated, never wrapped.
+  TensorDesc d{DType::I64, {int64_t(1) << 61, 1}};
+  EXPECT_FALSE(d.checkedByteSize().ok());
+  EXPECT_EQ(d.byteSize(), ~0ull);
+  EXPECT_EQ(d.numElements(), int64_t(1) << 61);
 }
 
 TEST(Support, Xxh64MatchesTheReferenceImplementation) {
@@ -962,7 +1176,7 @@ TEST(ValidatePackage, EpilogueKernels) {
   Package p = samplePackage();
   ASSERT_TRUE(p.steps[3].gemm.hasEpilogue());
   ASSERT_FALSE(p.kernels.empty());
-  p.steps[3].gemm.epilogueKernel = 0;
+  p.steps[3].gemm.epilogueKernel = 1;
   EXPECT_TRUE(validatePackage(p).isOk()) << validatePackage(p).message();
   Result<Package> q = deserializePackage(serializePackage(p));
   ASSERT_TRUE(q.isOk()) << q.message();
@@ -982,10 +1196,22 @@ TEST(ValidatePackage, EpilogueKernels) {
               HasSubstr("epilogue kernel 0 on a GEMM without an epilogue"));
 
   p = samplePackage();
-  p.steps[3].gemm.epilogueKernel = 0;
+  p.steps[3].gemm.epilogueKernel = 1;
   p.steps[3].gemm.ldc += 1;
   EXPECT_THAT(invalid(p), HasSubstr("an epilogue kernel needs a contiguous "
                                     "result"));
+
+  // Sizes whose product overflows 64 bits are refused, without overflowing
+  // a signed product on the way (UBSan; found by fuzz-package).
+  p = samplePackage();
+  GemmStep &g = p.steps[3].gemm;
+  g.epilogueKernel = 0;
+  g.batch = 2;
+  g.m = int64_t(3530822107858468868);
+  g.n = 3;
+  g.ldc = g.n;
+  g.strideC = int64_t(uint64_t(g.m) * uint64_t(g.n));
+  EXPECT_THAT(invalid(p), HasSubstr("must lie in [0, 2^31)"));
 }
 
 TEST(ValidatePackage, Tf32OnlyForF32Gemms) {

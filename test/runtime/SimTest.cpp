@@ -205,6 +205,7 @@ TEST(Sim, AtomicsAcrossConcurrentBlocks) {
   p.steps.push_back(kernelStep("k_atomics", {64}, {128},
                                {inputRef(0, n * 4), outputRef(0, 4),
                                 outputRef(1, 20), outputRef(2, 8)}));
+  signKernels(p);
   auto s = openSim(p);
   ASSERT_TRUE(s);
   HostTensor in(DType::F32, {n});
@@ -227,6 +228,7 @@ TEST(Sim, ThreadAndBlockCoordinatesIn3D) {
   p.outputs = {{DType::I32, {n}}};
   p.steps.push_back(
       kernelStep("k_coords", {2, 3, 2}, {4, 2, 3}, {outputRef(0, n * 4)}));
+  signKernels(p);
   auto s = openSim(p);
   ASSERT_TRUE(s);
   Result<std::vector<HostTensor>> out = s->run({});
@@ -287,6 +289,10 @@ TEST(Sim, WrongInputsAreRejectedByName) {
   Package p = elementwisePackage();
   p.inputs[1] = {DType::F32, {4, 8}};
   p.steps[0].kernel.args[1].bytes = 128;
+  // A kernel compiled for the smaller input (the runs below fail before any
+  // step).
+  p.kernels[kernelIndex("k_ew")].signature.reset();
+  signKernels(p);
   auto s = openSim(p);
   ASSERT_TRUE(s);
   HostTensor x(DType::F32, {kEwSize});
@@ -313,6 +319,7 @@ std::string simError(const std::string &kernel, uint32_t block = 32) {
   p.outputs = {{DType::F32, {block}}};
   p.steps.push_back(
       kernelStep(kernel, {2}, {block}, {outputRef(0, block * 4)}));
+  signKernels(p);
   auto s = openSim(p);
   if (!s)
     return "no session";
@@ -358,6 +365,7 @@ TEST(Sim, BarrierInAKernelMarkedWithoutBarriersIsAnError) {
   p.outputs = {{DType::F32, {1}}};
   p.steps.push_back(kernelStep("k_rowsum", {1}, {256},
                                {inputRef(0, kRowLength * 4), outputRef(0, 4)}));
+  signKernels(p);
   auto s = openSim(p);
   ASSERT_TRUE(s);
   Result<std::vector<HostTensor>> r =
@@ -389,8 +397,12 @@ TEST(Sim, InvalidPackagesAreRejectedBeforeRunning) {
 }
 
 TEST(Sim, MissingTrampolineIsAnError) {
+  // A kernel of the source without its trampoline (a kernel the source does
+  // not define at all: SimSourceCheckTest).
   Package p = elementwisePackage();
-  p.kernels.push_back({"k_missing", false});
+  p.cudaSource += "extern \"C\" __global__ void k_missing(float *__restrict__ "
+                  "out) { out[0] = 1.0f; }\n";
+  p.kernels.push_back({"k_missing", false, KernelSignature()});
   SessionOptions opts;
   Result<std::unique_ptr<Session>> s = Session::create(p, opts);
   ASSERT_FALSE(s.isOk());
@@ -403,8 +415,12 @@ TEST(Sim, CompileErrorsShowTheCompilerOutput) {
   ScopedEnv env("DLC_CACHE_DIR", dir.path());
   Package p;
   p.cudaSource = "extern \"C\" __global__ void k0(float *p) { p[0] = "
-                 "not_declared_anywhere; }\n";
-  p.kernels = {{"k0", false}};
+                 "not_declared_anywhere; }\n"
+                 "#ifdef DLC_SIM\n"
+                 "extern \"C\" void dlc_sim_entry_k0(void *const *a) { "
+                 "k0((float *)a[0]); }\n"
+                 "#endif\n";
+  p.kernels = {{"k0", false, KernelSignature()}};
   SessionOptions opts;
   Result<std::unique_ptr<Session>> s = Session::create(p, opts);
   ASSERT_FALSE(s.isOk());

@@ -107,7 +107,7 @@ Package executorPackage() {
   Package p;
   p.inputs = {{DType::F32, {4}}, {DType::F32, {4}}};
   p.outputs = {{DType::F32, {2, 2}}};
-  p.kernels = {{"k0", false}, {"epilogue", false}};
+  p.kernels = {{"k0", false, std::nullopt}, {"epilogue", false, std::nullopt}};
   p.arenaBytes = 256;
   p.constants.resize(64);
   using K = BufferRef::Kind;

@@ -385,6 +385,19 @@ TEST(Npy, RejectsMalformedFilesWithClearErrors) {
                                    "False, 'shape': (2,), }",
                                    1, eight)),
       HasSubstr("structured dtypes are not supported"));
+  // Byte counts that wrap in 64 bits: 2^61 i64 elements are 2^64 bytes,
+  // which once read as 0 and matched an empty data section.
+  EXPECT_THAT(error("wrap.npy", npyBytes("{'descr': '<i8', 'fortran_order': "
+                                         "False, 'shape': "
+                                         "(576460752303423488, 4), }",
+                                         1, {})),
+              HasSubstr("shape i64[576460752303423488, 4] is too large (2^64 "
+                        "bytes or more)"));
+  EXPECT_THAT(error("wrap2.npy", npyBytes("{'descr': '<f4', 'fortran_order': "
+                                          "False, 'shape': (4294967296, "
+                                          "1073741824), }",
+                                          1, {})),
+              HasSubstr("is too large (2^64 bytes or more)"));
   Result<HostTensor> missing = readNpy(dir.file("missing.npy"));
   ASSERT_FALSE(missing.isOk());
   EXPECT_THAT(missing.message(),

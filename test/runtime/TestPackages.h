@@ -14,7 +14,9 @@
 #include "TestUtil.h"
 #include "runtime/Package.h"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -29,12 +31,21 @@ constexpr int kHalfInputs = 4096;  ///< k_half: float inputs
 inline const char *testKernelSource() {
   return R"cuda(
 // half/bfloat16 conversions: the shim's API under the sim, PTX on a GPU
-// (NVRTC has no standard headers, so no cuda_fp16.h).
+// (NVRTC has no standard headers, so no cuda_fp16.h). Functions, not
+// macros: the sim device accepts no #define but dlc's own.
 #ifdef DLC_SIM
-#define HALF_BITS_TO_FLOAT(b) __half2float(__ushort_as_half(b))
-#define BF16_BITS_TO_FLOAT(b) __bfloat162float(__ushort_as_bfloat16(b))
-#define FLOAT_TO_HALF_BITS(f) __half_as_ushort(__float2half(f))
-#define FLOAT_TO_BF16_BITS(f) __bfloat16_as_ushort(__float2bfloat16(f))
+__device__ __forceinline__ float HALF_BITS_TO_FLOAT(unsigned short b) {
+  return __half2float(__ushort_as_half(b));
+}
+__device__ __forceinline__ float BF16_BITS_TO_FLOAT(unsigned short b) {
+  return __bfloat162float(__ushort_as_bfloat16(b));
+}
+__device__ __forceinline__ unsigned short FLOAT_TO_HALF_BITS(float f) {
+  return __half_as_ushort(__float2half(f));
+}
+__device__ __forceinline__ unsigned short FLOAT_TO_BF16_BITS(float f) {
+  return __bfloat16_as_ushort(__float2bfloat16(f));
+}
 #else
 __device__ __forceinline__ float HALF_BITS_TO_FLOAT(unsigned short h) {
   float f;
@@ -245,11 +256,29 @@ extern "C" void dlc_sim_entry_k_bad_mask(void *const *a) { k_bad_mask((float *)a
 )cuda";
 }
 
+/// The test kernels, without signatures: signKernels() gives them the ones
+/// of a package's launches.
 inline std::vector<KernelInfo> testKernels() {
-  return {{"k_ew", false},      {"k_rowsum", true},   {"k_warpmax", true},
-          {"k_shfl", true},     {"k_atomics", false}, {"k_coords", false},
-          {"k_half", false},    {"k_chain", false},   {"k_bad_sync", true},
-          {"k_bad_warp", true}, {"k_bad_exit", true}, {"k_bad_mask", true}};
+  std::vector<KernelInfo> kernels;
+  for (auto [name, barriers] :
+       std::vector<std::pair<const char *, bool>>{{"k_ew", false},
+                                                  {"k_rowsum", true},
+                                                  {"k_warpmax", true},
+                                                  {"k_shfl", true},
+                                                  {"k_atomics", false},
+                                                  {"k_coords", false},
+                                                  {"k_half", false},
+                                                  {"k_chain", false},
+                                                  {"k_bad_sync", true},
+                                                  {"k_bad_warp", true},
+                                                  {"k_bad_exit", true},
+                                                  {"k_bad_mask", true}}) {
+    KernelInfo k;
+    k.name = name;
+    k.usesBarriers = barriers;
+    kernels.push_back(k);
+  }
+  return kernels;
 }
 
 inline uint32_t kernelIndex(const std::string &name) {
@@ -294,6 +323,77 @@ inline Step kernelStep(const std::string &name, std::vector<uint32_t> grid,
   return s;
 }
 
+/// The parameters a test kernel writes through (the rest it only reads).
+inline std::vector<size_t> writtenParams(const std::string &kernel) {
+  if (kernel == "k_ew")
+    return {2};
+  if (kernel == "k_rowsum" || kernel == "k_warpmax" || kernel == "k_chain" ||
+      kernel == "k_inc")
+    return {1};
+  if (kernel == "k_shfl" || kernel == "k_atomics")
+    return {1, 2, 3};
+  if (kernel == "k_half")
+    return {2, 3, 4, 5};
+  // k_coords, k_bad_*, gemm_epi0 and the tests' own one-parameter kernels.
+  return {0};
+}
+
+/// Gives each kernel of `p` without a signature (KernelInfo::signature) the
+/// one the code generator would record for it: the block of the steps that
+/// launch it (the first one's), the largest grid they launch, and one
+/// parameter per argument, each of the fewest bytes they pass, written
+/// where the kernel writes (writtenParams); an epilogue kernel of a GEMM
+/// step takes C and the bias in blocks of kEpilogueThreads. A kernel no
+/// step launches takes nothing. Call it once the steps are in place.
+inline Package &signKernels(Package &p) {
+  std::vector<std::optional<KernelSignature>> sigs(p.kernels.size());
+  auto merge = [&](size_t kernel, const uint32_t(&block)[3],
+                   const uint32_t(&grid)[3],
+                   const std::vector<uint64_t> &bytes) {
+    if (kernel >= sigs.size() || p.kernels[kernel].signature)
+      return;
+    std::optional<KernelSignature> &sig = sigs[kernel];
+    if (!sig) {
+      sig.emplace();
+      for (int d = 0; d < 3; ++d) {
+        sig->block[d] = block[d];
+        sig->grid[d] = grid[d];
+      }
+      sig->params.resize(bytes.size());
+      for (size_t a = 0; a < bytes.size(); ++a)
+        sig->params[a].bytes = bytes[a];
+      for (size_t w : writtenParams(p.kernels[kernel].name))
+        if (w < sig->params.size())
+          sig->params[w].writes = true;
+      return;
+    }
+    for (int d = 0; d < 3; ++d)
+      sig->grid[d] = std::max(sig->grid[d], grid[d]);
+    for (size_t a = 0; a < std::min(bytes.size(), sig->params.size()); ++a)
+      sig->params[a].bytes = std::min(sig->params[a].bytes, bytes[a]);
+  };
+  for (const Step &s : p.steps) {
+    if (s.kind == Step::Kind::Kernel) {
+      std::vector<uint64_t> bytes;
+      for (const BufferRef &a : s.kernel.args)
+        bytes.push_back(a.bytes);
+      merge(s.kernel.kernel, s.kernel.block, s.kernel.grid, bytes);
+    } else if (s.kind == Step::Kind::Gemm && s.gemm.epilogueKernel >= 0) {
+      const GemmStep &g = s.gemm;
+      const uint64_t es = dtypeSize(g.dtype);
+      const uint32_t block[3] = {kEpilogueThreads, 1, 1};
+      const uint32_t grid[3] = {kEpilogueMaxBlocks, 1, 1};
+      merge(size_t(g.epilogueKernel), block, grid,
+            {uint64_t(g.batch * g.m * g.n) * es,
+             g.bias ? uint64_t(g.n) * es : 0});
+    }
+  }
+  for (size_t k = 0; k < p.kernels.size(); ++k)
+    if (!p.kernels[k].signature)
+      p.kernels[k].signature = sigs[k] ? *sigs[k] : KernelSignature();
+  return p;
+}
+
 /// A package with the test source and all its kernels, and no steps yet.
 inline Package basePackage() {
   Package p;
@@ -310,6 +410,7 @@ inline Package elementwisePackage() {
   p.steps.push_back(kernelStep(
       "k_ew", {(kEwSize + 127) / 128}, {128},
       {inputRef(0, bytes), inputRef(1, bytes), outputRef(0, bytes)}));
+  signKernels(p);
   return p;
 }
 
@@ -323,6 +424,7 @@ inline Package reductionPackage(int rows) {
                                {inputRef(0, in), outputRef(0, out)}));
   p.steps.push_back(kernelStep("k_warpmax", {uint32_t(rows)}, {128},
                                {inputRef(0, in), outputRef(1, out)}));
+  signKernels(p);
   return p;
 }
 
@@ -336,6 +438,7 @@ inline Package shufflePackage() {
   p.steps.push_back(kernelStep("k_shfl", {2}, {64},
                                {inputRef(0, n * 4), outputRef(0, n * 32),
                                 outputRef(1, n * 12), outputRef(2, n * 8)}));
+  signKernels(p);
   return p;
 }
 
@@ -357,6 +460,7 @@ inline Package chainPackage(int links) {
     p.steps.push_back(kernelStep("k_chain", {grid}, {256}, {src, dst}));
     p.steps.back().label = "k" + std::to_string(i) + ": tanh+mul+add";
   }
+  signKernels(p);
   return p;
 }
 
@@ -511,7 +615,7 @@ inline Package epilogueFallbackPackage() {
   p.outputs = {full.outputs[0]};
   p.steps = {full.steps[0]};
   p.steps[0].gemm.epilogueKernel = 0;
-  p.kernels = {{"gemm_epi0", /*usesBarriers=*/false}};
+  p.kernels = {{"gemm_epi0", /*usesBarriers=*/false, std::nullopt}};
   p.cudaSource = R"cuda(
 extern "C" __global__ void __launch_bounds__(256) gemm_epi0(float* __restrict__ c, const float* __restrict__ bias) {
   for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < 70LL; i += (long long)gridDim.x * 256) {
@@ -527,6 +631,7 @@ extern "C" void dlc_sim_entry_gemm_epi0(void* const* args) {
 }
 #endif
 )cuda";
+  signKernels(p);
   return p;
 }
 
@@ -556,6 +661,7 @@ inline Package halfPackage() {
       {inputRef(0, 131072), inputRef(1, kHalfInputs * 4),
        outputRef(0, 65536 * 4), outputRef(1, 65536 * 4),
        outputRef(2, kHalfInputs * 2), outputRef(3, kHalfInputs * 2)}));
+  signKernels(p);
   return p;
 }
 

@@ -19,6 +19,7 @@
 #include "tools/dlc-fuzz/Generator.h"
 
 #include "runtime/Runtime.h"
+#include "runtime/Sandbox.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -579,6 +580,9 @@ int main(int argc, char **argv) {
   // The sim compiles each package's kernels at -O0 unless the user chose a
   // level: random programs are small, so compile time is most of a check.
   ::setenv("DLC_SIM_OPT_LEVEL", "0", /*overwrite=*/0);
+  // Reference models are evaluated by children of a fork server made while
+  // dlc-fuzz has one thread, before its jobs start (runtime/Sandbox.h).
+  dlc::rt::startForkServer();
   if (printSeed >= 0) {
     Program p = generateProgram(uint64_t(printSeed), generatorOptions());
     llvm::outs() << printProgram(p, dlcOnly ? Flavor::DlcOnly

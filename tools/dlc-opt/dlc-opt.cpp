@@ -1,14 +1,18 @@
 //===- dlc-opt.cpp - mlir-opt with the dlc dialect and passes -------------===//
 #include "ir/Dialect.h"
+#include "ir/Limits.h"
 #include "ir/Parse.h"
 #include "passes/Passes.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -17,14 +21,27 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+namespace {
+/// Refuses IR nested deeper than dlc reads (ir/Limits.h) before any pass or
+/// the printer recurses over it: text within the bracket limit can still
+/// nest locations and attributes without bound through aliases.
+struct CheckNestingPass
+    : mlir::PassWrapper<CheckNestingPass, mlir::OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckNestingPass)
+  llvm::StringRef getArgument() const override { return "dlc-check-nesting"; }
+  void runOnOperation() override {
+    if (mlir::failed(mlir::dlc::checkNestingDepth(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   mlir::registerTransformsPasses();
   mlir::dlc::registerDlcPassesAndPipelines();
   mlir::DialectRegistry registry;
-  registry.insert<mlir::dlc::DlcDialect, mlir::func::FuncDialect,
-                  mlir::tosa::TosaDialect, mlir::arith::ArithDialect,
-                  mlir::tensor::TensorDialect>();
+  mlir::dlc::registerModelDialects(registry);
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "dlc optimizer driver\n", registry);
   mlir::MlirOptMainConfig config =
@@ -32,6 +49,13 @@ int main(int argc, char **argv) {
   if (config.shouldShowDialects())
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+
+  // Every pipeline starts with the nesting check.
+  mlir::MlirOptMainConfig base = config;
+  config.setPassPipelineSetupFn([base](mlir::PassManager &pm) {
+    pm.addPass(std::make_unique<CheckNestingPass>());
+    return base.setupPassPipeline(pm);
+  });
 
   // The input is read once (it may be stdin) and checked for what MLIR's
   // own parser would crash on (see ir/Parse.h) before MlirOptMain parses it.
@@ -43,12 +67,25 @@ int main(int argc, char **argv) {
     return 1;
   }
   {
+    mlir::MLIRContext context(registry);
+    context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+    // Bytecode is read in a child process, which sends it back as text:
+    // MlirOptMain parses that (ir/Parse.h, readBytecodeAsText).
+    if (mlir::isBytecode(input->getMemBufferRef())) {
+      llvm::SourceMgr sourceMgr;
+      mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+      mlir::FailureOr<std::string> text =
+          mlir::dlc::readBytecodeAsText(*input, &context);
+      if (mlir::failed(text))
+        return 1;
+      input = llvm::MemoryBuffer::getMemBufferCopy(
+          *text, input->getBufferIdentifier());
+    }
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef(),
                                          /*RequiresNullTerminator=*/false),
         llvm::SMLoc());
-    mlir::MLIRContext context;
     mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
     if (mlir::failed(mlir::dlc::checkParsableSource(sourceMgr, &context)))
       return 1;

@@ -9,7 +9,7 @@
 //   dlc-run model.dlcpkg [--device=cuda|sim] [--input a.npy ...] [--seed N]
 //           [--output-dir DIR] [--check-against out0.npy ...] [--rtol X]
 //           [--benchmark N [--warmup W] [--benchmark-json FILE]]
-//           [--profile N] [--no-graph] [--quiet]
+//           [--profile N] [--no-graph] [--max-memory BYTES] [--quiet]
 //   dlc-run --info
 //
 // Without --check-against there is no reference check: the reference
@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 #include <string>
 #include <sys/stat.h>
@@ -53,9 +54,9 @@ const char *kUsage =
     "  --check-against F.npy   compare output N with the Nth file (repeat "
     "for each\n"
     "                          output); exit 1 above the tolerance\n"
-    "  --rtol X                relative error (by norm) allowed (default: "
-    "by type,\n"
-    "                          f32 1e-5, f16 1e-2, bf16 2e-2)\n"
+    "  --rtol X                relative error (by norm) allowed, 0 < X <= 1 "
+    "(default:\n"
+    "                          by type, f32 1e-5, f16 1e-2, bf16 2e-2)\n"
     "  --benchmark N           time N whole runs (after the warm-up) and "
     "print the\n"
     "                          median, min, p10 and p90\n"
@@ -65,6 +66,12 @@ const char *kUsage =
     "  --profile N             time every step, median of N runs\n"
     "  --no-graph              launch steps directly instead of replaying a "
     "CUDA Graph\n"
+    "  --max-memory BYTES      the most device memory the package may use "
+    "(arena,\n"
+    "                          inputs, outputs, constants; default: all the "
+    "device\n"
+    "                          has): 512M, 8GiB, ... (K, M, G, T are powers "
+    "of 1024)\n"
     "  --quiet                 print errors only (and the check results)\n";
 
 int fail(const std::string &message) {
@@ -90,6 +97,8 @@ struct Options {
   std::string benchmarkJson;
   unsigned profile = 0;
   bool noGraph = false;
+  /// --max-memory (0: the device's own limit).
+  uint64_t maxMemory = 0;
   bool quiet = false;
   bool info = false;
 };
@@ -159,9 +168,9 @@ int parseOptions(int argc, char **argv, Options &o) {
       continue;
     }
     static const char *valued[] = {
-        "--device",  "--input",         "--seed",      "--output-dir",
-        "--rtol",    "--check-against", "--benchmark", "--warmup",
-        "--profile", "--benchmark-json"};
+        "--device",  "--input",          "--seed",      "--output-dir",
+        "--rtol",    "--check-against",  "--benchmark", "--warmup",
+        "--profile", "--benchmark-json", "--max-memory"};
     bool known = false;
     for (const char *v : valued)
       known |= name == v;
@@ -188,11 +197,20 @@ int parseOptions(int argc, char **argv, Options &o) {
         return usage("--seed needs a non-negative integer, not '" + value +
                      "'");
       o.seed = n;
+    } else if (name == "--max-memory") {
+      rt::Result<uint64_t> bytes = rt::parseByteSize(value);
+      if (!bytes)
+        return usage("--max-memory: " + bytes.message());
+      o.maxMemory = *bytes;
     } else if (name == "--rtol") {
       char *end = nullptr;
       double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
-        return usage("--rtol needs a non-negative number, not '" + value + "'");
+      // A relative error in (0, 1]: NaN, a negative value, 0 or one above 1
+      // (an output of the wrong sign passes) is a mistake, not a tolerance.
+      if (value.empty() || *end != '\0' || !(v > 0 && v <= 1))
+        return usage("--rtol needs a relative error greater than 0 and at "
+                     "most 1 (1e-300 for an exact comparison), not '" +
+                     value + "'");
       o.rtol = v;
     } else {
       // --benchmark, --warmup, --profile: run counts.
@@ -308,10 +326,11 @@ int runMain(const Options &o) {
     return fail(loaded.message());
   rt::Package package = loaded.take();
 
+  // Input files first (their errors come before the session's work);
+  // random inputs once the session has checked that the package's memory
+  // fits.
   std::vector<rt::HostTensor> args;
-  if (o.inputs.empty()) {
-    args = rt::randomInputs(package, o.seed);
-  } else {
+  if (!o.inputs.empty()) {
     if (o.inputs.size() != package.inputs.size())
       return fail("the model takes " + std::to_string(package.inputs.size()) +
                   " inputs, but " + std::to_string(o.inputs.size()) +
@@ -343,13 +362,33 @@ int runMain(const Options &o) {
     }
   }
 
+  // Outputs that would overwrite an input are refused before anything runs
+  // (and checked again when written).
+  if (!o.benchmarkJson.empty())
+    if (rt::Status st = rt::checkOutputPath(o.benchmarkJson, readFiles(o)); !st)
+      return fail(st.message());
+  if (!o.outputDir.empty())
+    for (size_t i = 0; i < package.outputs.size(); ++i) {
+      std::string path = o.outputDir + "/output_" + std::to_string(i) + ".npy";
+      // A path that does not exist is no input (a directory that cannot
+      // be made is reported when it is made).
+      struct stat st;
+      if (::lstat(path.c_str(), &st) != 0)
+        continue;
+      if (rt::Status s = rt::checkOutputPath(path, readFiles(o)); !s)
+        return fail(s.message());
+    }
+
   rt::SessionOptions sessionOptions;
   sessionOptions.device = kind;
   sessionOptions.useCudaGraph = !o.noGraph;
+  sessionOptions.maxMemory = o.maxMemory;
   rt::Result<std::unique_ptr<rt::Session>> session =
       rt::Session::create(package, sessionOptions);
   if (!session)
     return fail(session.message());
+  if (o.inputs.empty())
+    args = rt::randomInputs(package, o.seed);
   rt::Session &s = **session;
   if (!o.quiet)
     std::fprintf(stderr, "running %s on %s: %zu steps\n", o.package.c_str(),
@@ -448,5 +487,11 @@ int main(int argc, char **argv) {
     return rc;
   if (o.info)
     return printInfo();
-  return runMain(o);
+  // The runtime checks sizes before it allocates; an allocation that
+  // fails anyway is an error, not an abort.
+  try {
+    return runMain(o);
+  } catch (const std::bad_alloc &e) {
+    return fail(std::string("out of host memory: ") + e.what());
+  }
 }

@@ -13,6 +13,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "passes/Passes.h"
+#include "runtime/Sandbox.h"
 #include "runtime/Support.h"
 #include "tools/dlc-run/BenchmarkReport.h"
 #include "tools/dlc/FusionReport.h"
@@ -38,6 +39,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <new>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -186,7 +188,8 @@ static cl::opt<bool> check("check",
                            cl::cat(runCategory));
 static cl::opt<double> rtol("rtol",
                             cl::desc("Relative error (by norm) allowed by "
-                                     "--check (default: by output type)"),
+                                     "--check, 0 < X <= 1 (default: by "
+                                     "output type)"),
                             cl::init(-1.0), cl::cat(runCategory));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the random inputs used when "
@@ -196,6 +199,13 @@ static cl::opt<unsigned> iterations("iterations",
                                     cl::desc("Run the model this many times "
                                              "(reports the time per run)"),
                                     cl::init(1), cl::cat(runCategory));
+static cl::opt<std::string> maxMemory(
+    "max-memory",
+    cl::desc("The most device memory the package may use (its arena, inputs, "
+             "outputs and constants; default: all the device has), checked "
+             "before anything is allocated: 512M, 8GiB, ... (K, M, G and T "
+             "are powers of 1024)"),
+    cl::value_desc("bytes"), cl::cat(runCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("Print errors only"),
                            cl::cat(compileCategory), cl::cat(runCategory));
 static cl::opt<bool>
@@ -237,11 +247,19 @@ static const char *kUsage =
     "          [--input [name=]a.npy|a.pb ...] [--output-dir DIR] [--check] "
     "[--seed N]\n"
     "          [--iterations N] [--profile] [--benchmark N [--warmup W]\n"
-    "          [--benchmark-json FILE]]\n"
+    "          [--benchmark-json FILE]] [--max-memory BYTES]\n"
     "  dlc <command> --help   for every option\n";
 
 static int fail(const llvm::Twine &message) {
-  llvm::errs() << "dlc: error: " << message << "\n";
+  std::string text = message.str();
+  llvm::StringRef trimmed = llvm::StringRef(text).rtrim('\n');
+  // Diagnostics passed on as they are ("model.mlir:2:8: error: ..." from
+  // the reference interpreter or a compile): they already say "error:".
+  llvm::StringRef first = trimmed.split('\n').first;
+  if (first.starts_with("error: ") || first.contains(": error: "))
+    llvm::errs() << trimmed << "\n";
+  else
+    llvm::errs() << "dlc: error: " << trimmed << "\n";
   return 1;
 }
 
@@ -639,7 +657,7 @@ static int compileModel(CompiledModel &model) {
                                         inputPath.getValue(), options);
     if (cacheKey)
       if (std::optional<::dlc::CachedPackage> hit =
-              ::dlc::lookupCachedPackage(*cacheKey)) {
+              ::dlc::lookupCachedPackage(*cacheKey, inputPath)) {
         model.package = std::move(hit->package);
         model.mapped = std::move(hit->bytes);
         model.cachedPath = std::move(hit->path);
@@ -653,7 +671,8 @@ static int compileModel(CompiledModel &model) {
     return rc;
   model.serialized = rt::serializePackage(model.package);
   if (cacheKey)
-    ::dlc::storeCachedPackage(*cacheKey, model.serialized, externalFiles);
+    ::dlc::storeCachedPackage(*cacheKey, model.serialized, externalFiles,
+                              inputPath);
   return 0;
 }
 
@@ -824,13 +843,23 @@ static int unknownInputName(llvm::StringRef spec,
 static int runRun() {
   if (inputPath.empty())
     return fail("'dlc run' needs a package (.dlcpkg) or a model (.mlir)");
-  // Given, --rtol is a finite non-negative number (0: exact); NaN or a
-  // negative value would otherwise silently fall back to the default.
-  if (rtol.getNumOccurrences() && !(std::isfinite(rtol) && rtol >= 0)) {
+  // Given, --rtol is a relative error in (0, 1]: NaN, a negative value, 0
+  // or one above 1 (an output of the wrong sign passes) is a mistake, not
+  // a tolerance. An exact comparison is a tiny one such as 1e-300, which
+  // no difference between dlc's element types passes.
+  if (rtol.getNumOccurrences() && !(rtol > 0 && rtol <= 1)) {
     char text[32];
-    std::snprintf(text, sizeof text, "%g", rtol.getValue());
-    return fail("--rtol needs a finite non-negative number, not '" +
+    std::snprintf(text, sizeof text, "%.15g", rtol.getValue());
+    return fail("--rtol needs a relative error greater than 0 and at most 1 "
+                "(1e-300 for an exact comparison), not '" +
                 std::string(text) + "'");
+  }
+  uint64_t memoryLimit = 0;
+  if (maxMemory.getNumOccurrences()) {
+    rt::Result<uint64_t> bytes = rt::parseByteSize(maxMemory);
+    if (!bytes)
+      return fail("--max-memory: " + bytes.message());
+    memoryLimit = *bytes;
   }
   rt::DeviceKind kind = rt::defaultDeviceKind();
   if (!device.empty()) {
@@ -866,10 +895,11 @@ static int runRun() {
     argNames = package.inputNames;
   }
 
+  // Input files first (their errors come before the session's work);
+  // random inputs once the session has checked that the package's memory
+  // fits.
   std::vector<rt::HostTensor> args;
-  if (inputs.empty()) {
-    args = ::dlc::randomInputs(package, seed);
-  } else {
+  if (!inputs.empty()) {
     if (inputs.size() != package.inputs.size())
       return fail("the model takes " + llvm::Twine(package.inputs.size()) +
                   " inputs, but " + llvm::Twine(inputs.size()) +
@@ -915,9 +945,12 @@ static int runRun() {
 
   rt::SessionOptions sessionOptions;
   sessionOptions.device = kind;
+  sessionOptions.maxMemory = memoryLimit;
   auto session = rt::Session::create(package, sessionOptions);
   if (!session)
     return fail(session.message());
+  if (inputs.empty())
+    args = ::dlc::randomInputs(package, seed);
   if (!quiet) {
     llvm::errs() << "running on " << (*session)->deviceDescription() << ": ";
     printSummary(package, llvm::errs());
@@ -925,6 +958,23 @@ static int runRun() {
 
   if (!benchmarkJsonPath.empty() && benchmarkRuns == 0)
     return fail("--benchmark-json needs --benchmark N");
+  // Outputs that would overwrite an input are refused before anything runs
+  // (and checked again when written).
+  if (!benchmarkJsonPath.empty())
+    if (rt::Status st = rt::checkOutputPath(benchmarkJsonPath, runInputs());
+        !st)
+      return fail(st.message());
+  if (!outputDir.empty())
+    for (size_t i = 0; i < package.outputs.size(); ++i) {
+      llvm::SmallString<256> p(outputDir.getValue());
+      llvm::sys::path::append(p, "output_" + std::to_string(i) + ".npy");
+      // A path that does not exist is no input (a directory that cannot
+      // be made is reported when it is made).
+      if (!llvm::sys::fs::exists(p))
+        continue;
+      if (rt::Status s = rt::checkOutputPath(std::string(p), runInputs()); !s)
+        return fail(s.message());
+    }
 
   std::vector<rt::HostTensor> outputs;
   double totalMs = 0;
@@ -1027,6 +1077,10 @@ static int runRun() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // InitLLVM makes a failed `new` abort with "LLVM ERROR: out of memory";
+  // dlc checks sizes before it allocates and turns an allocation that
+  // fails anyway into an error (below), so `new` throws std::bad_alloc.
+  std::set_new_handler(nullptr);
   if (argc < 2 || llvm::StringRef(argv[1]) == "--help" ||
       llvm::StringRef(argv[1]) == "-h" || llvm::StringRef(argv[1]) == "help") {
     llvm::outs() << kUsage;
@@ -1064,5 +1118,15 @@ int main(int argc, char **argv) {
     return 1;
   if (command == "import")
     return runImport();
-  return command == "compile" ? runCompile() : runRun();
+  // The children that read bytecode and evaluate reference models come
+  // from a fork server made now, while dlc has one thread
+  // (runtime/Sandbox.h).
+  rt::startForkServer();
+  // Sizes are checked before anything large is allocated; an allocation
+  // that fails anyway is an error, not an abort.
+  try {
+    return command == "compile" ? runCompile() : runRun();
+  } catch (const std::bad_alloc &e) {
+    return fail(llvm::Twine("out of host memory: ") + e.what());
+  }
 }
