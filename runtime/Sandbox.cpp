@@ -641,8 +641,7 @@ bool decodeResult(std::string_view bytes, ChildResult &r) {
   size_t at = 0;
   uint64_t end = 0, code = 0, stage = 0;
   if (!getU64(bytes, at, end) || !getU64(bytes, at, code) ||
-      !getU64(bytes, at, stage) ||
-      end > uint64_t(ChildResult::End::NoChild) ||
+      !getU64(bytes, at, stage) || end > uint64_t(ChildResult::End::NoChild) ||
       !getString(bytes, at, r.output) || !getString(bytes, at, r.detail) ||
       !getString(bytes, at, r.stderrTail) || at != bytes.size())
     return false;
@@ -654,8 +653,7 @@ bool decodeResult(std::string_view bytes, ChildResult &r) {
 
 /// A supervisor: runs one request's child (from this process, which has
 /// one thread) and writes how it ended to `replyFd`.
-[[noreturn]] void supervise(const Request &request, int inputFd,
-                            int replyFd) {
+[[noreturn]] void supervise(const Request &request, int inputFd, int replyFd) {
   const char *data = nullptr;
   struct stat info;
   if (request.inputSize != 0) {

@@ -53,8 +53,9 @@ TEST(Sandbox, ReturnsTheWorksOutput) {
 
 TEST(Sandbox, TheChildKnowsItIsOne) {
   EXPECT_FALSE(inChild());
-  ChildResult r =
-      runInChild({}, [](std::string_view) { return std::string(inChild() ? "yes" : "no"); });
+  ChildResult r = runInChild({}, [](std::string_view) {
+    return std::string(inChild() ? "yes" : "no");
+  });
   ASSERT_TRUE(r.returned());
   EXPECT_EQ(r.output, "yes");
   EXPECT_FALSE(inChild());
@@ -85,10 +86,12 @@ TEST(Sandbox, AnLlvmFatalErrorIsQuoted) {
 }
 
 TEST(Sandbox, AnExitIsNotAnAnswer) {
-  ChildResult r = runInChild({}, [](std::string_view) -> std::string { _exit(3); });
+  ChildResult r =
+      runInChild({}, [](std::string_view) -> std::string { _exit(3); });
   EXPECT_EQ(r.end, ChildResult::End::Exit);
   EXPECT_EQ(r.describe(), "exited with code 3");
-  ChildResult zero = runInChild({}, [](std::string_view) -> std::string { _exit(0); });
+  ChildResult zero =
+      runInChild({}, [](std::string_view) -> std::string { _exit(0); });
   EXPECT_EQ(zero.end, ChildResult::End::Exit);
 }
 
@@ -317,8 +320,8 @@ TEST(Sandbox, AKilledServerIsReplaced) {
   ASSERT_GT(first, 0);
   ASSERT_EQ(::kill(first, SIGKILL), 0);
   ::waitpid(first, nullptr, 0);
-  ChildResult r = runInChild(
-      {}, [](std::string_view) { return std::string("again"); });
+  ChildResult r =
+      runInChild({}, [](std::string_view) { return std::string("again"); });
   ASSERT_TRUE(r.returned()) << r.describe();
   EXPECT_EQ(r.output, "again");
   EXPECT_TRUE(r.fromServer);
@@ -335,8 +338,8 @@ TEST(Sandbox, TheServerEndsWithItsProcess) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     ::close(pipeFds[0]);
-    ChildResult r = runInChild(
-        {}, [](std::string_view) { return std::string("ok"); });
+    ChildResult r =
+        runInChild({}, [](std::string_view) { return std::string("ok"); });
     int server = forkServerPid();
     if (!r.returned() || !r.fromServer || r.output != "ok")
       server = -1;
