@@ -91,6 +91,10 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   if (stop == Stage::Lowered)
     return success();
 
+  if (!llvm::is_contained({"f32", "tf32", "bf16", "fp16"}, options.precision))
+    return emitError(UnknownLoc::get(context))
+           << "unknown precision '" << options.precision
+           << "'; expected f32, tf32, bf16 or fp16";
   PassManager optimize(context);
   mlir::dlc::PipelineOptions pipelineOptions;
   static_cast<PipelineOptions &>(pipelineOptions) = options;
@@ -109,7 +113,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   if (codegenOptions.archs.empty())
     codegenOptions.archs = {rt::defaultCudaArch("sm_90")};
   codegenOptions.compileCubins = options.compileCubins;
-  codegenOptions.tf32 = options.tf32;
+  // --precision=tf32 is --tf32; bf16 and fp16 products have no TF32.
+  codegenOptions.tf32 = options.tf32 || options.precision == "tf32";
   FailureOr<rt::Package> package =
       mlir::dlc::generatePackage(func, codegenOptions);
   if (failed(package))

@@ -313,8 +313,11 @@ std::optional<std::string> packageCacheKey(llvm::StringRef model,
     rt::Result<std::string> nvrtc = rt::nvrtcVersion();
     field(key, nvrtc ? *nvrtc : std::string("no nvrtc"));
   }
-  options.forEach([&](const char *option, auto value) {
-    field(key, std::string(option) + "=" + std::to_string(value));
+  options.forEach([&](const char *option, const auto &value) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
+      field(key, std::string(option) + "=" + value);
+    else
+      field(key, std::string(option) + "=" + std::to_string(value));
   });
   for (bool flag : {options.tf32, options.referenceModel})
     field(key, flag ? "1" : "0");

@@ -344,7 +344,7 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     step.label = fmt::format("gemm {}x{}x{}", gemm.m, gemm.n, gemm.k);
     if (gemm.batch > 1)
       step.label += fmt::format(" batch {}", gemm.batch);
-    // "gemm 8x128x64 bias+relu tf32".
+    // "gemm 8x128x64 bias+relu tf32", "gemm 8x128x64 bf16".
     SmallVector<std::string> parts;
     if (gemm.bias)
       parts.push_back("bias");
@@ -356,6 +356,8 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
       step.label += " " + llvm::join(parts, "+");
     if (gemm.tf32)
       step.label += " tf32";
+    else if (gemm.dtype == rt::DType::BF16 || gemm.dtype == rt::DType::F16)
+      step.label += std::string(" ") + rt::dtypeName(gemm.dtype);
     pkg.steps.push_back(std::move(step));
     return success();
   };

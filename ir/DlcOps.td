@@ -110,7 +110,7 @@ def Dlc_NotOp : Dlc_Op<"not", !listconcat(Dlc_ElementwiseTraits,
 }
 
 def Dlc_ClampOp : Dlc_Op<"clamp", !listconcat(Dlc_ElementwiseTraits,
-    [SameOperandsAndResultType, Dlc_CostOpInterface])> {
+    [SameOperandsAndResultType, Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe])> {
   let summary = "elementwise clamp to [min, max]";
   let description = [{
     `min(max(x, min), max)`; the bounds are given as f64 and converted to the
@@ -153,9 +153,9 @@ class Dlc_BinaryOp<string mnemonic, string what, int cost = 1,
   }];
 }
 
-def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum", 1, [Dlc_Differentiable]>;
-def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference", 1, [Dlc_Differentiable]>;
-def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product", 1, [Dlc_Differentiable]>;
+def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
+def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
+def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
 def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)", 4,
     [Dlc_Differentiable]>;
 def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum", 1, [Dlc_ReducedPrecisionSafe]>;
@@ -165,7 +165,7 @@ def Dlc_AndOp : Dlc_BinaryOp<"and", "the logical or bitwise and">;
 def Dlc_OrOp : Dlc_BinaryOp<"or", "the logical or bitwise or">;
 
 def Dlc_CmpOp : Dlc_Op<"cmp", !listconcat(Dlc_ElementwiseTraits,
-    [Dlc_CostOpInterface])> {
+    [Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe])> {
   let summary = "elementwise comparison with broadcasting";
   let description = [{
     Compares two tensors of the same rank and element type; the result is a
@@ -183,7 +183,7 @@ def Dlc_CmpOp : Dlc_Op<"cmp", !listconcat(Dlc_ElementwiseTraits,
 }
 
 def Dlc_SelectOp : Dlc_Op<"select", !listconcat(Dlc_ElementwiseTraits,
-    [Dlc_CostOpInterface])> {
+    [Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe])> {
   let summary = "elementwise choice between two tensors";
   let description = [{
     `cond ? on_true : on_false` elementwise, with broadcasting of all three.
@@ -528,7 +528,7 @@ def Dlc_PoolKind : I32EnumAttr<"PoolKind", "pooling combiner", [
 }
 
 def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision]> {
   let summary = "2-D convolution (ONNX Conv)";
   let description = [{
     `y[n, oc, oh, ow] = sum_{c, kh, kw} x[n, g*C/G + c, oh*sh - top + kh*dh,
@@ -554,7 +554,7 @@ def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure, Dlc_Window, Dlc_KernelBody,
 }
 
 def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision]> {
   let summary = "2-D transposed convolution (ONNX ConvTranspose)";
   let description = [{
     The gradient of `dlc.conv2d` with respect to its input: every input
@@ -580,7 +580,7 @@ def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure, Dlc_Window, Dlc_Ke
 }
 
 def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
   let summary = "2-D max or average pooling (ONNX MaxPool / AveragePool)";
   let description = [{
     Combines, for each output position, the window `x[n, c, oh*sh - top +
@@ -620,7 +620,7 @@ def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure, Dlc_Window, Dlc_KernelBody,
 }
 
 def Dlc_GatherOp : Dlc_Op<"gather", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
   let summary = "selection of slices along an axis by index (ONNX Gather)";
   let description = [{
     `result[i_0..i_{a-1}, j..., i_{a+1}...] = data[i_0..i_{a-1},
@@ -642,7 +642,7 @@ def Dlc_GatherOp : Dlc_Op<"gather", [Pure, Dlc_Window, Dlc_KernelBody,
 }
 
 def Dlc_ResizeOp : Dlc_Op<"resize", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
   let summary = "nearest or linear resampling (ONNX Resize)";
   let description = [{
     Resizes every dimension from the input's size to the result's (scale =
@@ -671,7 +671,7 @@ def Dlc_ResizeOp : Dlc_Op<"resize", [Pure, Dlc_Window, Dlc_KernelBody,
 }
 
 def Dlc_Im2ColOp : Dlc_Op<"im2col", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
   let summary = "convolution windows as matrix columns (internal)";
   let description = [{
     Created by `dlc-lower-conv` for a `dlc.conv2d` computed as a GEMM:

@@ -14,6 +14,10 @@ PrecisionClass MatmulOp::getPrecisionClass() { return PrecisionClass::Prefer; }
 PrecisionClass AttentionOp::getPrecisionClass() {
   return PrecisionClass::Prefer;
 }
+PrecisionClass Conv2DOp::getPrecisionClass() { return PrecisionClass::Prefer; }
+PrecisionClass ConvTranspose2DOp::getPrecisionClass() {
+  return PrecisionClass::Prefer;
+}
 
 // These name dimensions in attributes (axes, perm, start, low/high,
 // multiples): a layout change permutes them.

@@ -182,6 +182,53 @@ def AttentionLayout : Pass<"dlc-attention-layout", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def AssignPrecision : Pass<"dlc-assign-precision", "func::FuncOp"> {
+  let summary = "Choose the storage type of every value: low precision for "
+                "matrix products, f32 where accuracy needs it";
+  let description = [{
+    Mixed-precision assignment, as PyTorch's autocast and TensorRT's
+    `--bf16`/`--fp16` do. Each op's PrecisionPolicyOpInterface class
+    decides (ir/Policies.cpp; docs/precision.md has the table):
+
+    - `Prefer` (matrix products, attention, convolutions): f32 float
+      operands are cast to the low type; the result is stored in it (the
+      product still accumulates in f32).
+    - `Deny` (exp, log, pow, rsqrt, reductions, ops without the interface):
+      low operands are cast to f32; the result is f32.
+    - `Allow` (data movement, add, mul, max, comparisons, casts): the widest
+      type of its float operands that are not constants; constants take
+      that type (they are weights and literals, converted here once, so an
+      f32 bias does not promote a bf16 product back to f32).
+
+    Constants cast to the low type are converted at compile time (the
+    package stores them in it). The function's arguments and results keep
+    their declared types: casts at the entry and before the return. Inside
+    fused kernels every value is computed in f32 registers; the low type is
+    the storage between kernels and the operands of matrix products. Casts
+    are ordinary `dlc.cast` ops that fusion absorbs into their producer or
+    consumer kernel.
+
+    Before (`precision=bf16`):
+    ```mlir
+    %p = dlc.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    %e = dlc.exp %p : tensor<4x16xf32>
+    ```
+    After:
+    ```mlir
+    %xl = dlc.cast %x : tensor<4x8xf32> -> tensor<4x8xbf16>
+    %wl = dlc.constant dense<...> : tensor<8x16xbf16>
+    %p = dlc.matmul %xl, %wl : (tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
+    %pf = dlc.cast %p : tensor<4x16xbf16> -> tensor<4x16xf32>
+    %e = dlc.exp %pf : tensor<4x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"f32\"",
+           "f32, tf32 (both leave every type as it is), bf16 or fp16">,
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
 def LowerConv : Pass<"dlc-lower-conv", "func::FuncOp"> {
   let summary = "Compute dense convolutions as matrix products";
   let description = [{

@@ -34,6 +34,13 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
     fpm.addPass(createFormAttention());
     fpm.addPass(createAttentionLayout());
   }
+  // Before convolutions become products (their im2col then runs in the
+  // low type) and before fusion (which absorbs the casts).
+  if (options.precision != "f32") {
+    AssignPrecisionOptions precisionOptions;
+    precisionOptions.precision = options.precision;
+    fpm.addPass(createAssignPrecision(precisionOptions));
+  }
   fpm.addPass(createLowerConv());
   if (rewrites)
     fpm.addPass(createFuseEpilogue());

@@ -10,6 +10,8 @@
 #ifndef DLC_PASSES_PIPELINEOPTIONS_H
 #define DLC_PASSES_PIPELINEOPTIONS_H
 
+#include <string>
+
 /// X(type, field, default, option, description): `option` names the knob in
 /// `--dlc-pipeline=...` and in `dlc compile`'s flags (--no-OPTION turns off
 /// one that is on by default, --OPTION=N sets a count). The description is
@@ -34,7 +36,11 @@
     "needs it)")                                                               \
   X(bool, inPlace, true, "in-place", "in-place kernel outputs")                \
   X(bool, canonicalize, true, "canonicalize",                                  \
-    "canonicalization and CSE after lowering")
+    "canonicalization and CSE after lowering")                                 \
+  X(std::string, precision, "f32", "precision",                                \
+    "storage type of matrix products, attention and convolutions and of what " \
+    "follows them: f32, tf32 (f32 with TF32 products), bf16 or fp16 "          \
+    "(dlc-assign-precision; docs/precision.md)")
 
 /// Declares the field of an X list's entry (in a struct).
 #define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \

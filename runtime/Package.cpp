@@ -1306,11 +1306,18 @@ double defaultTolerance(DType type) {
 }
 
 double defaultTolerance(const Package &package, DType type) {
-  if (type == DType::F32)
-    for (const Step &s : package.steps)
-      if (s.kind == Step::Kind::Gemm && s.gemm.tf32)
-        return kTf32Tolerance;
-  return defaultTolerance(type);
+  double tolerance = defaultTolerance(type);
+  if (type != DType::F32)
+    return tolerance;
+  for (const Step &s : package.steps) {
+    if (s.kind != Step::Kind::Gemm)
+      continue;
+    if (s.gemm.dtype == DType::BF16 || s.gemm.dtype == DType::F16)
+      tolerance = std::max(tolerance, defaultTolerance(s.gemm.dtype));
+    else if (s.gemm.tf32)
+      tolerance = std::max(tolerance, kTf32Tolerance);
+  }
+  return tolerance;
 }
 
 const char *stepKindName(Step::Kind kind) {

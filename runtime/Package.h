@@ -325,8 +325,10 @@ Status validatePackage(const Package &package);
 std::vector<HostTensor> randomInputs(const Package &package, uint64_t seed);
 /// The relative error accepted against the reference for outputs of `type`.
 double defaultTolerance(DType type);
-/// The same for outputs of `package`: f32 outputs of a package with TF32
-/// GEMM steps get the TF32 tolerance (kTf32Tolerance).
+/// The same for outputs of `package`: f32 outputs of a package whose GEMM
+/// steps store in bf16 or fp16 (an f32 model compiled with --precision)
+/// get that type's tolerance, the widest when both occur; of one with TF32
+/// GEMM steps, the TF32 tolerance (kTf32Tolerance).
 double defaultTolerance(const Package &package, DType type);
 /// Relative error accepted for f32 results of TF32 matrix products: inputs
 /// rounded to 10 mantissa bits (unit roundoff 2^-11) give errors of ~1e-3

@@ -39,8 +39,8 @@
 // CHECK: gemm 5x12x8 batch 3 bias+addend+relu{{$}}
 // CHECK: gemm 6x10x4 batch 3 bias+addend+gelu_tanh{{$}}
 // CHECK: gemm 6x10x4 batch 3 bias+addend+gelu_tanh{{$}}
-// CHECK: gemm 16x32x24 bias+relu{{$}}
-// CHECK: gemm 3x20x9 bias+addend+gelu_tanh{{$}}
+// CHECK: gemm 16x32x24 bias+relu f16{{$}}
+// CHECK: gemm 3x20x9 bias+addend+gelu_tanh bf16{{$}}
 // CHECK: check output_0: relative error {{.*}} ok
 // CHECK: check output_1: relative error {{.*}} ok
 // CHECK: check output_2: relative error {{.*}} ok

@@ -112,7 +112,8 @@ def test_model(args, name):
             cmd += ["--input", f"{inp['name']}={os.path.join(args.work_dir, inp['file'])}"]
     else:
         rc, out, t_compile = run([args.dlc, "compile", onnx_path, "-o", pkg,
-                                  "--no-cubin"], args.timeout)
+                                  "--no-cubin", f"--precision={args.precision}"],
+                                 args.timeout)
         if rc != 0:
             return (False, f"{name}: FAILED (dlc compile, {t_compile:.1f} s)",
                     out[-6000:])
@@ -164,10 +165,17 @@ def main():
     ap.add_argument("--one-step", action="store_true",
                     help="`dlc run MODEL.onnx --input NAME=FILE` instead of "
                          "`dlc compile` then `dlc run MODEL.dlcpkg`")
-    ap.add_argument("--rtol", type=float, default=1e-4)
+    ap.add_argument("--rtol", type=float, default=None,
+                    help="default: 1e-4, and with --precision its tolerance "
+                         "from docs/precision.md (bf16 2e-2, fp16 1e-2)")
+    ap.add_argument("--precision", default="f32",
+                    choices=["f32", "tf32", "bf16", "fp16"],
+                    help="dlc compile --precision (not with --one-step)")
     ap.add_argument("--timeout", type=float, default=900,
                     help="seconds per dlc command")
     args = ap.parse_args()
+    if args.rtol is None:
+        args.rtol = {"bf16": 2e-2, "fp16": 1e-2, "tf32": 5e-3}.get(args.precision, 1e-4)
     try:
         import numpy  # noqa: F401
         import onnx  # noqa: F401

@@ -117,6 +117,22 @@ private:
   cl::opt<unsigned> flag;
 };
 
+/// A choice is set by --OPTION=VALUE.
+template <> class KnobFlag<std::string> {
+public:
+  KnobFlag(const char *option, const char *init, const char *description)
+      : help(description),
+        flag(llvm::StringRef(option), cl::desc(help), cl::init(init),
+             cl::value_desc("VALUE"), cl::cat(modelCategory)) {
+    help[0] = llvm::toUpper(help[0]);
+  }
+  std::string value() const { return flag; }
+
+private:
+  std::string help;
+  cl::opt<std::string> flag;
+};
+
 /// The pipeline's knobs (DLC_PIPELINE_KNOBS) as flags.
 struct PipelineFlags {
 #define DLC_PIPELINE_FLAG(type, field, defaultValue, option, description)      \
