@@ -25,6 +25,7 @@
 #include "ir/Parse.h"
 #include "ir/Reference.h"
 #include "runtime/Sandbox.h"
+#include "runtime/Support.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -303,63 +304,47 @@ void prepareForFork() {
 }
 
 /// The child's answer: a tag byte ('E' an error message, 'T' tensors),
-/// then little-endian fields.
-void putU64(std::string &out, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(char((v >> (8 * i)) & 0xff));
-}
-
+/// then the tensors as writeTensors writes them (rt::ByteWriter).
 std::string encodeError(const std::string &message) { return "E" + message; }
 
-std::string encodeTensors(const std::vector<rt::HostTensor> &tensors) {
-  std::string out = "T";
-  putU64(out, tensors.size());
+void writeTensors(rt::ByteWriter &w,
+                  const std::vector<rt::HostTensor> &tensors) {
+  w.u64(tensors.size());
   for (const rt::HostTensor &t : tensors) {
-    out.push_back(char(t.dtype));
-    putU64(out, t.shape.size());
+    w.u8(uint8_t(t.dtype));
+    w.u64(t.shape.size());
     for (int64_t d : t.shape)
-      putU64(out, uint64_t(d));
-    putU64(out, t.data.size());
-    out.append(reinterpret_cast<const char *>(t.data.data()), t.data.size());
+      w.i64(d);
+    w.blob(t.data.data(), t.data.size());
   }
-  return out;
 }
 
-bool getU64(llvm::StringRef bytes, size_t &at, uint64_t &v) {
-  if (bytes.size() - at < 8)
-    return false;
-  v = 0;
-  for (int i = 0; i < 8; ++i)
-    v |= uint64_t(uint8_t(bytes[at + i])) << (8 * i);
-  at += 8;
-  return true;
+std::string encodeTensors(const std::vector<rt::HostTensor> &tensors) {
+  std::vector<uint8_t> out = {uint8_t('T')};
+  rt::ByteWriter w(out);
+  writeTensors(w, tensors);
+  return std::string(out.begin(), out.end());
 }
 
-/// Tensors as encodeTensors writes them (after its tag), from `at`.
-bool decodeTensorList(llvm::StringRef bytes, size_t &at,
-                      std::vector<rt::HostTensor> &tensors) {
+/// Tensors as writeTensors writes them.
+bool readTensors(rt::ByteReader &r, std::vector<rt::HostTensor> &tensors) {
   uint64_t count = 0;
-  if (!getU64(bytes, at, count) || count > (bytes.size() - at) / 17)
+  // Each takes at least 17 bytes.
+  if (!r.u64(count) || count > r.remaining() / 17)
     return false;
   tensors.assign(size_t(count), rt::HostTensor());
   for (rt::HostTensor &t : tensors) {
-    uint64_t rank = 0, size = 0;
-    if (at >= bytes.size())
+    uint8_t dtype = 0;
+    uint64_t rank = 0;
+    if (!r.u8(dtype) || !r.u64(rank) || rank > 64)
       return false;
-    t.dtype = rt::DType(uint8_t(bytes[at++]));
-    if (!getU64(bytes, at, rank) || rank > 64)
-      return false;
+    t.dtype = rt::DType(dtype);
     t.shape.resize(rank);
-    for (int64_t &d : t.shape) {
-      uint64_t v = 0;
-      if (!getU64(bytes, at, v))
+    for (int64_t &d : t.shape)
+      if (!r.i64(d))
         return false;
-      d = int64_t(v);
-    }
-    if (!getU64(bytes, at, size) || size > bytes.size() - at)
+    if (!r.blob(t.data))
       return false;
-    t.data.assign(bytes.begin() + at, bytes.begin() + at + size);
-    at += size;
   }
   return true;
 }
@@ -375,9 +360,9 @@ decodeTensors(llvm::StringRef bytes, const rt::Package &package) {
     return rt::Status::error(bytes.drop_front().str());
   if (bytes.front() != 'T')
     return corrupt;
-  size_t at = 1;
+  rt::ByteReader r(bytes.bytes_begin() + 1, bytes.size() - 1);
   std::vector<rt::HostTensor> tensors;
-  if (!decodeTensorList(bytes, at, tensors) || at != bytes.size())
+  if (!readTensors(r, tensors) || r.remaining() != 0)
     return corrupt;
   if (tensors.size() != package.outputs.size())
     return rt::Status::error("the package's reference model returns " +
@@ -397,75 +382,43 @@ decodeTensors(llvm::StringRef bytes, const rt::Package &package) {
   return tensors;
 }
 
-void putString(std::string &out, llvm::StringRef text) {
-  putU64(out, text.size());
-  out += text;
-}
-
-bool getBytes(llvm::StringRef bytes, size_t &at, llvm::StringRef &field) {
-  uint64_t size = 0;
-  if (!getU64(bytes, at, size) || size > bytes.size() - at)
-    return false;
-  field = bytes.substr(at, size);
-  at += size;
-  return true;
-}
-
-bool getString(llvm::StringRef bytes, size_t &at, std::string &text) {
-  llvm::StringRef field;
-  if (!getBytes(bytes, at, field))
-    return false;
-  text = field.str();
-  return true;
-}
-
 /// What the evaluating child needs (it is made by a fork server that has
 /// none of this process's data, runtime/Sandbox.h): the reference model's
 /// text, its entry, its weights and the inputs.
-std::string encodeEvaluation(const rt::Package &package,
-                             const std::string &text,
-                             const std::vector<rt::HostTensor> &inputs) {
-  std::string out;
-  putString(out, text);
-  putString(out, package.entry);
-  putU64(out, package.referenceBlobs.size());
+std::vector<uint8_t>
+encodeEvaluation(const rt::Package &package, const std::string &text,
+                 const std::vector<rt::HostTensor> &inputs) {
+  std::vector<uint8_t> out;
+  rt::ByteWriter w(out);
+  w.string(text);
+  w.string(package.entry);
+  w.u64(package.referenceBlobs.size());
   for (const rt::ReferenceBlob &blob : package.referenceBlobs) {
-    putString(out, blob.key);
-    putU64(out, blob.alignment);
-    putString(
-        out,
-        blob.inConstants
-            ? llvm::StringRef(reinterpret_cast<const char *>(
-                                  package.constants.data() + blob.offset),
-                              blob.size)
-            : llvm::StringRef(reinterpret_cast<const char *>(blob.data.data()),
-                              blob.data.size()));
+    w.string(blob.key);
+    w.u64(blob.alignment);
+    if (blob.inConstants)
+      w.blob(package.constants.data() + blob.offset, blob.size);
+    else
+      w.blob(blob.data.data(), blob.data.size());
   }
-  out += encodeTensors(inputs);
+  writeTensors(w, inputs);
   return out;
 }
 
 /// encodeEvaluation's bytes as a package of only the entry and the
 /// weights (their bytes their own), the text and the inputs.
-bool decodeEvaluation(llvm::StringRef bytes, rt::Package &package,
+bool decodeEvaluation(rt::ByteReader &r, rt::Package &package,
                       std::string &text, std::vector<rt::HostTensor> &inputs) {
-  size_t at = 0;
   uint64_t blobs = 0;
-  if (!getString(bytes, at, text) || !getString(bytes, at, package.entry) ||
-      !getU64(bytes, at, blobs) || blobs > (bytes.size() - at) / 24)
+  // Each blob takes at least 24 bytes.
+  if (!r.string(text) || !r.string(package.entry) || !r.u64(blobs) ||
+      blobs > r.remaining() / 24)
     return false;
   package.referenceBlobs.resize(size_t(blobs));
-  for (rt::ReferenceBlob &blob : package.referenceBlobs) {
-    llvm::StringRef data;
-    if (!getString(bytes, at, blob.key) || !getU64(bytes, at, blob.alignment) ||
-        !getBytes(bytes, at, data))
+  for (rt::ReferenceBlob &blob : package.referenceBlobs)
+    if (!r.string(blob.key) || !r.u64(blob.alignment) || !r.blob(blob.data))
       return false;
-    blob.data.assign(data.bytes_begin(), data.bytes_end());
-  }
-  if (at >= bytes.size() || bytes[at] != 'T')
-    return false;
-  ++at;
-  return decodeTensorList(bytes, at, inputs) && at == bytes.size();
+  return readTensors(r, inputs) && r.remaining() == 0;
 }
 
 /// Parses and evaluates the reference model (in the child): its outputs
@@ -500,8 +453,9 @@ std::string evaluationJob(std::string_view input) {
   rt::Package package;
   std::string text;
   std::vector<rt::HostTensor> inputs;
-  if (!decodeEvaluation(llvm::StringRef(input.data(), input.size()), package,
-                        text, inputs))
+  rt::ByteReader r(reinterpret_cast<const uint8_t *>(input.data()),
+                   input.size());
+  if (!decodeEvaluation(r, package, text, inputs))
     return encodeError("internal error: the reference check's child got a "
                        "malformed request");
   return evaluate(package, text, inputs);
@@ -542,9 +496,11 @@ runReference(const rt::Package &package,
     return text.status();
   if (rt::inChild())
     return decodeTensors(evaluate(package, *text, inputs), package);
-  rt::ChildResult child =
-      rt::runInChild(referenceLimits(package), evaluationJob,
-                     encodeEvaluation(package, *text, inputs));
+  const std::vector<uint8_t> request = encodeEvaluation(package, *text, inputs);
+  rt::ChildResult child = rt::runInChild(
+      referenceLimits(package), evaluationJob,
+      std::string_view(reinterpret_cast<const char *>(request.data()),
+                       request.size()));
   if (!child.returned())
     return rt::Status::error(childFailure(child));
   return decodeTensors(child.output, package);

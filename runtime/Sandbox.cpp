@@ -1,5 +1,6 @@
 //===- Sandbox.cpp - Running untrusted parsing in a child process --------===//
 #include "runtime/Sandbox.h"
+#include "runtime/Support.h"
 
 #include <atomic>
 #include <cerrno>
@@ -286,19 +287,6 @@ const char *signalName(int sig) {
   default:
     return nullptr;
   }
-}
-
-std::string formatBytes(uint64_t bytes) {
-  char text[64];
-  if (bytes >= (uint64_t(1) << 30))
-    std::snprintf(text, sizeof(text), "%.1f GiB",
-                  double(bytes) / double(uint64_t(1) << 30));
-  else if (bytes >= (uint64_t(1) << 20))
-    std::snprintf(text, sizeof(text), "%llu MiB",
-                  (unsigned long long)(bytes >> 20));
-  else
-    std::snprintf(text, sizeof(text), "%llu bytes", (unsigned long long)bytes);
-  return text;
 }
 
 /// The first line of `text` that holds `marker`, from the marker (or from
@@ -596,58 +584,28 @@ int gServerFd = -1;
 pid_t gServerPid = 0;
 pid_t gServerOwner = 0;
 
-void putU64(std::string &out, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(char((v >> (8 * i)) & 0xff));
-}
-
-bool getU64(std::string_view bytes, size_t &at, uint64_t &v) {
-  if (bytes.size() - at < 8)
-    return false;
-  v = 0;
-  for (int i = 0; i < 8; ++i)
-    v |= uint64_t(uint8_t(bytes[at + i])) << (8 * i);
-  at += 8;
-  return true;
-}
-
-void putString(std::string &out, const std::string &text) {
-  putU64(out, text.size());
-  out += text;
-}
-
-bool getString(std::string_view bytes, size_t &at, std::string &text) {
-  uint64_t size = 0;
-  if (!getU64(bytes, at, size) || size > bytes.size() - at)
-    return false;
-  text.assign(bytes.data() + at, size_t(size));
-  at += size_t(size);
-  return true;
-}
-
 /// A supervisor's answer: how the child ended, then its strings.
-std::string encodeResult(const ChildResult &r) {
-  std::string out;
-  putU64(out, uint64_t(r.end));
-  putU64(out, uint64_t(int64_t(r.code)));
-  putU64(out, uint64_t(int64_t(r.stage)));
-  putString(out, r.output);
-  putString(out, r.detail);
-  putString(out, r.stderrTail);
+std::vector<uint8_t> encodeResult(const ChildResult &r) {
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.u8(uint8_t(r.end));
+  w.i32(r.code);
+  w.i32(r.stage);
+  w.string(r.output);
+  w.string(r.detail);
+  w.string(r.stderrTail);
   return out;
 }
 
-bool decodeResult(std::string_view bytes, ChildResult &r) {
-  size_t at = 0;
-  uint64_t end = 0, code = 0, stage = 0;
-  if (!getU64(bytes, at, end) || !getU64(bytes, at, code) ||
-      !getU64(bytes, at, stage) || end > uint64_t(ChildResult::End::NoChild) ||
-      !getString(bytes, at, r.output) || !getString(bytes, at, r.detail) ||
-      !getString(bytes, at, r.stderrTail) || at != bytes.size())
+bool decodeResult(const std::vector<uint8_t> &bytes, ChildResult &r) {
+  ByteReader reader(bytes.data(), bytes.size());
+  uint8_t end = 0;
+  if (!reader.u8(end) || end > uint8_t(ChildResult::End::NoChild) ||
+      !reader.i32(r.code) || !reader.i32(r.stage) || !reader.string(r.output) ||
+      !reader.string(r.detail) || !reader.string(r.stderrTail) ||
+      reader.remaining() != 0)
     return false;
   r.end = ChildResult::End(end);
-  r.code = int(int64_t(code));
-  r.stage = int(int64_t(stage));
   return true;
 }
 
@@ -672,8 +630,9 @@ bool decodeResult(std::string_view bytes, ChildResult &r) {
   std::string_view input(data, size_t(request.inputSize));
   ChildResult result =
       runHere(request.limits, [job, input] { return job(input); });
-  std::string answer = encodeResult(result);
-  writeAll(replyFd, answer.data(), answer.size());
+  std::vector<uint8_t> answer = encodeResult(result);
+  writeAll(replyFd, reinterpret_cast<const char *>(answer.data()),
+           answer.size());
   _exit(0);
 }
 
@@ -871,15 +830,15 @@ bool runThroughServer(const ChildLimits &limits, ChildJob job,
     ::close(reply[0]);
     return false;
   }
-  std::string answer;
-  std::string buffer(65536, '\0');
+  std::vector<uint8_t> answer;
+  std::vector<uint8_t> buffer(65536);
   for (;;) {
     ssize_t n = ::read(reply[0], buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       break;
-    answer.append(buffer.data(), size_t(n));
+    answer.insert(answer.end(), buffer.begin(), buffer.begin() + n);
   }
   ::close(reply[0]);
   result = ChildResult();
