@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace dlc {
 
@@ -74,7 +75,18 @@ struct CompileResult {
   std::vector<ReferenceResource> referenceResources;
   /// Filled when the stage is Package.
   rt::Package package;
+  /// With CompileOptions::precisionReport or precisionTolerance.
+  std::optional<PrecisionReport> precisionReport;
 };
+
+/// Measures the precision report of the lowered `module` (PrecisionReport)
+/// on `inputs`; with options.precisionTolerance, first keeps in f32
+/// (dlc.precision) the ops that bring in more error than it, measuring
+/// again after each round. `module` keeps those marks.
+mlir::LogicalResult
+assignPrecisionByAccuracy(mlir::ModuleOp module, const CompileOptions &options,
+                          const std::vector<rt::HostTensor> &inputs,
+                          PrecisionReport &report);
 
 /// Runs the pipeline on `module` in place up to `stop`. `configure` is
 /// called on each pass manager before it runs (the `dlc` tool applies MLIR's

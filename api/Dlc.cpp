@@ -3,6 +3,7 @@
 #include "api/PackageCache.h"
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
+#include "ir/Attributes.h"
 #include "ir/Dialect.h"
 #include "ir/Parse.h"
 #include "ir/Reference.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <random>
 
 using namespace mlir;
@@ -65,6 +67,53 @@ FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef name) {
          << "the model has no 'func.func @" << name << "' to compile";
 }
 
+/// The calibration of fp16's ranges on given inputs, and the precision
+/// report and tolerance (CompileOptions), on the lowered `module`.
+static LogicalResult measurePrecision(ModuleOp module, func::FuncOp func,
+                                      const CompileOptions &options,
+                                      CompileResult &result) {
+  bool measured = options.precisionReport || options.precisionTolerance != 0;
+  bool low = options.precision == "bf16" || options.precision == "fp16";
+  if (!(options.precisionTolerance >= 0) ||
+      !std::isfinite(options.precisionTolerance))
+    return emitError(func.getLoc())
+           << "the precision tolerance must be a finite number >= 0";
+  if (measured && !low)
+    return emitError(func.getLoc())
+           << "a precision report or tolerance needs a low precision "
+              "(--precision=bf16 or fp16), not '"
+           << options.precision << "'";
+  if (!measured && (options.precision != "fp16" ||
+                    options.calibrationInputs.empty()))
+    return success();
+  std::vector<rt::HostTensor> inputs = options.calibrationInputs;
+  if (inputs.empty()) {
+    FailureOr<std::vector<rt::HostTensor>> seeded =
+        mlir::dlc::seededInputs(func, options.calibrationSeed);
+    if (failed(seeded))
+      return emitError(func.getLoc())
+             << "the precision report needs inputs: an argument of the model "
+                "is not a static tensor";
+    inputs = std::move(*seeded);
+  }
+  // fp16's ranges from these inputs; dlc-calibrate-ranges then does
+  // nothing. A model the interpreter cannot evaluate compiles without
+  // them (with a warning).
+  if (options.precision == "fp16" && !mlir::dlc::isCalibrated(func))
+    (void)mlir::dlc::calibrateRanges(func, inputs);
+  if (!measured)
+    return success();
+  PrecisionReport report;
+  report.inputs = options.calibrationInputs.empty()
+                      ? "seeded inputs (seed " +
+                            std::to_string(options.calibrationSeed) + ")"
+                      : std::string("given inputs");
+  if (failed(assignPrecisionByAccuracy(module, options, inputs, report)))
+    return failure();
+  result.precisionReport = std::move(report);
+  return success();
+}
+
 LogicalResult
 compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
               CompileResult &result,
@@ -92,6 +141,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return emitError(UnknownLoc::get(context))
            << "unknown precision '" << options.precision
            << "'; expected f32, tf32, bf16 or fp16";
+  if (failed(measurePrecision(module, func, options, result)))
+    return failure();
   PassManager optimize(context);
   mlir::dlc::PipelineOptions pipelineOptions;
   static_cast<PipelineOptions &>(pipelineOptions) = options;
@@ -118,6 +169,9 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return failure();
   result.package = std::move(*package);
   result.package.entry = options.entry;
+  result.package.precision = options.tf32 && options.precision == "f32"
+                                 ? "tf32"
+                                 : options.precision;
   result.package.referenceIR = result.referenceIR;
   placeReferenceBlobs(result.referenceResources, result.package);
   return success();
@@ -159,7 +213,10 @@ static rt::Result<rt::Package> throughCache(
     llvm::function_ref<rt::Result<rt::Package>(std::vector<std::string> &)>
         compile) {
   std::optional<std::string> cacheKey;
-  if (options.packageCache)
+  // A report is made by compiling; given calibration inputs are not part
+  // of the key.
+  if (options.packageCache && !options.precisionReport &&
+      options.calibrationInputs.empty())
     cacheKey = packageCacheKey(model, name, options);
   // `model` and `name` may point into the buffer `compile` consumes: keep
   // the name for storing.

@@ -3,6 +3,7 @@
 #include "ir/Dialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -57,6 +58,28 @@ void mlir::dlc::removeFusionNotes(Operation *kernel) {
   kernel->removeAttr(attr::kFusionNotes);
 }
 
+std::optional<double> mlir::dlc::getAmax(Operation *op) {
+  if (auto value = op->getAttrOfType<FloatAttr>(attr::kAmax))
+    return value.getValueAsDouble();
+  return std::nullopt;
+}
+void mlir::dlc::setAmax(Operation *op, double amax) {
+  op->setAttr(attr::kAmax, Builder(op->getContext()).getF64FloatAttr(amax));
+}
+bool mlir::dlc::isCalibrated(Operation *func) {
+  return func->hasAttr(attr::kCalibrated);
+}
+void mlir::dlc::setCalibrated(Operation *func) {
+  func->setAttr(attr::kCalibrated, UnitAttr::get(func->getContext()));
+}
+bool mlir::dlc::keepsF32(Operation *op) {
+  auto value = op->getAttrOfType<StringAttr>(attr::kPrecision);
+  return value && value.getValue() == "f32";
+}
+void mlir::dlc::setKeepF32(Operation *op) {
+  op->setAttr(attr::kPrecision, StringAttr::get(op->getContext(), "f32"));
+}
+
 /// A fusion note: {operand = i : i64, reason = "..."} or the same with
 /// `result`.
 static bool isFusionNote(Attribute note) {
@@ -107,6 +130,32 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
              << "expects '" << name
              << "' on a dlc.kernel, as an array of {operand|result = index, "
                 "reason = \"...\"}";
+    return success();
+  }
+  if (name == attr::kAmax) {
+    auto amax = dyn_cast<FloatAttr>(value);
+    if (!amax || !amax.getType().isF64() || op->getNumResults() != 1)
+      return op->emitOpError() << "expects '" << name
+                               << "' as an f64 on an op of one result";
+    double v = amax.getValueAsDouble();
+    if (!(v >= 0))
+      return op->emitOpError()
+             << "has a '" << name << "' that is negative or NaN (" << v << ")";
+    return success();
+  }
+  if (name == attr::kCalibrated) {
+    if (!isa<UnitAttr>(value) || !isa<FunctionOpInterface>(op))
+      return op->emitOpError()
+             << "expects '" << name << "' as a unit attribute on a function";
+    return success();
+  }
+  if (name == attr::kPrecision) {
+    auto precision = dyn_cast<StringAttr>(value);
+    if (!precision || precision.getValue() != "f32")
+      return op->emitOpError() << "expects '" << name
+                               << "' to be \"f32\" (the only storage type an "
+                                  "op can be pinned to), but got "
+                               << value;
     return success();
   }
   return op->emitOpError() << "has an unknown dlc attribute '" << name << "'";

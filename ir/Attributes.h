@@ -30,6 +30,16 @@ constexpr llvm::StringLiteral kSourceOps = "dlc.source_ops";
 /// On dlc.kernel: why neighbours stayed out, as dictionaries
 /// {operand|result = index : i64, reason = "..."}.
 constexpr llvm::StringLiteral kFusionNotes = "dlc.fusion_notes";
+/// On an op of one float result: the largest magnitude the result took on
+/// the calibration inputs (dlc-calibrate-ranges), an f64 >= 0 (or +inf).
+constexpr llvm::StringLiteral kAmax = "dlc.amax";
+/// On the function: its ops carry the ranges of a calibration
+/// (dlc-calibrate-ranges does not run again).
+constexpr llvm::StringLiteral kCalibrated = "dlc.calibrated";
+/// On an op: the storage type dlc-assign-precision must keep for it, as a
+/// string; "f32" keeps the op and its results in f32 (what
+/// --precision-tolerance and a user's annotation ask for).
+constexpr llvm::StringLiteral kPrecision = "dlc.precision";
 } // namespace attr
 
 /// The planned arena offsets of `op`'s results, if planned.
@@ -48,6 +58,15 @@ void setSourceOpCount(Operation *func, int64_t count);
 ArrayAttr getFusionNotes(Operation *kernel);
 void setFusionNotes(Operation *kernel, ArrayAttr notes);
 void removeFusionNotes(Operation *kernel);
+
+/// The calibrated largest magnitude of `op`'s result, if calibrated.
+std::optional<double> getAmax(Operation *op);
+void setAmax(Operation *op, double amax);
+bool isCalibrated(Operation *func);
+void setCalibrated(Operation *func);
+/// Whether `op` is to be kept in f32 (dlc.precision = "f32").
+bool keepsF32(Operation *op);
+void setKeepF32(Operation *op);
 
 /// Checks a `dlc.`-prefixed attribute on `op`: a known name, of its kind,
 /// with values in range. DlcDialect::verifyOperationAttribute.

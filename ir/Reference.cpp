@@ -257,6 +257,9 @@ public:
 
   void bind(Value v, TensorPtr t) { env[v] = std::move(t); }
 
+  /// Sees every op result (evaluateReference's observer), or null.
+  ReferenceObserver observe = nullptr;
+
 private:
   LogicalResult evalOp(Operation *op);
   FailureOr<Tensor> evalKernel(KernelOp op);
@@ -432,6 +435,8 @@ LogicalResult Interpreter::evalOp(Operation *op) {
   if (e == Elem::F16 || e == Elem::BF16)
     for (double &x : out->data)
       x = roundToFloat(e, x);
+  if (observe)
+    observe(cast<OpResult>(result), out->data);
   bind(result, std::make_shared<const Tensor>(std::move(*out)));
   return success();
 }
@@ -1251,6 +1256,13 @@ Tensor Interpreter::evalResize(ResizeOp op) {
 FailureOr<std::vector<rt::HostTensor>>
 mlir::dlc::evaluateReference(func::FuncOp func,
                              const std::vector<rt::HostTensor> &inputs) {
+  return evaluateReference(func, inputs, nullptr);
+}
+
+FailureOr<std::vector<rt::HostTensor>>
+mlir::dlc::evaluateReference(func::FuncOp func,
+                             const std::vector<rt::HostTensor> &inputs,
+                             ReferenceObserver observe) {
   if (func.isExternal())
     return func.emitOpError() << "has no body to evaluate";
   if (!func.getBody().hasOneBlock())
@@ -1275,6 +1287,7 @@ mlir::dlc::evaluateReference(func::FuncOp func,
   };
 
   Interpreter interp;
+  interp.observe = observe;
   Block &body = func.getBody().front();
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     FailureOr<RankedTensorType> argType =

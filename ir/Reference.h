@@ -41,6 +41,18 @@ constexpr int64_t kReferenceElementBudget = int64_t(1) << 28;
 FailureOr<std::vector<rt::HostTensor>>
 evaluateReference(func::FuncOp func, const std::vector<rt::HostTensor> &inputs);
 
+/// Called with every op result the interpreter computes (ops inside a
+/// dlc.kernel included, dlc.kernel's own results not: they are its body's
+/// values), as doubles after the op's rounding, in evaluation order.
+using ReferenceObserver =
+    llvm::function_ref<void(OpResult result, ArrayRef<double> values)>;
+
+/// evaluateReference, showing every intermediate value to `observe`: the
+/// taps of the precision report and the calibration of value ranges.
+FailureOr<std::vector<rt::HostTensor>>
+evaluateReference(func::FuncOp func, const std::vector<rt::HostTensor> &inputs,
+                  ReferenceObserver observe);
+
 } // namespace mlir::dlc
 
 #endif // DLC_IR_REFERENCE_H

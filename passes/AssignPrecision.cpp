@@ -8,14 +8,20 @@
 // docs/precision.md.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
+
+#define DEBUG_TYPE "dlc-assign-precision"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_ASSIGNPRECISION
@@ -78,6 +84,43 @@ ElementsAttr convertConstant(ElementsAttr value, FloatType to) {
   return DenseResourceElementsAttr::get(result, key, std::move(out));
 }
 
+/// fp16's largest finite value.
+constexpr double kF16Max = 65504;
+/// A value whose calibrated magnitude passes this keeps f32 storage under
+/// fp16: other inputs than the calibration ones may go twice as far.
+constexpr double kF16RangeLimit = kF16Max / 2;
+
+/// The largest magnitude among the elements of an f32 constant (NaN counts
+/// as infinite); nullopt for a constant of another form.
+std::optional<double> constantAmax(ElementsAttr value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.getElementType().isF32())
+    return std::nullopt;
+  double amax = 0;
+  auto see = [&](double v) {
+    amax = std::isnan(v) ? HUGE_VAL : std::max(amax, std::fabs(v));
+  };
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(value)) {
+    if (dense.isSplat())
+      see(dense.getSplatValue<APFloat>().convertToDouble());
+    else
+      for (const APFloat &v : dense.getValues<APFloat>())
+        see(v.convertToDouble());
+    return amax;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  const int64_t n = type.getNumElements();
+  if (!blob || blob->getData().size() != size_t(n) * sizeof(float))
+    return std::nullopt;
+  for (int64_t i = 0; i < n; ++i) {
+    float f;
+    std::memcpy(&f, blob->getData().data() + i * sizeof(float), sizeof(float));
+    see(f);
+  }
+  return amax;
+}
+
 struct AssignPrecisionPass
     : public ::mlir::dlc::impl::AssignPrecisionBase<AssignPrecisionPass> {
   using AssignPrecisionBase::AssignPrecisionBase;
@@ -136,6 +179,10 @@ private:
     PrecisionClass kind = PrecisionClass::Deny;
     if (auto policy = dyn_cast<PrecisionPolicyOpInterface>(op))
       kind = policy.getPrecisionClass();
+    // An op pinned to f32 (dlc.precision) computes and stores like one
+    // that denies low precision.
+    if (keepsF32(op))
+      kind = PrecisionClass::Deny;
     FloatType target;
     // The model's type of the operands (before this pass changed their
     // producers): results of that type follow the op.
@@ -170,6 +217,21 @@ private:
       break;
     }
     }
+    // fp16 has f32's precision needs but not its range: a result that
+    // would come near fp16's largest value on the calibration inputs, or
+    // an op fed a constant beyond it, stays f32.
+    if (target && target == low && low.isF16()) {
+      if (std::string why = rangeProblem(op, floats); !why.empty()) {
+        op->emitRemark() << "stays f32 under fp16: " << why;
+        LLVM_DEBUG(llvm::dbgs() << "f32 for range: " << *op << "\n");
+        target = llvm::any_of(floats,
+                              [&](OpOperand *o) {
+                                return isLow(floatElement(o->get()));
+                              })
+                     ? f32
+                     : FloatType();
+      }
+    }
     if (!target)
       return;
     for (OpOperand *o : floats)
@@ -181,6 +243,33 @@ private:
         original.try_emplace(result, t);
         result.setType(withElement(result.getType(), target));
       }
+  }
+
+  /// Why `op`'s result cannot be stored in fp16 (its calibrated range or a
+  /// constant operand's values), or "".
+  std::string rangeProblem(Operation *op, ArrayRef<OpOperand *> floats) {
+    std::string why;
+    llvm::raw_string_ostream os(why);
+    if (std::optional<double> amax = getAmax(op); amax && *amax > kF16RangeLimit) {
+      os << "its values reach " << *amax
+         << " on the calibration inputs, more than half of fp16's largest "
+            "value (65504)";
+      return why;
+    }
+    for (OpOperand *o : floats) {
+      auto constant = o->get().getDefiningOp<ConstantOp>();
+      if (!constant)
+        continue;
+      auto [found, inserted] = constantRanges.try_emplace(constant, 0.0);
+      if (inserted)
+        found->second = constantAmax(constant.getValue()).value_or(0.0);
+      if (found->second > kF16Max) {
+        os << "operand #" << o->getOperandNumber() << " is a constant of "
+           << found->second << ", beyond fp16's largest value (65504)";
+        return why;
+      }
+    }
+    return why;
   }
 
   /// The element type `value` had before this pass.
@@ -218,6 +307,8 @@ private:
 
   FloatType low, f32;
   llvm::DenseMap<std::pair<Value, Type>, Value> converted;
+  /// The largest magnitude of each f32 constant asked about.
+  llvm::DenseMap<Operation *, double> constantRanges;
   /// The former element types of the results this pass changed.
   llvm::DenseMap<Value, FloatType> original;
 };

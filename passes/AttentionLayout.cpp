@@ -27,6 +27,7 @@
 // attention: reshape, tile, reshape) are read unrepeated, with kv_groups.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -212,6 +213,8 @@ public:
         builder.getDenseI64ArrayAttr(offsets),
         layout == Layout::SeqFirst ? builder.getUnitAttr() : UnitAttr(),
         groups > 1 ? builder.getI64IntegerAttr(groups) : IntegerAttr());
+    if (keepsF32(op))
+      setKeepF32(attention);
     for (TransposeOp merge : merges) {
       Value input = merge.getInput();
       Value replacement = attention.getResult();

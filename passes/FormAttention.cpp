@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/ElementType.h"
+#include "ir/Attributes.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -644,6 +645,9 @@ void rewrite(const AttentionMatch &m) {
       m.causal ? b.getUnitAttr() : UnitAttr(),
       /*head_offsets=*/DenseI64ArrayAttr(), /*seq_first=*/UnitAttr(),
       /*kv_groups=*/IntegerAttr());
+  // Products pinned to f32 (dlc.precision) pin the attention.
+  if (keepsF32(scores) || keepsF32(output))
+    setKeepF32(attention);
   output.replaceAllUsesWith(attention.getResult());
   eraseDeadChain(output);
 }

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/ElementType.h"
+#include "ir/Attributes.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -342,6 +343,9 @@ void mergeGroup(MutableArrayRef<Member> group) {
   Value merged = b.create<MatmulOp>(
       fusedLoc(matmulLocs), resultType, first.getLhs(), weights.getResult(),
       first.getTransposeA(), transposeB, first.getAccTypeAttr());
+  // A product pinned to f32 (dlc.precision) pins the merged one.
+  if (llvm::any_of(group, [](Member &m) { return keepsF32(m.matmul); }))
+    setKeepF32(merged.getDefiningOp());
 
   bool withBias = llvm::all_of(
       group, [](Member &m) { return static_cast<bool>(m.biasAdd); });

@@ -7,9 +7,11 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "passes/PipelineOptions.h"
+#include "runtime/Tensor.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir::dlc {
 
@@ -45,6 +47,20 @@ struct PipelineOptions : ::dlc::PipelineOptions {
 /// The options as `--dlc-pipeline='...'` takes them: "fuse=true ...", every
 /// option spelled out.
 std::string formatPipelineOptions(const PipelineOptions &options);
+
+/// Records on every op of `func` with one float result the largest
+/// magnitude it takes when the reference interpreter evaluates `func` on
+/// `inputs` (dlc.amax), and marks `func` calibrated (dlc-calibrate-ranges).
+/// A function the interpreter cannot evaluate gets a warning, no ranges,
+/// and failure.
+LogicalResult calibrateRanges(func::FuncOp func,
+                              const std::vector<rt::HostTensor> &inputs);
+
+/// Inputs for `func`'s arguments as rt::randomInputs makes them (floats
+/// uniform in [-1, 1)), or failure for an argument that is not a static
+/// tensor of a dlc element type.
+FailureOr<std::vector<rt::HostTensor>> seededInputs(func::FuncOp func,
+                                                    uint64_t seed);
 
 /// Calls of the module's functions inlined (dlc-inline-calls), TOSA to dlc,
 /// then (with `canonicalize`) canonicalization and CSE, then

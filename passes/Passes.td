@@ -182,6 +182,40 @@ def AttentionLayout : Pass<"dlc-attention-layout", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def CalibrateRanges : Pass<"dlc-calibrate-ranges", "func::FuncOp"> {
+  let summary = "Record the range of every value on calibration inputs";
+  let description = [{
+    Evaluates the function with the reference interpreter (ir/Reference.h)
+    on calibration inputs and records on every op of one float result the
+    largest magnitude the result took (`dlc.amax`, an f64; NaN counts as
+    +inf), then marks the function `dlc.calibrated` so that the ranges are
+    not computed again. The inputs are seeded (uniform in [-1, 1) for
+    floats, as `dlc run --seed` makes them) unless the caller calibrated
+    the function on given inputs first (`mlir::dlc::calibrateRanges`,
+    which `dlc run --input` uses). A model the interpreter cannot evaluate
+    (too large, say) gets a warning and no ranges.
+
+    dlc-assign-precision reads the ranges for fp16, whose largest value is
+    65504: a value that would come near it keeps f32 storage (the layer
+    norm or sum of squares that overflows fp16, pytorch#66707).
+
+    Before:
+    ```mlir
+    %s = dlc.mul %x, %x : tensor<4x1024xf32>
+    ```
+    After (inputs whose values reach 300):
+    ```mlir
+    func.func @main(...) attributes {dlc.calibrated} {
+      %s = dlc.mul %x, %x {dlc.amax = 9.0e+04 : f64} : tensor<4x1024xf32>
+    ```
+  }];
+  let options = [
+    Option<"seed", "seed", "uint64_t", "1",
+           "seed of the calibration inputs">,
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
 def AssignPrecision : Pass<"dlc-assign-precision", "func::FuncOp"> {
   let summary = "Choose the storage type of every value: low precision for "
                 "matrix products, f32 where accuracy needs it";
@@ -199,6 +233,13 @@ def AssignPrecision : Pass<"dlc-assign-precision", "func::FuncOp"> {
       type of its float operands that are not constants; constants take
       that type (they are weights and literals, converted here once, so an
       f32 bias does not promote a bf16 product back to f32).
+
+    Under fp16, whose largest value is 65504, an op whose result reached
+    more than half of that on the calibration inputs (`dlc.amax`, from
+    dlc-calibrate-ranges) or that takes a constant beyond it stays f32, with
+    a remark saying why. An op marked `dlc.precision = "f32"` (by a user, or
+    by `--precision-tolerance`) computes and stores in f32 as a `Deny` op
+    does.
 
     Constants cast to the low type are converted at compile time (the
     package stores them in it). The function's arguments and results keep

@@ -37,6 +37,10 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   // Before convolutions become products (their im2col then runs in the
   // low type) and before fusion (which absorbs the casts).
   if (options.precision != "f32") {
+    // fp16's range is f32's precision needs without its range: the
+    // values' ranges on calibration inputs say what must stay f32.
+    if (options.precision == "fp16")
+      fpm.addPass(createCalibrateRanges());
     AssignPrecisionOptions precisionOptions;
     precisionOptions.precision = options.precision;
     fpm.addPass(createAssignPrecision(precisionOptions));

@@ -116,6 +116,8 @@ constexpr uint32_t kResources = tag("KRES");
 /// Optional: the FLOPs of kernel steps with matrix products
 /// (KernelStep::flops).
 constexpr uint32_t kKernelFlops = tag("KFLP");
+/// Optional: the precision the model was compiled for (Package::precision).
+constexpr uint32_t kPrecision = tag("PREC");
 
 std::string tagName(uint32_t t) {
   std::string s;
@@ -591,6 +593,12 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     writeSection(payload, kNames, body);
   }
 
+  if (!pkg.precision.empty()) {
+    body.clear();
+    w.string(pkg.precision);
+    writeSection(payload, kPrecision, body);
+  }
+
   std::vector<uint8_t> out;
   out.reserve(kHeaderBytes + payload.size());
   ByteWriter h(out);
@@ -700,6 +708,11 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
           ok = p.reader().string((*names)[i]);
       }
       st = ok ? p.finish() : p.failure();
+    } else if (sectionTag == kPrecision) {
+      st = p.reader().string(pkg.precision) ? p.finish() : p.failure();
+      if (st.isOk() && !isKnownPrecision(pkg.precision))
+        st = Status::error("corrupt package: section 'PREC' names an unknown "
+                           "precision");
     } else {
       // Unknown sections are optional additions that keep the version; a
       // reader that does not know them skips them.
@@ -1268,9 +1281,14 @@ Status validatePackage(const Package &pkg) {
 }
 
 std::vector<HostTensor> randomInputs(const Package &package, uint64_t seed) {
+  return randomTensors(package.inputs, seed);
+}
+
+std::vector<HostTensor> randomTensors(const std::vector<TensorDesc> &descs,
+                                      uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<HostTensor> inputs;
-  for (const TensorDesc &desc : package.inputs) {
+  for (const TensorDesc &desc : descs) {
     HostTensor t(desc.dtype, desc.shape);
     for (int64_t i = 0, e = t.numElements(); i < e; ++i) {
       switch (desc.dtype) {
@@ -1305,10 +1323,25 @@ double defaultTolerance(DType type) {
   }
 }
 
+bool isKnownPrecision(const std::string &precision) {
+  for (const char *known : {"f32", "tf32", "bf16", "fp16"})
+    if (precision == known)
+      return true;
+  return false;
+}
+
 double defaultTolerance(const Package &package, DType type) {
   double tolerance = defaultTolerance(type);
   if (type != DType::F32)
     return tolerance;
+  // The precision the package records; a package written before it did
+  // is judged by its GEMM steps' types.
+  if (package.precision == "bf16")
+    return std::max(tolerance, defaultTolerance(DType::BF16));
+  if (package.precision == "fp16")
+    return std::max(tolerance, defaultTolerance(DType::F16));
+  if (package.precision == "tf32")
+    return std::max(tolerance, kTf32Tolerance);
   for (const Step &s : package.steps) {
     if (s.kind != Step::Kind::Gemm)
       continue;

@@ -266,6 +266,11 @@ struct Package {
   /// and `dlc run` (not with --quiet).
   uint64_t intermediateBytes = 0; ///< sum of all intermediate buffers
   uint32_t sourceOpCount = 0;     ///< dlc ops before fusion
+  /// The precision the model was compiled for (`--precision`: "f32",
+  /// "tf32", "bf16" or "fp16"; optional section PREC), which sets the
+  /// tolerance of `dlc run --check`; empty in a package written before it
+  /// was recorded.
+  std::string precision;
   /// The format version the package was read from (deserializePackage), or
   /// kPackageVersion for one made in memory. validatePackage requires every
   /// kernel's signature from kSignatureVersion on.
@@ -323,12 +328,18 @@ Status validatePackage(const Package &package);
 /// dlc-run, dlc-fuzz): uniform in [-1, 1) for floats, 0..7 for integers,
 /// 0/1 for booleans, from std::mt19937_64(seed).
 std::vector<HostTensor> randomInputs(const Package &package, uint64_t seed);
+/// The same for tensors of `descs` (the calibration inputs of a model).
+std::vector<HostTensor> randomTensors(const std::vector<TensorDesc> &descs,
+                                      uint64_t seed);
 /// The relative error accepted against the reference for outputs of `type`.
 double defaultTolerance(DType type);
-/// The same for outputs of `package`: f32 outputs of a package whose GEMM
-/// steps store in bf16 or fp16 (an f32 model compiled with --precision)
-/// get that type's tolerance, the widest when both occur; of one with TF32
-/// GEMM steps, the TF32 tolerance (kTf32Tolerance).
+/// Whether `precision` is one a package may record (Package::precision).
+bool isKnownPrecision(const std::string &precision);
+/// The same for outputs of `package`: f32 outputs of a package compiled
+/// with --precision=bf16 or fp16 get that type's tolerance, with tf32 the
+/// TF32 tolerance (kTf32Tolerance). A package that does not record its
+/// precision is judged by its GEMM steps: bf16 or fp16 storage gives that
+/// type's tolerance, the widest when both occur; TF32 steps the TF32 one.
 double defaultTolerance(const Package &package, DType type);
 /// Relative error accepted for f32 results of TF32 matrix products: inputs
 /// rounded to 10 mantissa bits (unit roundoff 2^-11) give errors of ~1e-3

@@ -157,6 +157,19 @@ static cl::opt<bool>
                   "operands rounded to TF32 (10 mantissa bits), as PyTorch's "
                   "allow_tf32; --check then allows the TF32 tolerance"),
          cl::cat(modelCategory));
+static cl::opt<bool> precisionReport(
+    "precision-report",
+    cl::desc("With --precision=bf16 or fp16: print the relative error of "
+             "every GEMM, attention and fused-kernel result against the f32 "
+             "reference interpreter, worst first, with its source location "
+             "(measured on sim, seeded inputs; docs/precision.md)"),
+    cl::cat(modelCategory));
+static cl::opt<double> precisionTolerance(
+    "precision-tolerance",
+    cl::desc("With --precision=bf16 or fp16: keep in f32 the ops that bring "
+             "in a relative error above T (measured as --precision-report "
+             "does) and say which"),
+    cl::value_desc("T"), cl::init(0), cl::cat(modelCategory));
 static cl::opt<bool> noReferenceModel(
     "no-reference-model",
     cl::desc("Leave the reference model out of the package (`dlc run "
@@ -386,6 +399,8 @@ static ::dlc::CompileOptions compileOptions() {
   options.compileCubins = !noCubin;
   options.tf32 = tf32;
   options.entry = entry;
+  options.precisionReport = precisionReport;
+  options.precisionTolerance = precisionTolerance;
   return options;
 }
 
@@ -480,6 +495,15 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
     options.compileCubins = false;
   if (failed(::dlc::compileModule(*module, options, stop, result, configure)))
     return 1;
+  if (precisionReport && result.precisionReport)
+    llvm::outs() << ::dlc::formatPrecisionReport(*result.precisionReport);
+  else if (result.precisionReport && !result.precisionReport->kept.empty()) {
+    // --precision-tolerance alone: what it kept, without the table.
+    ::dlc::PrecisionReport kept = *result.precisionReport;
+    kept.entries.clear();
+    std::string text = ::dlc::formatPrecisionReport(kept);
+    llvm::outs() << text.substr(text.find("precision tolerance"));
+  }
   if (emitKind == "fused") {
     // The fused IR with a report above every kernel and GEMM: what was
     // fused, the bytes moved, and why neighbours were not.
@@ -621,7 +645,9 @@ static int runImport() {
 /// --mlir-print-ir-after-all, ...), whose output only a real compile
 /// prints.
 static bool useCompileCache(bool onnx) {
-  if (noCache || inputPath == "-" || (!onnx && !inputShapes.empty()))
+  // A report is made by compiling.
+  if (noCache || inputPath == "-" || (!onnx && !inputShapes.empty()) ||
+      precisionReport)
     return false;
   for (auto &option : cl::getRegisteredOptions())
     if (option.getKey().starts_with("mlir-") &&
@@ -1083,9 +1109,15 @@ static int runRun() {
     double err = rt::relativeError(outputs[i], (*reference)[i]);
     bool pass = err <= tol;
     ok &= pass;
+    // The tolerance of a low precision says so (docs/precision.md).
+    std::string of = rtol < 0 && !package.precision.empty() &&
+                             package.precision != "f32" &&
+                             outputs[i].dtype == rt::DType::F32
+                         ? " for " + package.precision
+                         : "";
     llvm::outs() << "check output_" << i << ": relative error "
                  << llvm::format("%.3g", err) << " (tolerance "
-                 << llvm::format("%.3g", tol) << ") "
+                 << llvm::format("%.3g", tol) << of << ") "
                  << (pass ? "ok" : "FAILED") << "\n";
   }
   return ok ? 0 : 1;

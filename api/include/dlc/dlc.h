@@ -53,10 +53,54 @@ struct CompileOptions : PipelineOptions {
   bool packageCache = false;
   /// Name of the function to compile.
   std::string entry = "main";
+  /// `--precision-report`: measure the relative error of every value the
+  /// compiled model stores (GEMM, attention and fused-kernel results)
+  /// against the f32 reference interpreter, on calibrationInputs or seeded
+  /// inputs, running the model on sim (docs/precision.md). Only for a low
+  /// precision (bf16, fp16).
+  bool precisionReport = false;
+  /// `--precision-tolerance=T` (0: off): ops that bring in a relative
+  /// error above T (measured as for the report) are kept in f32 and the
+  /// model is measured again, a few rounds at most.
+  double precisionTolerance = 0;
+  /// The inputs the report, the tolerance and fp16's range check measure
+  /// on; empty: seeded ones (calibrationSeed, as randomInputs makes them).
+  std::vector<rt::HostTensor> calibrationInputs;
+  uint64_t calibrationSeed = 1;
   /// Static shapes of ONNX graph inputs by name (required for inputs with
   /// dynamic dimensions), as `dlc --input-shape name=1x3x224x224` gives.
   std::map<std::string, std::vector<int64_t>> onnxInputShapes;
 };
+
+/// One value of the precision report.
+struct PrecisionEntry {
+  std::string op;       ///< the model's op that computes it ("dlc.matmul")
+  /// What stores it in the compiled model: "gemm", "attention" or "kernel".
+  std::string kind;
+  std::string location; ///< its ONNX node name or file:line:col
+  std::string type;     ///< as the compiled model stores it, "bf16[4, 16]"
+  /// Relative error (by norm) against the f32 reference interpreter.
+  double error = 0;
+  /// The error it brings in: error less the largest error of the stored
+  /// values it is computed from.
+  double localError = 0;
+  /// Kept in f32 by the precision tolerance.
+  bool keptF32 = false;
+};
+
+/// `--precision-report` and `--precision-tolerance`'s account.
+struct PrecisionReport {
+  std::string precision;
+  /// "seeded inputs (seed 1)" or "given inputs".
+  std::string inputs;
+  double tolerance = 0;
+  /// Every stored value, worst first.
+  std::vector<PrecisionEntry> entries;
+  /// What the tolerance kept in f32, with the local error that made it.
+  std::vector<PrecisionEntry> kept;
+};
+/// The report as `dlc compile --precision-report` prints it.
+std::string formatPrecisionReport(const PrecisionReport &report);
 
 /// Compiles MLIR text (TOSA and/or dlc, with a func.func named
 /// options.entry). On failure the message holds every diagnostic, each with
