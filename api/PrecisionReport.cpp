@@ -45,8 +45,10 @@ int64_t tapOf(Location loc) {
     auto name = dyn_cast<NameLoc>(l);
     int64_t index;
     if (name && name.getName().getValue().starts_with(kTapPrefix) &&
-        !name.getName().getValue().drop_front(kTapPrefix.size()).getAsInteger(
-            10, index))
+        !name.getName()
+             .getValue()
+             .drop_front(kTapPrefix.size())
+             .getAsInteger(10, index))
       tap = index;
     return WalkResult::advance();
   });
@@ -89,12 +91,15 @@ std::string describeLocation(Location loc) {
   return text.empty() ? "unknown location" : text;
 }
 
+/// "bf16[2,64,256]": one column of the report.
 std::string describeType(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   std::optional<rt::DType> dtype = mlir::dlc::dtypeOf(tensor.getElementType());
-  return rt::describe(dtype ? *dtype : rt::DType::F32,
-                      std::vector<int64_t>(tensor.getShape().begin(),
-                                           tensor.getShape().end()));
+  std::string text = rt::describe(
+      dtype ? *dtype : rt::DType::F32,
+      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end()));
+  llvm::erase(text, ' ');
+  return text;
 }
 
 /// ||x - ref|| / ||ref|| (rt::relativeError's rule on doubles).
@@ -144,22 +149,28 @@ FailureOr<Measurement> measure(ModuleOp lowered, const CompileOptions &options,
     OwningOpRef<ModuleOp> fused = lowered.clone();
     func::FuncOp f = *findEntry(*fused, options.entry);
     for (auto [i, op] : llvm::enumerate(tappableOps(f)))
-      op->setLoc(NameLoc::get(
-          StringAttr::get(op->getContext(), kTapPrefix + Twine(i)),
-          op->getLoc()));
+      op->setLoc(
+          NameLoc::get(StringAttr::get(op->getContext(), kTapPrefix + Twine(i)),
+                       op->getLoc()));
     if (failed(runPipeline(*fused, options)))
       return failure();
     auto see = [&](Operation *op, Value value, const char *kind) {
       int64_t tap = op ? tapOf(op->getLoc()) : -1;
-      if (tap < 0 || tap >= int64_t(ops.size()))
+      // A copy the op's rewrite made on the way (a convolution's im2col
+      // windows) is not the op's result; a product merged with its
+      // siblings (Q, K and V) is.
+      if (tap < 0 || tap >= int64_t(ops.size()) ||
+          (!isa<mlir::dlc::MatmulOp>(op) &&
+           cast<RankedTensorType>(value.getType()).getNumElements() !=
+               cast<RankedTensorType>(ops[tap]->getResult(0).getType())
+                   .getNumElements()))
         return;
       kindOf.try_emplace(tap, kind);
       // A low value and its f32 copy (an output's) both name the op: the
       // low one is what the model stores.
       auto [found, inserted] = storedType.try_emplace(tap, value.getType());
-      if (!inserted && cast<RankedTensorType>(found->second)
-                           .getElementType()
-                           .isF32())
+      if (!inserted &&
+          cast<RankedTensorType>(found->second).getElementType().isF32())
         found->second = value.getType();
     };
     for (Operation &op : f.getBody().front()) {
@@ -250,8 +261,8 @@ FailureOr<Measurement> measure(ModuleOp lowered, const CompileOptions &options,
       if (!def)
         continue;
       auto err = errorOf.find(def);
-      worst = std::max(worst, err != errorOf.end() ? err->second
-                                                   : inputError(def));
+      worst =
+          std::max(worst, err != errorOf.end() ? err->second : inputError(def));
     }
     return inherited[op] = worst;
   };
@@ -263,7 +274,8 @@ FailureOr<Measurement> measure(ModuleOp lowered, const CompileOptions &options,
 
 /// Pins `op` and the untapped ops it is computed from (back to tapped
 /// values) to f32: the kernel whose error was too large.
-void pinRegion(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &tapped) {
+void pinRegion(Operation *op,
+               const llvm::SmallPtrSetImpl<Operation *> &tapped) {
   SmallVector<Operation *> work{op};
   llvm::SmallPtrSet<Operation *, 16> seen;
   while (!work.empty()) {
@@ -272,17 +284,18 @@ void pinRegion(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &tapped) 
       continue;
     mlir::dlc::setKeepF32(o);
     for (Value operand : o->getOperands())
-      if (Operation *def = operand.getDefiningOp(); def && !tapped.contains(def))
+      if (Operation *def = operand.getDefiningOp();
+          def && !tapped.contains(def))
         work.push_back(def);
   }
 }
 
 } // namespace
 
-LogicalResult assignPrecisionByAccuracy(ModuleOp lowered,
-                                        const CompileOptions &options,
-                                        const std::vector<rt::HostTensor> &inputs,
-                                        PrecisionReport &report) {
+LogicalResult
+assignPrecisionByAccuracy(ModuleOp lowered, const CompileOptions &options,
+                          const std::vector<rt::HostTensor> &inputs,
+                          PrecisionReport &report) {
   func::FuncOp func = *findEntry(lowered, options.entry);
   SmallVector<Operation *> ops = tappableOps(func);
   report.precision = options.precision;
@@ -347,8 +360,7 @@ std::string formatPrecisionReport(const PrecisionReport &report) {
       os << "  kept f32: " << e.op << " at " << e.location
          << ": it brought in a relative error of "
          << llvm::format("%.3g", e.localError) << " (above "
-         << llvm::format("%.3g", report.tolerance) << ") in " << e.type
-         << "\n";
+         << llvm::format("%.3g", report.tolerance) << ") in " << e.type << "\n";
   }
   return text;
 }

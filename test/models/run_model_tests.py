@@ -111,12 +111,22 @@ def test_model(args, name):
         for inp in index["inputs"]:
             cmd += ["--input", f"{inp['name']}={os.path.join(args.work_dir, inp['file'])}"]
     else:
+        extra = []
+        if args.precision_report:
+            extra.append("--precision-report")
+        if args.precision_tolerance:
+            extra.append(f"--precision-tolerance={args.precision_tolerance}")
         rc, out, t_compile = run([args.dlc, "compile", onnx_path, "-o", pkg,
-                                  "--no-cubin", f"--precision={args.precision}"],
-                                 args.timeout)
+                                  "--no-cubin", f"--precision={args.precision}"]
+                                 + extra, args.timeout)
         if rc != 0:
             return (False, f"{name}: FAILED (dlc compile, {t_compile:.1f} s)",
                     out[-6000:])
+        if extra:
+            why = check_precision_report(out, args)
+            if why:
+                return (False, f"{name}: FAILED (precision report)",
+                        why + "\n" + out[-6000:])
         # A package keeps no input names: files go in the ONNX graph's order.
         cmd = [args.dlc, "run", pkg, "--device=sim", "--output-dir", out_dir, "--quiet"]
         for inp in index["inputs"]:
@@ -153,6 +163,36 @@ def test_model(args, name):
     return not problems, line, "\n".join(problems)
 
 
+def check_precision_report(out, args):
+    """What is wrong with `dlc compile --precision-report` or
+    `--precision-tolerance`'s output, or None: a table of the stored values
+    worst first, each named by its ONNX node; a tolerance's account."""
+    lines = out.splitlines()
+    if args.precision_report:
+        head = [l for l in lines if l.startswith("precision report: ")]
+        if not head or not head[0].startswith(f"precision report: {args.precision}, "):
+            return "no 'precision report:' line"
+        rows = [l.split() for l in lines if l.startswith("  ") and l[2:3].isdigit()]
+        if not rows:
+            return "the report lists no value"
+        errors = [float(r[0]) for r in rows]
+        if errors != sorted(errors, reverse=True):
+            return "the report is not sorted worst first"
+        if not any(r[3] == "gemm" for r in rows):
+            return "the report has no GEMM result"
+        # ONNX node names: "name (OpType)", never an unknown location.
+        if any("unknown location" in " ".join(r) or "(" not in " ".join(r[5:])
+               for r in rows):
+            return "a value of the report is not named by its ONNX node"
+        if any(e > args.rtol for e in errors[:1]) and not args.precision_tolerance:
+            return f"a stored value's error {errors[0]:g} is above {args.rtol:g}"
+    if args.precision_tolerance and not any(
+            l.startswith(f"precision tolerance {args.precision_tolerance:g}: ")
+            for l in lines):
+        return "no 'precision tolerance' account"
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -168,6 +208,10 @@ def main():
     ap.add_argument("--rtol", type=float, default=None,
                     help="default: 1e-4, and with --precision its tolerance "
                          "from docs/precision.md (bf16 2e-2, fp16 1e-2)")
+    ap.add_argument("--precision-report", action="store_true",
+                    help="compile with --precision-report and check the report")
+    ap.add_argument("--precision-tolerance", type=float, default=0.0,
+                    help="compile with --precision-tolerance=T and check its account")
     ap.add_argument("--precision", default="f32",
                     choices=["f32", "tf32", "bf16", "fp16"],
                     help="dlc compile --precision (not with --one-step)")

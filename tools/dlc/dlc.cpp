@@ -495,14 +495,14 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
     options.compileCubins = false;
   if (failed(::dlc::compileModule(*module, options, stop, result, configure)))
     return 1;
-  if (precisionReport && result.precisionReport)
-    llvm::outs() << ::dlc::formatPrecisionReport(*result.precisionReport);
-  else if (result.precisionReport && !result.precisionReport->kept.empty()) {
+  if (result.precisionReport) {
+    std::string text = ::dlc::formatPrecisionReport(*result.precisionReport);
     // --precision-tolerance alone: what it kept, without the table.
-    ::dlc::PrecisionReport kept = *result.precisionReport;
-    kept.entries.clear();
-    std::string text = ::dlc::formatPrecisionReport(kept);
-    llvm::outs() << text.substr(text.find("precision tolerance"));
+    if (!precisionReport)
+      text = text.substr(text.find("precision tolerance"));
+    // Whole, before the summary line on stderr.
+    llvm::outs() << text;
+    llvm::outs().flush();
   }
   if (emitKind == "fused") {
     // The fused IR with a report above every kernel and GEMM: what was
@@ -645,9 +645,10 @@ static int runImport() {
 /// --mlir-print-ir-after-all, ...), whose output only a real compile
 /// prints.
 static bool useCompileCache(bool onnx) {
-  // A report is made by compiling.
+  // A report, and a tolerance's account of what it kept, are made by
+  // compiling.
   if (noCache || inputPath == "-" || (!onnx && !inputShapes.empty()) ||
-      precisionReport)
+      precisionReport || precisionTolerance != 0)
     return false;
   for (auto &option : cl::getRegisteredOptions())
     if (option.getKey().starts_with("mlir-") &&
