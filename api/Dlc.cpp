@@ -83,8 +83,8 @@ static LogicalResult measurePrecision(ModuleOp module, func::FuncOp func,
            << "a precision report or tolerance needs a low precision "
               "(--precision=bf16 or fp16), not '"
            << options.precision << "'";
-  if (!measured && (options.precision != "fp16" ||
-                    options.calibrationInputs.empty()))
+  if (!measured &&
+      (options.precision != "fp16" || options.calibrationInputs.empty()))
     return success();
   std::vector<rt::HostTensor> inputs = options.calibrationInputs;
   if (inputs.empty()) {
@@ -169,9 +169,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return failure();
   result.package = std::move(*package);
   result.package.entry = options.entry;
-  result.package.precision = options.tf32 && options.precision == "f32"
-                                 ? "tf32"
-                                 : options.precision;
+  result.package.precision =
+      options.tf32 && options.precision == "f32" ? "tf32" : options.precision;
   result.package.referenceIR = result.referenceIR;
   placeReferenceBlobs(result.referenceResources, result.package);
   return success();

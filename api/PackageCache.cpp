@@ -322,7 +322,8 @@ std::optional<std::string> packageCacheKey(llvm::StringRef model,
   for (bool flag : {options.tf32, options.referenceModel})
     field(key, flag ? "1" : "0");
   // The accuracy-guided assignment measures on seeded inputs.
-  field(key, "precision-tolerance=" + std::to_string(options.precisionTolerance));
+  field(key,
+        "precision-tolerance=" + std::to_string(options.precisionTolerance));
   field(key, "calibration-seed=" + std::to_string(options.calibrationSeed));
   field(key, options.entry);
   for (const auto &[input, shape] : options.onnxInputShapes) {

@@ -135,8 +135,8 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
   if (name == attr::kAmax) {
     auto amax = dyn_cast<FloatAttr>(value);
     if (!amax || !amax.getType().isF64() || op->getNumResults() != 1)
-      return op->emitOpError() << "expects '" << name
-                               << "' as an f64 on an op of one result";
+      return op->emitOpError()
+             << "expects '" << name << "' as an f64 on an op of one result";
     double v = amax.getValueAsDouble();
     if (!(v >= 0))
       return op->emitOpError()

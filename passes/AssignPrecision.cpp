@@ -109,7 +109,8 @@ std::optional<double> constantAmax(ElementsAttr value) {
     return amax;
   }
   auto resource = dyn_cast<DenseResourceElementsAttr>(value);
-  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
   const int64_t n = type.getNumElements();
   if (!blob || blob->getData().size() != size_t(n) * sizeof(float))
     return std::nullopt;
@@ -140,6 +141,10 @@ struct AssignPrecisionPass
       return signalPassFailure();
     }
     f32 = Float32Type::get(context);
+    // What an earlier function left (a pass instance may run on several).
+    converted.clear();
+    constantRanges.clear();
+    original.clear();
     if (func.isExternal())
       return;
     SmallVector<Operation *> ops;
@@ -250,7 +255,8 @@ private:
   std::string rangeProblem(Operation *op, ArrayRef<OpOperand *> floats) {
     std::string why;
     llvm::raw_string_ostream os(why);
-    if (std::optional<double> amax = getAmax(op); amax && *amax > kF16RangeLimit) {
+    if (std::optional<double> amax = getAmax(op);
+        amax && *amax > kF16RangeLimit) {
       os << "its values reach " << *amax
          << " on the calibration inputs, more than half of fp16's largest "
             "value (65504)";

@@ -28,8 +28,9 @@ namespace mlir::dlc {
 using namespace mlir;
 using namespace mlir::dlc;
 
-LogicalResult mlir::dlc::calibrateRanges(func::FuncOp func,
-                                         const std::vector<rt::HostTensor> &inputs) {
+LogicalResult
+mlir::dlc::calibrateRanges(func::FuncOp func,
+                           const std::vector<rt::HostTensor> &inputs) {
   llvm::DenseMap<Operation *, double> ranges;
   std::string why;
   FailureOr<std::vector<rt::HostTensor>> outputs = failure();
@@ -63,8 +64,8 @@ LogicalResult mlir::dlc::calibrateRanges(func::FuncOp func,
   func.walk([&](Operation *op) {
     if (auto found = ranges.find(op); found != ranges.end()) {
       setAmax(op, found->second);
-      LLVM_DEBUG(llvm::dbgs() << "amax " << found->second << ": " << *op
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "amax " << found->second << ": " << *op << "\n");
     }
   });
   setCalibrated(func);

@@ -13,8 +13,8 @@
 // layout are inserted, composed with existing ones where possible.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/ElementType.h"
 #include "ir/Attributes.h"
+#include "ir/ElementType.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"

@@ -22,8 +22,8 @@
 // per lhs: there is nothing to merge and it is left as it is.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/ElementType.h"
 #include "ir/Attributes.h"
+#include "ir/ElementType.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"

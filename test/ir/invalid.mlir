@@ -857,6 +857,38 @@ func.func @unknown_attribute() attributes {dlc.arena_size = 0 : i64} {
 
 // -----
 
+func.func @amax_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.exp' op expects 'dlc.amax' as an f64 on an op of one result}}
+  %0 = dlc.exp %x {dlc.amax = 1.0 : f32} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @amax_negative(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.exp' op has a 'dlc.amax' that is negative or NaN (-1.000000e+00)}}
+  %0 = dlc.exp %x {dlc.amax = -1.0 : f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @calibrated_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.exp' op expects 'dlc.calibrated' as a unit attribute on a function}}
+  %0 = dlc.exp %x {dlc.calibrated} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @precision_value(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.exp' op expects 'dlc.precision' to be "f32" (the only storage type an op can be pinned to), but got "bf16"}}
+  %0 = dlc.exp %x {dlc.precision = "bf16"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op expects 'dlc.arena_bytes' to be an i64, but got "256"}}
 func.func @arena_kind() attributes {dlc.arena_bytes = "256"} {
   return

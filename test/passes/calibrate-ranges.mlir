@@ -5,6 +5,7 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-calibrate-ranges,dlc-assign-precision{precision=bf16}))' %s | FileCheck %s --check-prefix=BF16
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-assign-precision{precision=fp16}))' %s 2>&1 >/dev/null | FileCheck %s --check-prefix=UNCALIBRATED-REMARK
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-assign-precision{precision=fp16}))' %s 2>/dev/null | FileCheck %s --check-prefix=UNCALIBRATED
+// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-calibrate-ranges))' %s 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
 
 // A sum of squares of a product whose values reach ~1000 (seeded inputs in
 // [-1, 1), weights of 50): the product fits fp16, its square (~1e6) does
@@ -64,4 +65,24 @@ func.func @pinned(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %p = dlc.matmul %x, %x : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %q = dlc.matmul %p, %x {dlc.precision = "f32"} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return %q : tensor<4x4xf32>
+}
+
+// -----
+
+// A model the reference interpreter cannot evaluate, or whose arguments
+// have no seeded values, compiles without ranges, with a warning.
+// WARN: warning: values not calibrated, so no range check: {{.*}}divides by zero
+// WARN-NOT: dlc.calibrated
+func.func @not_evaluable(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %z = dlc.constant dense<0> : tensor<4xi32>
+  %q = dlc.div %x, %z : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %q : tensor<4xi32>
+}
+
+// -----
+
+// WARN: warning: values not calibrated, so no range check: an argument has no seeded values
+func.func @not_seeded(%x: tensor<?xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %e = dlc.exp %y : tensor<4xf32>
+  return %e : tensor<4xf32>
 }

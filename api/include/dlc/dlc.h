@@ -74,7 +74,7 @@ struct CompileOptions : PipelineOptions {
 
 /// One value of the precision report.
 struct PrecisionEntry {
-  std::string op;       ///< the model's op that computes it ("dlc.matmul")
+  std::string op; ///< the model's op that computes it ("dlc.matmul")
   /// What stores it in the compiled model: "gemm", "attention" or "kernel".
   std::string kind;
   std::string location; ///< its ONNX node name or file:line:col
