@@ -73,7 +73,10 @@ static LogicalResult measurePrecision(ModuleOp module, func::FuncOp func,
                                       const CompileOptions &options,
                                       CompileResult &result) {
   bool measured = options.precisionReport || options.precisionTolerance != 0;
-  bool low = options.precision == "bf16" || options.precision == "fp16";
+  bool low = options.precision == "bf16" || options.precision == "fp16" ||
+             options.precision == "fp8";
+  // The precisions whose assignment reads calibrated ranges.
+  bool calibrated = options.precision == "fp16" || options.precision == "fp8";
   if (!(options.precisionTolerance >= 0) ||
       !std::isfinite(options.precisionTolerance))
     return emitError(func.getLoc())
@@ -81,10 +84,9 @@ static LogicalResult measurePrecision(ModuleOp module, func::FuncOp func,
   if (measured && !low)
     return emitError(func.getLoc())
            << "a precision report or tolerance needs a low precision "
-              "(--precision=bf16 or fp16), not '"
+              "(--precision=bf16, fp16 or fp8), not '"
            << options.precision << "'";
-  if (!measured &&
-      (options.precision != "fp16" || options.calibrationInputs.empty()))
+  if (!measured && (!calibrated || options.calibrationInputs.empty()))
     return success();
   std::vector<rt::HostTensor> inputs = options.calibrationInputs;
   if (inputs.empty()) {
@@ -96,10 +98,10 @@ static LogicalResult measurePrecision(ModuleOp module, func::FuncOp func,
                 "is not a static tensor";
     inputs = std::move(*seeded);
   }
-  // fp16's ranges from these inputs; dlc-calibrate-ranges then does
-  // nothing. A model the interpreter cannot evaluate compiles without
-  // them (with a warning).
-  if (options.precision == "fp16" && !mlir::dlc::isCalibrated(func))
+  // fp16's ranges and fp8's scales from these inputs; dlc-calibrate-ranges
+  // then does nothing. A model the interpreter cannot evaluate compiles
+  // without them (with a warning).
+  if (calibrated && !mlir::dlc::isCalibrated(func))
     (void)mlir::dlc::calibrateRanges(func, inputs);
   if (!measured)
     return success();
@@ -137,10 +139,11 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   if (stop == Stage::Lowered)
     return success();
 
-  if (!llvm::is_contained({"f32", "tf32", "bf16", "fp16"}, options.precision))
+  if (!llvm::is_contained({"f32", "tf32", "bf16", "fp16", "fp8"},
+                          options.precision))
     return emitError(UnknownLoc::get(context))
            << "unknown precision '" << options.precision
-           << "'; expected f32, tf32, bf16 or fp16";
+           << "'; expected f32, tf32, bf16, fp16 or fp8";
   if (failed(measurePrecision(module, func, options, result)))
     return failure();
   PassManager optimize(context);

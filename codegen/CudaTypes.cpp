@@ -21,6 +21,8 @@ std::string mlir::dlc::loadExpr(rt::DType e, const std::string &ref) {
     return fmt::format("dlc_h2f({})", ref);
   case rt::DType::BF16:
     return fmt::format("dlc_bf2f({})", ref);
+  case rt::DType::F8E4M3:
+    return fmt::format("dlc_e4m32f({})", ref);
   case rt::DType::I1:
     return fmt::format("({} != 0)", ref);
   default:
@@ -34,6 +36,8 @@ std::string mlir::dlc::storeExpr(rt::DType e, const std::string &value) {
     return fmt::format("dlc_f2h({})", value);
   case rt::DType::BF16:
     return fmt::format("dlc_f2bf({})", value);
+  case rt::DType::F8E4M3:
+    return fmt::format("dlc_f2e4m3({})", value);
   case rt::DType::I1:
     return fmt::format("(unsigned char)({} ? 1 : 0)", value);
   default:
@@ -46,6 +50,8 @@ std::string mlir::dlc::roundTo(rt::DType e, const std::string &value) {
     return fmt::format("dlc_round_f16({})", value);
   if (e == rt::DType::BF16)
     return fmt::format("dlc_round_bf16({})", value);
+  if (e == rt::DType::F8E4M3)
+    return fmt::format("dlc_round_e4m3({})", value);
   return value;
 }
 

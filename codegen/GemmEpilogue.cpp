@@ -9,21 +9,23 @@ using namespace mlir::dlc;
 
 int32_t GemmEpilogueKernels::get(const rt::GemmStep &g, rt::Package &pkg) {
   // Everything the text below is made of, but the name.
-  std::string key = fmt::format("{} {} {} {}x{}x{} {}", rt::dtypeName(g.dtype),
-                                rt::gemmEpilogueName(g.epilogue),
-                                g.bias.has_value(), g.m, g.n, g.k, g.batch);
+  std::string key =
+      fmt::format("{} {} {} {}x{}x{} {}", rt::dtypeName(g.outType()),
+                  rt::gemmEpilogueName(g.epilogue), g.bias.has_value(), g.m,
+                  g.n, g.k, g.batch);
   auto [it, inserted] = kernels.try_emplace(key, int32_t(pkg.kernels.size()));
   if (!inserted)
     return it->second;
 
   std::string name = fmt::format("gemm_epi{}", kernels.size() - 1);
-  const char *type = cudaStorageType(g.dtype);
-  const char *load = g.dtype == rt::DType::F16    ? "dlc_h2f"
-                     : g.dtype == rt::DType::BF16 ? "dlc_bf2f"
-                                                  : "";
-  const char *store = g.dtype == rt::DType::F16    ? "dlc_f2h"
-                      : g.dtype == rt::DType::BF16 ? "dlc_f2bf"
-                                                   : "";
+  const rt::DType c = g.outType();
+  const char *type = cudaStorageType(c);
+  const char *load = c == rt::DType::F16    ? "dlc_h2f"
+                     : c == rt::DType::BF16 ? "dlc_bf2f"
+                                            : "";
+  const char *store = c == rt::DType::F16    ? "dlc_f2h"
+                      : c == rt::DType::BF16 ? "dlc_f2bf"
+                                             : "";
   std::string activation;
   if (g.bias)
     activation += fmt::format("    x += {}(bias[i % {}LL]);\n", load, g.n);
@@ -64,7 +66,7 @@ int32_t GemmEpilogueKernels::get(const rt::GemmStep &g, rt::Package &pkg) {
   rt::KernelSignature &sig = info.signature.emplace();
   sig.block[0] = rt::kEpilogueThreads;
   sig.grid[0] = rt::kEpilogueMaxBlocks;
-  const uint64_t es = rt::dtypeSize(g.dtype);
+  const uint64_t es = rt::dtypeSize(g.outType());
   sig.params = {{uint64_t(total) * es, /*writes=*/true},
                 {g.bias ? uint64_t(g.n) * es : 0, /*writes=*/false}};
   pkg.kernels.push_back(info);

@@ -353,6 +353,10 @@ std::string KernelEmitter::computeCast(CastOp op, ArrayRef<std::string> idx) {
   std::string x = val(op.getInput(), idx);
   if (from == to)
     return x;
+  // A quantizing cast (to f8E4M3FN) scales in f32 first.
+  if (FloatAttr scale = op.getScaleAttr())
+    x = fmt::format("({} * {})", x,
+                    floatLiteral(float(scale.getValueAsDouble())));
   std::string expr;
   if (to == rt::DType::I1) {
     expr = isFloat(from) ? fmt::format("{} != 0.0f", x)

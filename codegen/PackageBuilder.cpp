@@ -77,8 +77,8 @@ FailureOr<rt::TensorDesc> PackageBuilder::describe(Type type, Location loc) {
   if (!tensor || !tensor.hasStaticShape() || !dtype)
     return emitError(loc) << "cannot pass a value of type " << type
                           << " to or from a compiled model (expected a "
-                             "static tensor of f32, f16, bf16, i32, i64 or "
-                             "i1)";
+                             "static tensor of f32, f16, bf16, f8E4M3FN, "
+                             "i32, i64 or i1)";
   rt::TensorDesc desc;
   desc.dtype = *dtype;
   desc.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
@@ -262,6 +262,26 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
   if (auto acc = op.getAccType(); acc && !acc->isF32())
     return op.emitOpError() << "asks for accumulation in " << *acc
                             << "; GEMMs accumulate in f32";
+  // The operands' type: the result's, or FP8 (whose product the verifier
+  // gives a bf16 or f16 result).
+  rt::DType operandType = dtypeOf(op.getLhs().getType()).value_or(*dtype);
+  const bool fp8 = operandType == rt::DType::F8E4M3;
+  if (fp8) {
+    // cuBLASLt's FP8 matmuls exist on Ada (sm_89) and Hopper (sm_90) and
+    // later; the sim device runs them on any.
+    for (const std::string &arch : options.archs) {
+      unsigned number = 0;
+      if (llvm::StringRef(arch).drop_front(3).consumeInteger(10, number) ||
+          number < 89)
+        return op.emitOpError()
+               << "is an FP8 (f8E4M3FN) matrix product, which needs sm_89 or "
+                  "newer (cuBLASLt's FP8 matmul), but the package is compiled "
+                  "for "
+               << arch
+               << "; compile with --arch=sm_90 (or sm_89), or with "
+                  "--precision=bf16";
+    }
+  }
   rt::BufferRef aRef = storageOf(op.getLhs());
   rt::BufferRef bRef = storageOf(op.getRhs());
   rt::BufferRef cRef = storage[op.getResult()];
@@ -302,10 +322,18 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     batches *= d;
   if (batches == 0 || m == 0 || n == 0)
     return success(); // nothing to write
-  uint64_t es = rt::dtypeSize(*dtype);
+  // Bytes of an element of A and B (es) and of C, the bias and the addend.
+  const uint64_t es = rt::dtypeSize(operandType), esC = rt::dtypeSize(*dtype);
 
   rt::GemmStep g;
-  g.dtype = *dtype;
+  g.dtype = operandType;
+  g.cType = *dtype;
+  if (fp8) {
+    if (FloatAttr scale = op.getLhsScaleAttr())
+      g.scaleA = scale.getValueAsDouble();
+    if (FloatAttr scale = op.getRhsScaleAttr())
+      g.scaleB = scale.getValueAsDouble();
+  }
   g.accType = rt::DType::F32;
   g.transA = ta;
   g.transB = tb;
@@ -338,7 +366,7 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     step.gemm = gemm;
     // The kernel a device runs after a plain GEMM when cuBLASLt has no
     // algorithm for the epilogue (rt::GemmStep::epilogueKernel).
-    if (gemm.hasEpilogue() && gemm.ldc == gemm.n &&
+    if (gemm.hasEpilogue() && !gemm.isFp8() && gemm.ldc == gemm.n &&
         (gemm.batch == 1 || gemm.strideC == gemm.m * gemm.n))
       step.gemm.epilogueKernel = epilogueKernels.get(gemm, pkg);
     step.label = fmt::format("gemm {}x{}x{}", gemm.m, gemm.n, gemm.k);
@@ -356,13 +384,17 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
       step.label += " " + llvm::join(parts, "+");
     if (gemm.tf32)
       step.label += " tf32";
+    else if (gemm.isFp8())
+      step.label +=
+          fmt::format(" fp8 scales {:.6g} {:.6g}", gemm.scaleA, gemm.scaleB);
     else if (gemm.dtype == rt::DType::BF16 || gemm.dtype == rt::DType::F16)
       step.label += std::string(" ") + rt::dtypeName(gemm.dtype);
     pkg.steps.push_back(std::move(step));
     return success();
   };
-  auto extent = [&](int64_t stride, int64_t batch, int64_t mat) -> uint64_t {
-    return ((batch - 1) * stride + mat) * es;
+  auto extent = [&](int64_t stride, int64_t batch, int64_t mat,
+                    uint64_t size) -> uint64_t {
+    return ((batch - 1) * stride + mat) * size;
   };
 
   bool aFull = bA == bC,
@@ -377,7 +409,7 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     g.c = cRef;
     g.a.bytes = matA * batches * es;
     g.b.bytes = matB * es;
-    g.c.bytes = g.m * n * es;
+    g.c.bytes = g.m * n * esC;
     if (addendRef) {
       g.addend = addendRef;
       g.addend->bytes = g.c.bytes;
@@ -447,13 +479,13 @@ LogicalResult PackageBuilder::addMatmul(MatmulOp op) {
     step.c = cRef;
     step.a.offset += offA * es;
     step.b.offset += offB * es;
-    step.c.offset += offC * es;
-    step.a.bytes = extent(step.strideA, inner, matA);
-    step.b.bytes = extent(step.strideB, inner, matB);
-    step.c.bytes = extent(step.strideC, inner, matC);
+    step.c.offset += offC * esC;
+    step.a.bytes = extent(step.strideA, inner, matA, es);
+    step.b.bytes = extent(step.strideB, inner, matB, es);
+    step.c.bytes = extent(step.strideC, inner, matC, esC);
     if (addendRef) {
       step.addend = addendRef;
-      step.addend->offset += offC * es;
+      step.addend->offset += offC * esC;
       step.addend->bytes = step.c.bytes;
     }
     if (failed(addStep(step)))

@@ -66,6 +66,21 @@ std::optional<double> mlir::dlc::getAmax(Operation *op) {
 void mlir::dlc::setAmax(Operation *op, double amax) {
   op->setAttr(attr::kAmax, Builder(op->getContext()).getF64FloatAttr(amax));
 }
+
+std::optional<double> mlir::dlc::getAmax(Value value) {
+  if (auto result = dyn_cast<OpResult>(value))
+    return result.getOwner()->getNumResults() == 1 ? getAmax(result.getOwner())
+                                                   : std::nullopt;
+  auto arg = cast<BlockArgument>(value);
+  auto func =
+      dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!func || arg.getOwner() != &func.getFunctionBody().front())
+    return std::nullopt;
+  if (auto amax =
+          func.getArgAttrOfType<FloatAttr>(arg.getArgNumber(), attr::kAmax))
+    return amax.getValueAsDouble();
+  return std::nullopt;
+}
 bool mlir::dlc::isCalibrated(Operation *func) {
   return func->hasAttr(attr::kCalibrated);
 }
@@ -164,4 +179,26 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
 LogicalResult DlcDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
   return verifyDlcAttribute(op, attribute);
+}
+
+LogicalResult mlir::dlc::verifyDlcArgAttribute(Operation *op, unsigned region,
+                                               unsigned index,
+                                               NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name != attr::kAmax)
+    return op->emitOpError() << "has an unknown dlc argument attribute '"
+                             << name << "' on argument #" << index;
+  auto amax = dyn_cast<FloatAttr>(attribute.getValue());
+  if (!amax || !amax.getType().isF64() || !(amax.getValueAsDouble() >= 0))
+    return op->emitOpError()
+           << "expects '" << name << "' on argument #" << index
+           << " as an f64 >= 0, but got " << attribute.getValue();
+  return success();
+}
+
+LogicalResult DlcDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned region,
+                                                   unsigned index,
+                                                   NamedAttribute attribute) {
+  return verifyDlcArgAttribute(op, region, index, attribute);
 }

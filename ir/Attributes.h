@@ -30,8 +30,9 @@ constexpr llvm::StringLiteral kSourceOps = "dlc.source_ops";
 /// On dlc.kernel: why neighbours stayed out, as dictionaries
 /// {operand|result = index : i64, reason = "..."}.
 constexpr llvm::StringLiteral kFusionNotes = "dlc.fusion_notes";
-/// On an op of one float result: the largest magnitude the result took on
-/// the calibration inputs (dlc-calibrate-ranges), an f64 >= 0 (or +inf).
+/// On an op of one float result, or as an argument attribute of a function:
+/// the largest magnitude the value took on the calibration inputs
+/// (dlc-calibrate-ranges), an f64 >= 0 (or +inf).
 constexpr llvm::StringLiteral kAmax = "dlc.amax";
 /// On the function: its ops carry the ranges of a calibration
 /// (dlc-calibrate-ranges does not run again).
@@ -62,6 +63,8 @@ void removeFusionNotes(Operation *kernel);
 /// The calibrated largest magnitude of `op`'s result, if calibrated.
 std::optional<double> getAmax(Operation *op);
 void setAmax(Operation *op, double amax);
+/// The same for any value: an op's result or a function's argument.
+std::optional<double> getAmax(Value value);
 bool isCalibrated(Operation *func);
 void setCalibrated(Operation *func);
 /// Whether `op` is to be kept in f32 (dlc.precision = "f32").
@@ -71,6 +74,10 @@ void setKeepF32(Operation *op);
 /// Checks a `dlc.`-prefixed attribute on `op`: a known name, of its kind,
 /// with values in range. DlcDialect::verifyOperationAttribute.
 LogicalResult verifyDlcAttribute(Operation *op, NamedAttribute attribute);
+/// Verifies a `dlc.` attribute on argument `index` of region `region` of
+/// `op` (only dlc.amax, on a function's arguments).
+LogicalResult verifyDlcArgAttribute(Operation *op, unsigned region,
+                                    unsigned index, NamedAttribute attribute);
 
 } // namespace mlir::dlc
 

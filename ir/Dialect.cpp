@@ -311,6 +311,16 @@ LogicalResult CastOp::verify() {
                          << formatShape(getType().getShape())
                          << " to equal the input shape "
                          << formatShape(tensorType(getInput()).getShape());
+  if (FloatAttr scale = getScaleAttr()) {
+    Type in = tensorType(getInput()).getElementType();
+    if (!(in.isF32() || in.isF16() || in.isBF16()) ||
+        !getType().getElementType().isFloat8E4M3FN())
+      return emitOpError() << "has a scale, which is for casts from f32, f16 "
+                              "or bf16 to f8E4M3FN only";
+    double v = scale.getValueAsDouble();
+    if (!std::isfinite(v) || v <= 0)
+      return emitOpError() << "scale must be positive and finite, but is " << v;
+  }
   return success();
 }
 
@@ -319,8 +329,11 @@ LogicalResult CastOp::verify() {
 /// fit).
 static Attribute castElement(Attribute value, Type to) {
   if (auto f = dyn_cast<FloatAttr>(value)) {
-    // f32, f16 and bf16 values are exact doubles.
+    // f32, f16, bf16 and f8E4M3FN values are exact doubles.
     double d = f.getValueAsDouble();
+    // E4M3 saturates (APFloat's conversion would give NaN).
+    if (to.isFloat8E4M3FN())
+      return FloatAttr::get(to, roundToFloat(rt::DType::F8E4M3, d));
     if (auto toFloat = dyn_cast<FloatType>(to)) {
       APFloat converted = f.getValue();
       bool losesInfo;
@@ -369,10 +382,16 @@ static bool castIsLossless(Type from, Type via) {
     return true;
   if (from.isF16() || from.isBF16())
     return via.isF32();
+  // Every E4M3 value is an f16, a bf16 and an f32.
+  if (from.isFloat8E4M3FN())
+    return via.isF32() || via.isF16() || via.isBF16();
   return from.isInteger(32) && via.isInteger(64);
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  // A scaled cast changes values; the rules below are for plain ones.
+  if (getScaleAttr())
+    return {};
   if (getInput().getType() == getType())
     return getInput();
   // cast(cast(x : A -> B) -> A) is x when B holds every value of A.
@@ -443,12 +462,34 @@ LogicalResult MatmulOp::verify() {
   if (a.getRank() < 2 || a.getRank() != b.getRank())
     return emitOpError() << "expects operands of one rank, at least 2, but got "
                          << a.getRank() << " and " << b.getRank();
+  // FP8 operands give a 16-bit float result; other products' result is of
+  // their operands' type.
+  const bool fp8 = a.getElementType().isFloat8E4M3FN();
+  Type resultElement = getType().getElementType();
   if (a.getElementType() != b.getElementType() ||
-      a.getElementType() != getType().getElementType())
+      (!fp8 && a.getElementType() != resultElement))
     return emitOpError() << "expects operands and result of one element "
                             "type, but got "
                          << a.getElementType() << ", " << b.getElementType()
-                         << " and " << getType().getElementType();
+                         << " and " << resultElement;
+  if (fp8 && !resultElement.isBF16() && !resultElement.isF16())
+    return emitOpError() << "expects a bf16 or f16 result for f8E4M3FN "
+                            "operands, but got "
+                         << resultElement;
+  if (fp8 && (getTransposeA() || !getTransposeB()))
+    return emitOpError() << "expects f8E4M3FN operands with transpose_b and "
+                            "without transpose_a (cuBLASLt's FP8 layout)";
+  for (auto [name, scale] : {std::pair{"lhs_scale", getLhsScaleAttr()},
+                             std::pair{"rhs_scale", getRhsScaleAttr()}}) {
+    if (!scale)
+      continue;
+    if (!fp8)
+      return emitOpError() << name << " is for f8E4M3FN operands only";
+    double v = scale.getValueAsDouble();
+    if (!std::isfinite(v) || v <= 0)
+      return emitOpError() << name << " must be positive and finite, but is "
+                           << v;
+  }
   if (a.getElementType().isInteger(1))
     return emitOpError() << "cannot multiply boolean matrices";
   int64_t r = a.getRank();

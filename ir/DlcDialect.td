@@ -27,6 +27,7 @@ def Dlc_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 0;
   let hasConstantMaterializer = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
 }
 
 class Dlc_Op<string mnemonic, list<Trait> traits = []> :
@@ -36,10 +37,12 @@ class Dlc_Op<string mnemonic, list<Trait> traits = []> :
 // Types
 //===----------------------------------------------------------------------===//
 
-def Dlc_ElementType : AnyTypeOf<[F32, F16, BF16, I32, I64, I1],
-    "f32, f16, bf16, i32, i64 or i1">;
+def Dlc_ElementType : AnyTypeOf<[F32, F16, BF16, I32, I64, I1, F8E4M3FN],
+    "f32, f16, bf16, i32, i64, i1 or f8E4M3FN">;
 def Dlc_FloatType : AnyTypeOf<[F32, F16, BF16], "f32, f16 or bf16">;
-def Dlc_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64, I1]>;
+// f8E4M3FN is a storage type: the operands of FP8 matrix products
+// (--precision=fp8) and the casts that make them.
+def Dlc_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64, I1, F8E4M3FN]>;
 def Dlc_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Dlc_BoolTensor : StaticShapeTensorOf<[I1]>;
 

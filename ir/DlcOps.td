@@ -204,13 +204,21 @@ def Dlc_CastOp : Dlc_Op<"cast", !listconcat(Dlc_ElementwiseTraits,
   let summary = "elementwise conversion of the element type";
   let description = [{
     Converts every element to the result's element type. Float to integer
-    rounds to nearest even and saturates; float to i1 is `x != 0`.
+    rounds to nearest even and saturates; float to i1 is `x != 0`. Float to
+    f8E4M3FN rounds to nearest even and saturates to +-448 (infinities too;
+    NaN stays NaN), as CUDA's `__NV_SATFINITE` conversion.
+
+    A cast to f8E4M3FN may carry a quantization `scale`: each element is
+    multiplied by it (in f32) before the conversion, so that the values use
+    E4M3's range (`dlc-assign-precision` sets it to 448 / the value's
+    calibrated largest magnitude, as Transformer Engine does).
 
     ```mlir
     %h = dlc.cast %x : tensor<4xf32> -> tensor<4xf16>
+    %q = dlc.cast %y {scale = 112.0 : f64} : tensor<4xbf16> -> tensor<4xf8E4M3FN>
     ```
   }];
-  let arguments = (ins Dlc_Tensor:$input);
+  let arguments = (ins Dlc_Tensor:$input, OptionalAttr<F64Attr>:$scale);
   let results = (outs Dlc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
@@ -280,6 +288,12 @@ def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments,
     broadcast. Products accumulate in `acc_type` (f32 unless given) and
     become a cuBLAS call.
 
+    With f8E4M3FN operands (`--precision=fp8`) the result is bf16 or f16
+    and `lhs_scale` and `rhs_scale` (default 1) dequantize: the product is
+    `lhs_scale * rhs_scale * sum_k A * B`, accumulated in f32 (cuBLASLt's
+    FP8 matmul with its A and B scales). cuBLASLt wants such a product with
+    `transpose_b` and without `transpose_a`.
+
     The epilogue (a cuBLASLt call; `dlc-fuse-epilogue` forms it) is
     optional: `bias` is a vector of N elements (shape `[N]` or `[1, ..., 1,
     N]`) added to every row, `addend` a tensor of the result's type added
@@ -299,7 +313,9 @@ def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
                        OptionalAttr<TypeAttr>:$acc_type,
                        DefaultValuedAttr<Dlc_EpilogueKind,
-                                         "::mlir::dlc::EpilogueKind::none">:$epilogue);
+                                         "::mlir::dlc::EpilogueKind::none">:$epilogue,
+                       OptionalAttr<F64Attr>:$lhs_scale,
+                       OptionalAttr<F64Attr>:$rhs_scale);
   let results = (outs Dlc_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`bias` `(` $bias^ `)`)? (`addend` `(` $addend^ `)`)?
@@ -314,7 +330,8 @@ def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments,
                    "bool":$transpose_b, "::mlir::TypeAttr":$acc_type), [{
       build($_builder, $_state, result, lhs, rhs, /*bias=*/::mlir::Value(),
             /*addend=*/::mlir::Value(), transpose_a, transpose_b, acc_type,
-            ::mlir::dlc::EpilogueKind::none);
+            ::mlir::dlc::EpilogueKind::none, /*lhs_scale=*/::mlir::FloatAttr(),
+            /*rhs_scale=*/::mlir::FloatAttr());
     }]>
   ];
   let extraClassDeclaration = [{

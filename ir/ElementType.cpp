@@ -4,6 +4,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dlc;
 
@@ -37,6 +39,9 @@ const ElementTypeRow kRows[] = {
     {rt::DType::I1, false, "unsigned char", "bool",
      [](Type t) { return t.isSignlessInteger(1); },
      [](MLIRContext *c) -> Type { return IntegerType::get(c, 1); }},
+    {rt::DType::F8E4M3, true, "unsigned char", "float",
+     [](Type t) { return t.isFloat8E4M3FN(); },
+     [](MLIRContext *c) -> Type { return Float8E4M3FNType::get(c); }},
 };
 
 const ElementTypeRow &rowOf(rt::DType dtype) {
@@ -79,12 +84,18 @@ const llvm::fltSemantics &mlir::dlc::floatSemantics(rt::DType dtype) {
     return llvm::APFloat::IEEEhalf();
   case rt::DType::BF16:
     return llvm::APFloat::BFloat();
+  case rt::DType::F8E4M3:
+    return llvm::APFloat::Float8E4M3FN();
   default:
     return llvm::APFloat::IEEEsingle();
   }
 }
 
 double mlir::dlc::roundToFloat(rt::DType dtype, double v) {
+  // E4M3 has no infinity: beyond its largest value (448) it saturates,
+  // where APFloat's conversion would give NaN.
+  if (dtype == rt::DType::F8E4M3 && !std::isnan(v) && std::fabs(v) >= 448.0)
+    return std::copysign(448.0, v);
   llvm::APFloat f(v);
   bool losesInfo = false;
   f.convert(floatSemantics(dtype), llvm::APFloat::rmNearestTiesToEven,

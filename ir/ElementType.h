@@ -35,7 +35,7 @@ bool isFloatElement(Type type);
 const llvm::fltSemantics &floatSemantics(rt::DType dtype);
 
 /// `v` rounded to nearest even in the float type `dtype` (overflow gives
-/// inf), as a double.
+/// inf; f8E4M3FN, which has none, saturates to +-448), as a double.
 double roundToFloat(rt::DType dtype, double v);
 /// The value of `f` (any float semantics) as a double.
 double toDouble(llvm::APFloat f);
@@ -56,10 +56,11 @@ std::string resourceSizeError(ShapedType type, uint64_t bytes,
                               llvm::StringRef key);
 
 /// The CUDA C type an element is stored as in device memory ("float",
-/// "unsigned short" for f16 and bf16, "unsigned char" for i1, ...).
+/// "unsigned short" for f16 and bf16, "unsigned char" for i1 and
+/// f8E4M3FN, ...).
 const char *cudaStorageType(rt::DType dtype);
-/// The CUDA C type a value is computed in (f16 and bf16 compute in float,
-/// i1 in bool).
+/// The CUDA C type a value is computed in (f16, bf16 and f8E4M3FN compute
+/// in float, i1 in bool).
 const char *cudaComputeType(rt::DType dtype);
 
 } // namespace mlir::dlc

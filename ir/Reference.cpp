@@ -193,6 +193,9 @@ double decodeElement(Elem e, const uint8_t *p) {
   }
   case Elem::I1:
     return *p != 0 ? 1.0 : 0.0;
+  case Elem::F8E4M3:
+    return llvm::APFloat(floatSemantics(e), llvm::APInt(8, *p))
+        .convertToDouble();
   }
   return 0;
 }
@@ -228,14 +231,24 @@ void encodeElement(Elem e, double v, uint8_t *p) {
   case Elem::I1:
     *p = v != 0 ? 1 : 0;
     return;
+  case Elem::F8E4M3: {
+    // Saturating, as dlc.cast.
+    llvm::APFloat f(roundToFloat(e, v));
+    bool losesInfo = false;
+    f.convert(floatSemantics(e), llvm::APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    *p = static_cast<uint8_t>(f.bitcastToAPInt().getZExtValue());
+    return;
+  }
   }
 }
 
 /// "f32[2, 3]" (spelled here so that the reference needs no runtime code).
 std::string describeTensor(rt::DType dtype, ArrayRef<int64_t> shape) {
-  static const char *const names[] = {"f32", "f16", "bf16", "i32", "i64", "i1"};
+  static const char *const names[] = {"f32", "f16", "bf16",  "i32",
+                                      "i64", "i1",  "f8e4m3"};
   unsigned index = static_cast<unsigned>(dtype);
-  std::string s = index < 6 ? names[index] : "<unknown dtype>";
+  std::string s = index < 7 ? names[index] : "<unknown dtype>";
   s += "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
@@ -431,8 +444,8 @@ LogicalResult Interpreter::evalOp(Operation *op) {
   }
   if (failed(out))
     return failure();
-  // The device stores every f16/bf16 intermediate in its type.
-  if (e == Elem::F16 || e == Elem::BF16)
+  // The device stores every f16/bf16/f8 intermediate in its type.
+  if (e == Elem::F16 || e == Elem::BF16 || e == Elem::F8E4M3)
     for (double &x : out->data)
       x = roundToFloat(e, x);
   if (observe)
@@ -536,7 +549,15 @@ FailureOr<Tensor> Interpreter::evalUnary(Operation *op, Elem e) {
   } else {
     // evalOp dispatches only the unary ops above and dlc.cast here.
     assert(isa<CastOp>(op) && "not a unary op");
-    fn = [inElem, e](double x) { return convertValue(inElem, e, x); };
+    if (FloatAttr scale = cast<CastOp>(op).getScaleAttr()) {
+      // The quantization scale multiplies in f32, then the value rounds.
+      float s = float(scale.getValueAsDouble());
+      fn = [inElem, e, s](double x) {
+        return convertValue(inElem, e, double(float(x) * s));
+      };
+    } else {
+      fn = [inElem, e](double x) { return convertValue(inElem, e, x); };
+    }
   }
   for (size_t i = 0; i < in.data.size(); ++i)
     out.data[i] = fn(in.data[i]);
@@ -780,8 +801,14 @@ Tensor Interpreter::evalMatmul(MatmulOp op, Elem e) {
   // Matrix index within each operand's batch for every result batch index.
   std::vector<int64_t> aMap = broadcastMap(aBatch, outBatch);
   std::vector<int64_t> bMap = broadcastMap(bBatch, outBatch);
-  // acc_type is not modelled: float products accumulate in double.
+  // acc_type is not modelled: float products accumulate in double. FP8
+  // operands' scales multiply the sum.
   bool fp = isFloat(e);
+  double scale = 1.0;
+  if (FloatAttr s = op.getLhsScaleAttr())
+    scale *= s.getValueAsDouble();
+  if (FloatAttr s = op.getRhsScaleAttr())
+    scale *= s.getValueAsDouble();
   for (size_t batch = 0; batch < aMap.size(); ++batch) {
     const double *A = a.data.data() + aMap[batch] * m * k;
     const double *B = b.data.data() + bMap[batch] * k * n;
@@ -801,7 +828,8 @@ Tensor Interpreter::evalMatmul(MatmulOp op, Elem e) {
             iacc += static_cast<uint64_t>(asInt(x)) *
                     static_cast<uint64_t>(asInt(y));
         }
-        C[i * n + j] = fp ? facc : static_cast<double>(wrapInt(e, iacc));
+        C[i * n + j] =
+            fp ? facc * scale : static_cast<double>(wrapInt(e, iacc));
       }
     }
   }
@@ -1282,7 +1310,7 @@ mlir::dlc::evaluateReference(func::FuncOp func,
       return func.emitOpError()
              << what << " #" << i << " has type " << t
              << "; the reference interpreter needs static-shape tensors of "
-                "f32, f16, bf16, i32, i64 or i1";
+                "f32, f16, bf16, f8E4M3FN, i32, i64 or i1";
     return tensor;
   };
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Attributes.h"
+#include "ir/ElementType.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -47,6 +48,65 @@ RankedTensorType withElement(Type type, Type element) {
                                tensor.getEncoding());
 }
 
+/// Calls `fn(i, v)` with every element of a float constant, in order, as
+/// an APFloat of its type: a dense attribute (splat or not) or a
+/// dense_resource of f32, f16 or bf16 elements. False (and no call) for a
+/// constant of another form or a blob of the wrong size.
+bool forEachFloat(ElementsAttr value,
+                  llvm::function_ref<void(int64_t, const APFloat &)> fn) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto element = dyn_cast<FloatType>(type.getElementType());
+  if (!element)
+    return false;
+  const int64_t n = type.getNumElements();
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(value)) {
+    if (dense.isSplat()) {
+      APFloat v = dense.getSplatValue<APFloat>();
+      for (int64_t i = 0; i < n; ++i)
+        fn(i, v);
+    } else {
+      int64_t i = 0;
+      for (const APFloat &v : dense.getValues<APFloat>())
+        fn(i++, v);
+    }
+    return true;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  const unsigned width = element.getWidth();
+  if (!blob || !(width == 32 || width == 16) ||
+      blob->getData().size() != size_t(n) * (width / 8))
+    return false;
+  const char *in = blob->getData().data();
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits = 0;
+    if (width == 32) {
+      std::memcpy(&bits, in + i * 4, 4);
+    } else {
+      uint16_t half;
+      std::memcpy(&half, in + i * 2, 2);
+      bits = half;
+    }
+    fn(i, APFloat(element.getFloatSemantics(), APInt(width, bits)));
+  }
+  return true;
+}
+
+/// A constant of `type` holding `bytes` (one stored element after
+/// another): a dense_resource named after `like`'s blob when `like` is
+/// one, a dense attribute otherwise.
+ElementsAttr makeConstant(RankedTensorType type, ElementsAttr like,
+                          std::vector<char> bytes, StringRef suffix) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(like)) {
+    AsmResourceBlob out =
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(bytes), 8);
+    std::string key = resource.getRawHandle().getKey().str() + suffix.str();
+    return DenseResourceElementsAttr::get(type, key, std::move(out));
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(bytes));
+}
+
 /// `value` (a constant of f32 elements) converted to `to` (round to nearest
 /// even, as a cast does); null if it is of another form.
 ElementsAttr convertConstant(ElementsAttr value, FloatType to) {
@@ -60,28 +120,18 @@ ElementsAttr convertConstant(ElementsAttr value, FloatType to) {
     v.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
     return v.bitcastToAPInt();
   };
+  // A dense constant stays one (mapValues keeps a splat a splat).
   if (auto dense = dyn_cast<DenseFPElementsAttr>(value))
     return dense.mapValues(to, convert);
-  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
-  if (!resource)
-    return {};
-  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
   const int64_t n = type.getNumElements();
-  if (!blob || blob->getData().size() != size_t(n) * sizeof(float))
+  std::vector<char> bytes(size_t(n) * sizeof(uint16_t));
+  if (!forEachFloat(value, [&](int64_t i, const APFloat &v) {
+        uint16_t bits = uint16_t(convert(v).getZExtValue());
+        std::memcpy(bytes.data() + i * sizeof(uint16_t), &bits, sizeof(bits));
+      }))
     return {};
-  ArrayRef<char> in = blob->getData();
-  AsmResourceBlob out =
-      HeapAsmResourceBlob::allocate(size_t(n) * sizeof(uint16_t), 8);
-  MutableArrayRef<char> bytes = out.getMutableData();
-  for (int64_t i = 0; i < n; ++i) {
-    float f;
-    std::memcpy(&f, in.data() + i * sizeof(float), sizeof(float));
-    uint16_t bits = uint16_t(convert(APFloat(f)).getZExtValue());
-    std::memcpy(bytes.data() + i * sizeof(uint16_t), &bits, sizeof(bits));
-  }
-  std::string key =
-      resource.getRawHandle().getKey().str() + (to.isBF16() ? "_bf16" : "_f16");
-  return DenseResourceElementsAttr::get(result, key, std::move(out));
+  return makeConstant(result, value, std::move(bytes),
+                      to.isBF16() ? "_bf16" : "_f16");
 }
 
 /// fp16's largest finite value.
@@ -90,36 +140,56 @@ constexpr double kF16Max = 65504;
 /// fp16: other inputs than the calibration ones may go twice as far.
 constexpr double kF16RangeLimit = kF16Max / 2;
 
-/// The largest magnitude among the elements of an f32 constant (NaN counts
-/// as infinite); nullopt for a constant of another form.
+/// The largest magnitude among the elements of a float constant (NaN
+/// counts as infinite); nullopt for a constant of another form.
 std::optional<double> constantAmax(ElementsAttr value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (!type.getElementType().isF32())
-    return std::nullopt;
   double amax = 0;
-  auto see = [&](double v) {
-    amax = std::isnan(v) ? HUGE_VAL : std::max(amax, std::fabs(v));
-  };
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(value)) {
-    if (dense.isSplat())
-      see(dense.getSplatValue<APFloat>().convertToDouble());
-    else
-      for (const APFloat &v : dense.getValues<APFloat>())
-        see(v.convertToDouble());
-    return amax;
-  }
-  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
-  AsmResourceBlob *blob =
-      resource ? resource.getRawHandle().getBlob() : nullptr;
-  const int64_t n = type.getNumElements();
-  if (!blob || blob->getData().size() != size_t(n) * sizeof(float))
+  if (!forEachFloat(value, [&](int64_t, const APFloat &f) {
+        double v = toDouble(f);
+        amax = std::isnan(v) ? HUGE_VAL : std::max(amax, std::fabs(v));
+      }))
     return std::nullopt;
-  for (int64_t i = 0; i < n; ++i) {
-    float f;
-    std::memcpy(&f, blob->getData().data() + i * sizeof(float), sizeof(float));
-    see(f);
-  }
   return amax;
+}
+
+/// E4M3's largest finite value: a quantizing scale maps a value's
+/// calibrated largest magnitude to it (scale = 448 / amax, margin 0, as
+/// Transformer Engine computes it).
+constexpr double kE4M3Max = 448;
+
+/// `value` (a float constant of shape [1, ..., 1, K, N], or [.., N, K] when
+/// `transposed`) quantized to f8E4M3FN with `scale` (each element times
+/// the scale in f32, rounded to nearest even, saturating), laid out
+/// [1, ..., 1, N, K] (cuBLASLt's FP8 operand layout); null if the
+/// constant is of another form.
+ElementsAttr quantizeWeights(ElementsAttr value, bool transposed,
+                             double scale) {
+  auto type = cast<RankedTensorType>(value.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  const int64_t rank = shape.size();
+  const int64_t rows = shape[rank - 2], cols = shape[rank - 1];
+  SmallVector<int64_t> outShape(shape);
+  if (!transposed)
+    std::swap(outShape[rank - 2], outShape[rank - 1]);
+  auto f8 = Float8E4M3FNType::get(type.getContext());
+  auto result = RankedTensorType::get(outShape, f8, type.getEncoding());
+  std::vector<char> bytes(size_t(rows * cols));
+  const float s = float(scale);
+  const llvm::fltSemantics &semantics = f8.getFloatSemantics();
+  if (!forEachFloat(value, [&](int64_t i, const APFloat &v) {
+        // Element (r, c) of [rows, cols] goes to (c, r) unless the
+        // constant is already [N, K].
+        int64_t r = i / cols, c = i % cols;
+        int64_t to = transposed ? i : c * rows + r;
+        // The scale multiplies in f32, as a quantizing dlc.cast.
+        APFloat q(
+            roundToFloat(rt::DType::F8E4M3, double(float(toDouble(v)) * s)));
+        bool lost = false;
+        q.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+        bytes[size_t(to)] = char(q.bitcastToAPInt().getZExtValue());
+      }))
+    return {};
+  return makeConstant(result, value, std::move(bytes), "_f8");
 }
 
 struct AssignPrecisionPass
@@ -131,13 +201,15 @@ struct AssignPrecisionPass
     if (precision == "f32" || precision == "tf32")
       return;
     MLIRContext *context = &getContext();
-    if (precision == "bf16")
+    // fp8: FP8 matrix products where they can be, bf16 elsewhere.
+    fp8 = precision == "fp8";
+    if (precision == "bf16" || fp8)
       low = BFloat16Type::get(context);
     else if (precision == "fp16")
       low = Float16Type::get(context);
     else {
       func.emitError() << "unknown precision '" << precision
-                       << "'; expected f32, tf32, bf16 or fp16";
+                       << "'; expected f32, tf32, bf16, fp16 or fp8";
       return signalPassFailure();
     }
     f32 = Float32Type::get(context);
@@ -188,6 +260,9 @@ private:
     // that denies low precision.
     if (keepsF32(op))
       kind = PrecisionClass::Deny;
+    if (fp8 && kind == PrecisionClass::Prefer)
+      if (auto matmul = dyn_cast<MatmulOp>(op); matmul && assignFp8(matmul))
+        return;
     FloatType target;
     // The model's type of the operands (before this pass changed their
     // producers): results of that type follow the op.
@@ -248,6 +323,140 @@ private:
         original.try_emplace(result, t);
         result.setType(withElement(result.getType(), target));
       }
+  }
+
+  /// Makes `op` an FP8 product if it can be one: a plain product of an
+  /// activation whose range was calibrated and a constant weight matrix
+  /// (cuBLASLt's FP8 layout and alignment: K and N multiples of 16), both
+  /// quantized to E4M3 with per-tensor scales, the result in bf16. Returns
+  /// false, with a remark saying why, for a product that stays bf16.
+  bool assignFp8(MatmulOp op) {
+    std::string why = fp8Problem(op);
+    if (!why.empty()) {
+      op->emitRemark() << "stays bf16 under fp8: " << why;
+      return false;
+    }
+    auto weights = op.getRhs().getDefiningOp<ConstantOp>();
+    double amaxX = *getAmax(op.getLhs());
+    double amaxW = *constantAmax(weights.getValue());
+    // An all-zero tensor quantizes exactly with any scale.
+    double scaleX = amaxX > 0 ? kE4M3Max / amaxX : 1.0;
+    double scaleW = amaxW > 0 ? kE4M3Max / amaxW : 1.0;
+    ElementsAttr quantized =
+        quantizeWeights(weights.getValue(), op.getTransposeB(), scaleW);
+    if (!quantized) {
+      op->emitRemark() << "stays bf16 under fp8: its weights cannot be read";
+      return false;
+    }
+    OpBuilder b(op);
+    Builder attrs(op->getContext());
+    auto f8 = Float8E4M3FNType::get(op->getContext());
+    // The activation's quantizing cast, shared by every product of it.
+    auto key = std::make_pair(op.getLhs(), Type(f8));
+    Value lhs = converted.lookup(key);
+    if (!lhs) {
+      OpBuilder at(op->getContext());
+      at.setInsertionPointAfterValue(op.getLhs());
+      auto cast = at.create<CastOp>(op.getLhs().getLoc(),
+                                    withElement(op.getLhs().getType(), f8),
+                                    op.getLhs());
+      cast.setScaleAttr(attrs.getF64FloatAttr(scaleX));
+      lhs = cast.getResult();
+      converted[key] = lhs;
+    }
+    auto rhs = b.create<ConstantOp>(weights.getLoc(), quantized);
+    op.getLhsMutable().assign(lhs);
+    op.getRhsMutable().assign(rhs.getResult());
+    op.setTransposeB(true);
+    op.setLhsScaleAttr(attrs.getF64FloatAttr(amaxX / kE4M3Max));
+    op.setRhsScaleAttr(attrs.getF64FloatAttr(amaxW / kE4M3Max));
+    OpResult result = op->getResult(0);
+    if (FloatType t = floatElement(result); t != low) {
+      original.try_emplace(result, t);
+      result.setType(withElement(result.getType(), low));
+    }
+    return true;
+  }
+
+  /// Why quantizing `value` would take a kernel whose only work is the
+  /// cast (its producer is a flash-attention kernel or a cuBLAS call, which
+  /// store bf16), or "".
+  std::string unfusedProducer(Value value) {
+    // Views and plain casts fuse into whatever kernel the quantizing cast
+    // joins.
+    while (Operation *def = value.getDefiningOp()) {
+      auto cast = dyn_cast<CastOp>(def);
+      if (!isa<ReshapeOp, TransposeOp>(def) && !(cast && !cast.getScaleAttr()))
+        break;
+      value = def->getOperand(0);
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return "";
+    if (isa<AttentionOp>(def))
+      return "its activation is an attention's result (the flash-attention "
+             "kernel stores bf16; quantizing it would be a kernel of its own)";
+    // The product whose epilogue (bias, residual, activation) would end at
+    // `value`, among the producers a few ops up.
+    SmallVector<Operation *> worklist = {def};
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!worklist.empty() && seen.size() < 16) {
+      Operation *op = worklist.pop_back_val();
+      if (!seen.insert(op).second)
+        continue;
+      if (auto matmul = dyn_cast<MatmulOp>(op)) {
+        if (epilogueEnd(matmul) == value)
+          return "its activation is a matrix product's result (a cuBLAS "
+                 "call stores bf16; quantizing it would be a kernel of its "
+                 "own)";
+        continue;
+      }
+      if (op->getNumResults() != 1 || op->getNumRegions() != 0)
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          worklist.push_back(producer);
+    }
+    return "";
+  }
+
+  /// Why `op` cannot be an FP8 product, or "".
+  std::string fp8Problem(MatmulOp op) {
+    if (op.hasEpilogue())
+      return "it already has an epilogue";
+    if (op.getTransposeA())
+      return "its activation is transposed (cuBLASLt's FP8 layout has it "
+             "row-major)";
+    FloatType a = floatElement(op.getLhs()), w = floatElement(op.getRhs());
+    if (!a || !w || isa<Float8E4M3FNType>(a))
+      return "its operands are not f32, f16 or bf16";
+    auto weights = op.getRhs().getDefiningOp<ConstantOp>();
+    if (!weights)
+      return "its second operand is not a constant (FP8 is for weights)";
+    auto type = cast<RankedTensorType>(op.getRhs().getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    if (llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+      return "its weights have batch dimensions";
+    int64_t k = shape[shape.size() - 2], n = shape.back();
+    if (op.getTransposeB())
+      std::swap(k, n);
+    if (k % 16 != 0 || n % 16 != 0)
+      return "its sizes K=" + std::to_string(k) +
+             " and N=" + std::to_string(n) +
+             " are not both multiples of 16 (cuBLASLt's FP8 alignment)";
+    if (std::string why = unfusedProducer(op.getLhs()); !why.empty())
+      return why;
+    std::optional<double> amax = getAmax(op.getLhs());
+    if (!amax)
+      return "its activation has no calibrated range";
+    if (!std::isfinite(*amax))
+      return "its activation is not finite on the calibration inputs";
+    std::optional<double> weightAmax = constantAmax(weights.getValue());
+    if (!weightAmax)
+      return "its weights are a constant of a form dlc cannot read";
+    if (!std::isfinite(*weightAmax))
+      return "its weights are not finite";
+    return "";
   }
 
   /// Why `op`'s result cannot be stored in fp16 (its calibrated range or a
@@ -312,6 +521,8 @@ private:
   }
 
   FloatType low, f32;
+  /// --precision=fp8: FP8 products where they can be, low (bf16) elsewhere.
+  bool fp8 = false;
   llvm::DenseMap<std::pair<Value, Type>, Value> converted;
   /// The largest magnitude of each f32 constant asked about.
   llvm::DenseMap<Operation *, double> constantRanges;

@@ -61,6 +61,18 @@ mlir::dlc::calibrateRanges(func::FuncOp func,
     func.emitWarning() << "values not calibrated, so no range check: " << why;
     return failure();
   }
+  // The model's float inputs (an FP8 product's scale may come from one).
+  Builder builder(func.getContext());
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    if (i >= func.getNumArguments() || !isFloat(input.dtype))
+      continue;
+    double amax = 0;
+    for (int64_t j = 0, n = input.numElements(); j < n; ++j) {
+      double v = input.getAsDouble(j);
+      amax = std::isnan(v) ? HUGE_VAL : std::max(amax, std::fabs(v));
+    }
+    func.setArgAttr(i, attr::kAmax, builder.getF64FloatAttr(amax));
+  }
   func.walk([&](Operation *op) {
     if (auto found = ranges.find(op); found != ranges.end()) {
       setAmax(op, found->second);

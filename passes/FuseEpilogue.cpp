@@ -296,6 +296,25 @@ bool canTakeEpilogue(MatmulOp matmul) {
   return k > 0;
 }
 
+} // namespace
+
+Value mlir::dlc::epilogueEnd(MatmulOp matmul) {
+  if (!canTakeEpilogue(matmul))
+    return matmul.getResult();
+  Epilogue e;
+  e.result = matmul.getResult();
+  Matcher matcher(matmul);
+  matcher.matchAdds(e);
+  matcher.matchActivation(e);
+  if (llvm::any_of(e.ops, [&](Operation *op) {
+        return op->getBlock() != matmul->getBlock();
+      }))
+    return matmul.getResult();
+  return e.result;
+}
+
+namespace {
+
 /// Folds what follows `matmul` into it; false when nothing does.
 bool fuse(MatmulOp matmul) {
   if (!canTakeEpilogue(matmul))
@@ -322,7 +341,8 @@ bool fuse(MatmulOp matmul) {
   auto fused = b.create<MatmulOp>(
       matmul.getLoc(), matmul.getType(), matmul.getLhs(), matmul.getRhs(),
       e.bias, e.addend, matmul.getTransposeA(), matmul.getTransposeB(),
-      matmul.getAccTypeAttr(), e.act);
+      matmul.getAccTypeAttr(), e.act, matmul.getLhsScaleAttr(),
+      matmul.getRhsScaleAttr());
   e.result.replaceAllUsesWith(fused.getResult());
 
   // Erase users before producers; then constants nothing reads any more.

@@ -274,6 +274,13 @@ std::optional<Member> makeMember(MatmulOp matmul) {
   // not a plain product of its operands.
   if (matmul.hasEpilogue())
     return std::nullopt;
+  // FP8 weights are quantized each with its own scale: concatenated, they
+  // would share one.
+  if (matmul.getLhsScaleAttr() || matmul.getRhsScaleAttr() ||
+      cast<RankedTensorType>(matmul.getLhs().getType())
+          .getElementType()
+          .isFloat8E4M3FN())
+    return std::nullopt;
   auto weights = matmul.getRhs().getDefiningOp<ConstantOp>();
   if (!weights)
     return std::nullopt;

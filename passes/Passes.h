@@ -56,6 +56,11 @@ std::string formatPipelineOptions(const PipelineOptions &options);
 LogicalResult calibrateRanges(func::FuncOp func,
                               const std::vector<rt::HostTensor> &inputs);
 
+/// The value dlc-fuse-epilogue would make `matmul`'s result: the end of
+/// the bias, residual and activation chain cuBLASLt's epilogue would
+/// compute, or the product's own result when nothing follows it.
+Value epilogueEnd(MatmulOp matmul);
+
 /// Inputs for `func`'s arguments as rt::randomInputs makes them (floats
 /// uniform in [-1, 1)), or failure for an argument that is not a static
 /// tensor of a dlc element type.

@@ -197,7 +197,9 @@ def CalibrateRanges : Pass<"dlc-calibrate-ranges", "func::FuncOp"> {
 
     dlc-assign-precision reads the ranges for fp16, whose largest value is
     65504: a value that would come near it keeps f32 storage (the layer
-    norm or sum of squares that overflows fp16, pytorch#66707).
+    norm or sum of squares that overflows fp16, pytorch#66707); and for fp8,
+    whose activations' quantizing scales (448 / amax) come from them. The
+    model's float inputs get theirs as argument attributes (`dlc.amax`).
 
     Before:
     ```mlir
@@ -241,6 +243,16 @@ def AssignPrecision : Pass<"dlc-assign-precision", "func::FuncOp"> {
     by `--precision-tolerance`) computes and stores in f32 as a `Deny` op
     does.
 
+    Under fp8 the low type is bf16, and a matrix product of a calibrated
+    activation and a constant weight matrix (K and N multiples of 16)
+    takes E4M3 operands instead: the weights quantized now with scale
+    448 / amax (and transposed to [N, K], cuBLASLt's FP8 layout), the
+    activation by a `dlc.cast {scale = 448 / amax}`, the product's
+    `lhs_scale`/`rhs_scale` undoing both, its result bf16. A product whose
+    activation a cuBLAS call or an attention kernel produces stays bf16
+    (its quantizing cast would be a kernel of its own); each product that
+    stays bf16 gets a remark saying why.
+
     Constants cast to the low type are converted at compile time (the
     package stores them in it). The function's arguments and results keep
     their declared types: casts at the entry and before the return. Inside
@@ -265,7 +277,7 @@ def AssignPrecision : Pass<"dlc-assign-precision", "func::FuncOp"> {
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"f32\"",
-           "f32, tf32 (both leave every type as it is), bf16 or fp16">,
+           "f32, tf32 (both leave every type as it is), bf16, fp16 or fp8">,
   ];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }

@@ -39,7 +39,8 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   if (options.precision != "f32") {
     // fp16's range is f32's precision needs without its range: the
     // values' ranges on calibration inputs say what must stay f32.
-    if (options.precision == "fp16")
+    // fp8's scales come from them too.
+    if (options.precision == "fp16" || options.precision == "fp8")
       fpm.addPass(createCalibrateRanges());
     AssignPrecisionOptions precisionOptions;
     precisionOptions.precision = options.precision;

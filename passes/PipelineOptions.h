@@ -39,8 +39,9 @@
     "canonicalization and CSE after lowering")                                 \
   X(std::string, precision, "f32", "precision",                                \
     "storage type of matrix products, attention and convolutions and of what " \
-    "follows them: f32, tf32 (f32 with TF32 products), bf16 or fp16 "          \
-    "(dlc-assign-precision; docs/precision.md)")
+    "follows them: f32, tf32 (f32 with TF32 products), bf16, fp16 or fp8 "     \
+    "(E4M3 weight products, bf16 elsewhere; dlc-assign-precision; "            \
+    "docs/precision.md)")
 
 /// Declares the field of an X list's entry (in a struct).
 #define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \

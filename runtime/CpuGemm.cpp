@@ -78,6 +78,8 @@ struct Loader {
       std::memcpy(&h, base + 2 * index, 2);
       return bfloat16ToFloat(h);
     }
+    case DType::F8E4M3:
+      return e4m3ToFloat(base[index]);
     default: {
       float f;
       std::memcpy(&f, base + 4 * index, 4);
@@ -350,8 +352,8 @@ public:
              int64_t threads, const void *bias, const void *addend)
       : g_(g), a_{static_cast<const uint8_t *>(a), g.dtype},
         b_{static_cast<const uint8_t *>(b), g.dtype},
-        c_(c), bias_{static_cast<const uint8_t *>(bias), g.dtype},
-        addend_{static_cast<const uint8_t *>(addend), g.dtype},
+        c_(c), bias_{static_cast<const uint8_t *>(bias), g.outType()},
+        addend_{static_cast<const uint8_t *>(addend), g.outType()},
         threads_(threads), kernel_(selectMicroKernel()) {
     mBlocks_ = (g.m + kMC - 1) / kMC;
     nBlocks_ = (g.n + kNC - 1) / kNC;
@@ -458,14 +460,17 @@ private:
       }
     }
     // C = alpha * acc + beta * C, rounded to C's type; with an epilogue,
-    // act(alpha * acc + beta * addend + bias), rounded once.
-    const float alpha = float(g_.alpha), beta = float(g_.beta);
-    const Loader loadC{static_cast<const uint8_t *>(c_), g_.dtype};
+    // act(alpha * acc + beta * addend + bias), rounded once. An FP8
+    // product's scales multiply alpha (one f32 factor, as the device's).
+    const float alpha = float(g_.alpha * g_.scaleA * g_.scaleB),
+                beta = float(g_.beta);
+    const DType cType = g_.outType();
+    const Loader loadC{static_cast<const uint8_t *>(c_), cType};
     const bool epilogue = g_.hasEpilogue();
     for (int64_t i = iBegin; i < iEnd; ++i) {
       const int64_t row = batch * g_.strideC + i * g_.ldc + j0;
       const float *accRow = acc + (i - iBegin) * ldAcc;
-      if (g_.dtype == DType::F32 && beta == 0.0f && !epilogue) {
+      if (cType == DType::F32 && beta == 0.0f && !epilogue) {
         float *out = static_cast<float *>(c_) + row;
         for (int64_t j = 0; j < nc; ++j)
           out[j] = alpha * accRow[j];
@@ -479,7 +484,7 @@ private:
           r += bias_(j0 + j);
         if (g_.epilogue != GemmEpilogue::None)
           r = gemmActivation(g_.epilogue, r);
-        storeElement(c_, g_.dtype, row + j, r);
+        storeElement(c_, cType, row + j, r);
       }
     }
   }

@@ -1,9 +1,9 @@
 //===- CpuGemm.h - Blocked GEMM on the CPU ----------------------*- C++ -*-===//
 //
 // The sim device's implementation of GemmStep: a row-major batched matrix
-// product on host memory with f32 accumulation (f16/bf16 operands are
-// converted exactly to f32, the result rounded back to nearest even), the
-// same arithmetic cuBLAS uses with CUBLAS_COMPUTE_32F.
+// product on host memory with f32 accumulation (f16/bf16/FP8 operands are
+// converted exactly to f32, the result rounded to C's type to nearest even),
+// the same arithmetic cuBLAS uses with CUBLAS_COMPUTE_32F.
 //
 // Each output element is acc = sum over k in increasing order of
 // A(i,k) * B(k,j), one product at a time in f32 (the product rounded, then

@@ -1,7 +1,10 @@
 //===- CudaBlas.cpp - GEMM steps on cuBLAS and cuBLASLt -------------------===//
 //
 // Plain products run as one cublasGemmStridedBatchedEx each; those with a
-// bias, an addend or an activation as one cublasLtMatmul, whose descriptors
+// bias, an addend or an activation, and FP8 products (E4M3 operands, whose
+// per-tensor scales are static and multiply alpha: the same product as
+// cuBLASLt's A and B scale pointers without device scalars to keep), as
+// one cublasLtMatmul, whose descriptors
 // are made once per step and whose algorithm is chosen once per step and
 // combination of operand alignments. Without an algorithm the step's own
 // epilogue kernel runs after a plain product (StepExecutor.cpp). cuBLAS and
@@ -45,6 +48,8 @@ cudaDataType cudaTypeOf(DType t) {
     return CUDA_R_16F;
   case DType::BF16:
     return CUDA_R_16BF;
+  case DType::F8E4M3:
+    return CUDA_R_8F_E4M3;
   default:
     return CUDA_R_32F;
   }
@@ -164,7 +169,7 @@ Status CudaBlas::initLt() {
   ltIndex_.assign(pkg_.steps.size(), -1);
   for (size_t i = 0; i < pkg_.steps.size(); ++i) {
     const Step &step = pkg_.steps[i];
-    if (step.kind != Step::Kind::Gemm || !step.gemm.hasEpilogue())
+    if (step.kind != Step::Kind::Gemm || !step.gemm.usesLt())
       continue;
     const GemmStep &g = step.gemm;
     const std::string what = describeStep(pkg_, i);
@@ -198,7 +203,21 @@ Status CudaBlas::initLt() {
       DLC_RT_RETURN_IF_ERROR(checkLt(
           lt_->cublasLtMatmulDescSetAttribute(l.desc, a.attr, a.value, a.size),
           "cublasLtMatmulDescSetAttribute", what));
-    cudaDataType type = cudaTypeOf(g.dtype);
+    // An FP8 product's C and D (and bias) are of its result type; cuBLASLt
+    // wants its A transposed and its B not ("TN"), which dlc-assign-precision
+    // arranges (transpose_b, not transpose_a).
+    cudaDataType type = cudaTypeOf(g.dtype), cType = cudaTypeOf(g.outType());
+    if (g.isFp8() && !(g.transB && !g.transA))
+      return Status::error(what + ": an FP8 GEMM needs B transposed and A "
+                                  "not (cuBLASLt's TN layout)");
+    if (g.isFp8() && g.bias) {
+      int32_t biasType = cType;
+      DLC_RT_RETURN_IF_ERROR(
+          checkLt(lt_->cublasLtMatmulDescSetAttribute(
+                      l.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
+                      sizeof(biasType)),
+                  "cublasLtMatmulDescSetAttribute", what));
+    }
     DLC_RT_RETURN_IF_ERROR(makeLtLayout(l.a, type, g.transB ? g.k : g.n,
                                         g.transB ? g.n : g.k, g.ldb, g.strideB,
                                         g.batch, what));
@@ -206,7 +225,7 @@ Status CudaBlas::initLt() {
                                         g.transA ? g.k : g.m, g.lda, g.strideA,
                                         g.batch, what));
     DLC_RT_RETURN_IF_ERROR(
-        makeLtLayout(l.cd, type, g.n, g.m, g.ldc, g.strideC, g.batch, what));
+        makeLtLayout(l.cd, cType, g.n, g.m, g.ldc, g.strideC, g.batch, what));
   }
   return Status::ok();
 }
@@ -303,7 +322,8 @@ Result<bool> CudaBlas::ltGemm(size_t i, const GemmOperands &ops) {
     l.algos.push_back({alignments, result.algo, /*fallback=*/false});
     algo = &l.algos.back().algo;
   }
-  float alpha = float(g.alpha), beta = float(g.beta);
+  // FP8 scales are 1 on other products.
+  float alpha = float(g.alpha * g.scaleA * g.scaleB), beta = float(g.beta);
   DLC_RT_RETURN_IF_ERROR(checkLt(
       lt_->cublasLtMatmul(ltHandle_, l.desc, &alpha, ptr(ltA), l.a, ptr(ltB),
                           l.b, &beta, ptr(ltC), l.cd, ptr(ltD), l.cd, algo,

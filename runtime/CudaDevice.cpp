@@ -316,7 +316,7 @@ Status CudaDevice::init() {
   for (const Step &s : pkg_.steps) {
     if (s.kind != Step::Kind::Gemm)
       continue;
-    (s.gemm.hasEpilogue() ? hasLtGemm : hasGemm) = true;
+    (s.gemm.usesLt() ? hasLtGemm : hasGemm) = true;
     hasFallback |= s.gemm.epilogueKernel >= 0;
   }
   if (hasLtGemm)
@@ -450,7 +450,7 @@ Status CudaDevice::launch(const StepOp &op, uint32_t kernel,
 
 Result<bool> CudaDevice::gemm(const StepOp &op, const GemmStep &g,
                               const GemmOperands &ops) {
-  if (g.hasEpilogue())
+  if (g.usesLt())
     return blas_.ltGemm(op.step, ops);
   DLC_RT_RETURN_IF_ERROR(blas_.gemm(op.step, g, ops.a, ops.b, ops.c));
   return true;

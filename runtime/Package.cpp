@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <set>
@@ -198,7 +199,7 @@ public:
     uint8_t v;
     if (!r_.u8(v))
       return false;
-    if (v > uint8_t(DType::I1)) {
+    if (v > uint8_t(kLastDType)) {
       badEnum_ = "element type " + std::to_string(v);
       return false;
     }
@@ -425,6 +426,10 @@ Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
         return p.failure();
       if (version >= 3 && !(p.flag(g.tf32) && r.i32(g.epilogueKernel)))
         return p.failure();
+      g.cType = g.dtype;
+      if (version >= kFp8Version &&
+          !(p.dtype(g.cType) && r.f64(g.scaleA) && r.f64(g.scaleB)))
+        return p.failure();
       break;
     }
     case Step::Kind::Copy:
@@ -552,6 +557,9 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       }
       w.u8(g.tf32 ? 1 : 0);
       w.i32(g.epilogueKernel);
+      w.u8(uint8_t(g.outType()));
+      w.f64(g.scaleA);
+      w.f64(g.scaleB);
       break;
     }
     case Step::Kind::Copy:
@@ -841,7 +849,7 @@ std::string show(Checked c) {
 constexpr uint64_t kMaxElements = uint64_t(1) << 56;
 
 Status checkDesc(const TensorDesc &d, const std::string &what) {
-  if (uint8_t(d.dtype) > uint8_t(DType::I1))
+  if (uint8_t(d.dtype) > uint8_t(kLastDType))
     return Status::error(what + " has an invalid element type");
   for (int64_t dim : d.shape)
     if (dim < 0)
@@ -1181,10 +1189,30 @@ Status validatePackage(const Package &pkg) {
     }
     case Step::Kind::Gemm: {
       const GemmStep &g = s.gemm;
-      if (g.dtype != DType::F32 && g.dtype != DType::F16 &&
-          g.dtype != DType::BF16)
+      auto isGemmType = [](DType t) {
+        return t == DType::F32 || t == DType::F16 || t == DType::BF16;
+      };
+      if (!isGemmType(g.dtype) && !g.isFp8())
         return Status::error(where + ": GEMM on " + dtypeName(g.dtype) +
-                             " is not supported (f32, f16 and bf16 are)");
+                             " is not supported (f32, f16, bf16 and "
+                             "f8e4m3 are)");
+      // cuBLASLt's FP8 products with a C of their D's 16-bit type (an f32
+      // D would want a bf16 bias).
+      if (g.isFp8() && g.cType != DType::BF16 && g.cType != DType::F16)
+        return Status::error(where +
+                             ": an FP8 GEMM's result is bf16 or f16, "
+                             "not " +
+                             std::string(dtypeName(g.cType)));
+      // The scales multiply alpha: finite and positive, and 1 where they
+      // do not apply.
+      for (double scale : {g.scaleA, g.scaleB})
+        if (!(std::isfinite(scale) && scale > 0) ||
+            (!g.isFp8() && scale != 1.0))
+          return Status::error(
+              where + ": GEMM scale " + std::to_string(scale) +
+              (g.isFp8() ? " is not a positive finite number"
+                         : " on a GEMM that is not FP8 (only FP8 GEMMs "
+                           "are scaled)"));
       if (g.accType != DType::F32)
         return Status::error(where + ": GEMM accumulation in " +
                              std::string(dtypeName(g.accType)) +
@@ -1192,6 +1220,11 @@ Status validatePackage(const Package &pkg) {
       if (g.tf32 && g.dtype != DType::F32)
         return Status::error(where + ": TF32 is for f32 GEMMs, not " +
                              std::string(dtypeName(g.dtype)));
+      // An FP8 product runs on cuBLASLt only, its epilogue with it: there
+      // is no plain FP8 cuBLAS GEMM for a fallback kernel to follow.
+      if (g.epilogueKernel != -1 && g.isFp8())
+        return Status::error(where + ": an FP8 GEMM has no epilogue kernel "
+                                     "(its epilogue runs in cuBLASLt)");
       if (g.epilogueKernel != -1 &&
           (!g.hasEpilogue() || g.epilogueKernel < 0 ||
            size_t(g.epilogueKernel) >= pkg.kernels.size()))
@@ -1232,7 +1265,7 @@ Status validatePackage(const Package &pkg) {
       DLC_RT_RETURN_IF_ERROR(checkRef(pkg, g.b, where + ": operand B"));
       DLC_RT_RETURN_IF_ERROR(checkRef(pkg, g.c, where + ": operand C"));
       DLC_RT_RETURN_IF_ERROR(checkWritable(g.c, where + ": operand C"));
-      size_t es = dtypeSize(g.dtype);
+      size_t es = dtypeSize(g.dtype), esC = dtypeSize(g.outType());
       DLC_RT_RETURN_IF_ERROR(checkGemmOperand("A", g.a, g.transA ? g.k : g.m,
                                               g.transA ? g.m : g.k, g.lda,
                                               g.strideA, g.batch, es, where));
@@ -1240,7 +1273,7 @@ Status validatePackage(const Package &pkg) {
                                               g.transB ? g.k : g.n, g.ldb,
                                               g.strideB, g.batch, es, where));
       DLC_RT_RETURN_IF_ERROR(checkGemmOperand("C", g.c, g.m, g.n, g.ldc,
-                                              g.strideC, g.batch, es, where));
+                                              g.strideC, g.batch, esC, where));
       if (uint8_t(g.epilogue) > uint8_t(GemmEpilogue::GeluTanh))
         return Status::error(where + ": GEMM epilogue " +
                              std::to_string(int(g.epilogue)) +
@@ -1250,12 +1283,12 @@ Status validatePackage(const Package &pkg) {
         // One row of N elements, shared by every row and batch.
         DLC_RT_RETURN_IF_ERROR(checkGemmOperand("bias", *g.bias, 1, g.n,
                                                 std::max<int64_t>(g.n, 1), 0, 1,
-                                                es, where));
+                                                esC, where));
       }
       if (g.addend) {
         DLC_RT_RETURN_IF_ERROR(checkRef(pkg, *g.addend, where + ": addend"));
         DLC_RT_RETURN_IF_ERROR(checkGemmOperand("addend", *g.addend, g.m, g.n,
-                                                g.ldc, g.strideC, g.batch, es,
+                                                g.ldc, g.strideC, g.batch, esC,
                                                 where));
       }
       if (g.epilogueKernel >= 0)
@@ -1295,6 +1328,7 @@ std::vector<HostTensor> randomTensors(const std::vector<TensorDesc> &descs,
       case DType::F32:
       case DType::F16:
       case DType::BF16:
+      case DType::F8E4M3:
         t.setFromDouble(i,
                         std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
         break;
@@ -1318,13 +1352,15 @@ double defaultTolerance(DType type) {
     return 1e-2;
   case DType::BF16:
     return 2e-2;
+  case DType::F8E4M3:
+    return kFp8Tolerance;
   default:
     return 1e-5;
   }
 }
 
 bool isKnownPrecision(const std::string &precision) {
-  for (const char *known : {"f32", "tf32", "bf16", "fp16"})
+  for (const char *known : {"f32", "tf32", "bf16", "fp16", "fp8"})
     if (precision == known)
       return true;
   return false;
@@ -1342,10 +1378,13 @@ double defaultTolerance(const Package &package, DType type) {
     return std::max(tolerance, defaultTolerance(DType::F16));
   if (package.precision == "tf32")
     return std::max(tolerance, kTf32Tolerance);
+  if (package.precision == "fp8")
+    return std::max(tolerance, kFp8Tolerance);
   for (const Step &s : package.steps) {
     if (s.kind != Step::Kind::Gemm)
       continue;
-    if (s.gemm.dtype == DType::BF16 || s.gemm.dtype == DType::F16)
+    if (s.gemm.dtype == DType::BF16 || s.gemm.dtype == DType::F16 ||
+        s.gemm.isFp8())
       tolerance = std::max(tolerance, defaultTolerance(s.gemm.dtype));
     else if (s.gemm.tf32)
       tolerance = std::max(tolerance, kTf32Tolerance);

@@ -23,14 +23,18 @@ namespace dlc::rt {
 
 /// The format version written by this build. Versions 1 (GEMM steps
 /// without epilogues), 2 (without the TF32 flag), 3 (FNV-1a checksum,
-/// weights inside the reference model) and 4 (kernels without signatures)
-/// are still read; other versions are rejected.
-constexpr uint32_t kPackageVersion = 5;
+/// weights inside the reference model), 4 (kernels without signatures) and
+/// 5 (GEMM steps without FP8 types and scales) are still read; other
+/// versions are rejected.
+constexpr uint32_t kPackageVersion = 6;
 /// The oldest format version this build reads.
 constexpr uint32_t kOldestPackageVersion = 1;
 /// The first format version whose kernels carry their signatures
 /// (KernelInfo::params).
 constexpr uint32_t kSignatureVersion = 5;
+/// The first format version whose GEMM steps carry C's type and the FP8
+/// scales (GemmStep::cType, scaleA, scaleB).
+constexpr uint32_t kFp8Version = 6;
 
 /// The most threads one kernel launch may have (grid x * y * z times the
 /// threads of a block): a generated kernel computes its thread's index as
@@ -105,8 +109,15 @@ const char *gemmEpilogueName(GemmEpilogue epilogue);
 /// C, with the result its D), else C itself; `bias` is N elements of C's
 /// type shared by every row and batch.
 struct GemmStep {
-  DType dtype = DType::F32;   ///< type of A, B and C
+  DType dtype = DType::F32;   ///< type of A and B (and of C unless FP8)
   DType accType = DType::F32; ///< accumulation type
+  /// Type of C, the bias and the addend of an FP8 product (dtype F8E4M3):
+  /// bf16 or f16. Other products' C is of dtype (outType()).
+  DType cType = DType::F32;
+  /// FP8 dequantization scales of A and B (cuBLASLt's A and B scales,
+  /// recorded from calibration): C = alpha * scaleA * scaleB * A * B + ...
+  /// Both 1 for other products.
+  double scaleA = 1.0, scaleB = 1.0;
   bool transA = false, transB = false;
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int64_t lda = 0, ldb = 0, ldc = 0;
@@ -134,6 +145,13 @@ struct GemmStep {
   bool hasEpilogue() const {
     return epilogue != GemmEpilogue::None || bias || addend;
   }
+  /// Whether A and B are FP8 (a cuBLASLt product on sm_89+).
+  bool isFp8() const { return dtype == DType::F8E4M3; }
+  /// The type of C, the bias and the addend.
+  DType outType() const { return isFp8() ? cType : dtype; }
+  /// Whether a GPU runs it as a cuBLASLt matmul (an epilogue, or FP8
+  /// operands, which cuBLAS's GEMMs do not take) rather than a cuBLAS GEMM.
+  bool usesLt() const { return hasEpilogue() || isFp8(); }
 };
 
 /// Threads per block of a GEMM step's epilogue kernel.
@@ -346,6 +364,10 @@ double defaultTolerance(const Package &package, DType type);
 /// by norm, which later layers carry along (the sim sees ~1e-4 on the
 /// examples).
 constexpr double kTf32Tolerance = 5e-3;
+/// Relative error accepted for results of FP8 (E4M3) products: operands
+/// rounded to 3 mantissa bits (unit roundoff 2^-4) after per-tensor
+/// scaling; measured on the sim device (docs/precision.md).
+constexpr double kFp8Tolerance = 0.1;
 /// "kernel", "gemm" or "copy".
 const char *stepKindName(Step::Kind kind);
 

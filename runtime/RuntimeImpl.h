@@ -63,7 +63,7 @@ inline GemmStep plainGemmOf(const GemmStep &g) {
 /// validatePackage bounds by C's buffer reference; 0 if it did not fit).
 inline uint64_t epilogueResultBytes(const GemmStep &g) {
   return (Checked::fromSigned(g.batch) * Checked::fromSigned(g.m) *
-          Checked::fromSigned(g.n) * uint64_t(dtypeSize(g.dtype)))
+          Checked::fromSigned(g.n) * uint64_t(dtypeSize(g.outType())))
       .valueOr(0);
 }
 

@@ -28,6 +28,7 @@ size_t dtypeSize(DType type) {
   case DType::I64:
     return 8;
   case DType::I1:
+  case DType::F8E4M3:
     return 1;
   }
   return 0;
@@ -47,13 +48,15 @@ const char *dtypeName(DType type) {
     return "i64";
   case DType::I1:
     return "i1";
+  case DType::F8E4M3:
+    return "f8e4m3";
   }
   return "<invalid dtype>";
 }
 
 bool parseDType(const std::string &name, DType &type) {
-  static const DType all[] = {DType::F32, DType::F16, DType::BF16,
-                              DType::I32, DType::I64, DType::I1};
+  static const DType all[] = {DType::F32, DType::F16, DType::BF16,  DType::I32,
+                              DType::I64, DType::I1,  DType::F8E4M3};
   for (DType t : all) {
     if (name == dtypeName(t)) {
       type = t;
@@ -167,6 +170,44 @@ float halfToFloat(uint16_t h) {
 
 uint16_t floatToBFloat16(float f) { return roundToSmallFloat(f, 7, 8); }
 
+double roundToE4M3(double v) {
+  if (std::isnan(v))
+    return v;
+  double a = std::fabs(v);
+  if (a >= 448.0) // the largest finite value; beyond it saturates
+    return std::copysign(448.0, v);
+  // Three mantissa bits: the spacing is 2^(e-3) for a in [2^e, 2^(e+1)),
+  // and 2^-9 (the subnormals') below 2^-6. a / ulp is exact, and rounding
+  // it to nearest even cannot pass 448.
+  int exponent = 0;
+  (void)std::frexp(a, &exponent); // a = f * 2^exponent, f in [0.5, 1)
+  double ulp = std::ldexp(1.0, std::max(exponent - 1, -6) - 3);
+  return std::copysign(std::nearbyint(a / ulp) * ulp, v);
+}
+
+uint8_t floatToE4M3(double v) {
+  double r = roundToE4M3(v);
+  if (std::isnan(r))
+    return 0x7f;
+  uint8_t sign = std::signbit(r) ? 0x80 : 0;
+  double a = std::fabs(r);
+  if (a < 0x1p-6) // a subnormal: a multiple of 2^-9
+    return uint8_t(sign | uint8_t(a * 512.0));
+  int exponent = 0;
+  double f = std::frexp(a, &exponent); // f in [0.5, 1)
+  unsigned mantissa = unsigned((f * 2.0 - 1.0) * 8.0);
+  return uint8_t(sign | unsigned((exponent - 1 + 7) << 3) | mantissa);
+}
+
+float e4m3ToFloat(uint8_t x) {
+  if ((x & 0x7f) == 0x7f)
+    return std::numeric_limits<float>::quiet_NaN();
+  int e = (x >> 3) & 0xf, m = x & 7;
+  float f =
+      e == 0 ? std::ldexp(float(m), -9) : std::ldexp(float(8 + m), e - 10);
+  return (x & 0x80) ? -f : f;
+}
+
 float bfloat16ToFloat(uint16_t h) {
   uint32_t bits = uint32_t(h) << 16;
   float f;
@@ -268,6 +309,8 @@ double HostTensor::getAsDouble(int64_t i) const {
   }
   case DType::I1:
     return *p ? 1.0 : 0.0;
+  case DType::F8E4M3:
+    return e4m3ToFloat(*p);
   }
   return 0.0;
 }
@@ -314,6 +357,9 @@ void HostTensor::setFromDouble(int64_t i, double v) {
   }
   case DType::I1:
     *p = v != 0.0 ? 1 : 0;
+    return;
+  case DType::F8E4M3:
+    *p = floatToE4M3(v);
     return;
   }
 }
@@ -485,6 +531,9 @@ static bool descrToDType(const std::string &descr, const std::string &comment,
   // numpy; it has no other meaning for dlc.
   else if (descr == "<V2" || descr == "|V2")
     type = DType::BF16;
+  // And a one-byte void float8_e4m3fn (dlc's and ml_dtypes').
+  else if (descr == "|V1" || descr == "<V1")
+    type = DType::F8E4M3;
   else
     return false;
   return true;
@@ -540,8 +589,8 @@ Result<HostTensor> readNpy(const std::string &path) {
     std::string msg = path + ": unsupported dtype '" + parser.descr + "'";
     if (!parser.descr.empty() && parser.descr[0] == '>')
       msg += " (big-endian)";
-    return Status::error(msg + " (dlc reads <f4, <f2, <i4, <i8, |b1, |u1 and "
-                               "bfloat16 as <V2)");
+    return Status::error(msg + " (dlc reads <f4, <f2, <i4, <i8, |b1, |u1, "
+                               "bfloat16 as <V2 and float8_e4m3fn as |V1)");
   }
   // Guard the byte count against overflow before comparing or allocating.
   std::optional<uint64_t> checkedBytes =
@@ -593,6 +642,9 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   case DType::I1:
     descr = "|b1";
     break;
+  case DType::F8E4M3:
+    descr = "|V1";
+    break;
   }
   if (!descr)
     return Status::error(path + ": invalid dtype");
@@ -615,6 +667,8 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   dict += "), }";
   if (tensor.dtype == DType::BF16)
     dict += " # bfloat16"; // a Python comment: numpy's literal_eval skips it
+  else if (tensor.dtype == DType::F8E4M3)
+    dict += " # float8_e4m3fn";
   // Pad with spaces so the data starts at a multiple of 64 bytes, and end
   // with a newline, as numpy does.
   size_t prefix = 10;

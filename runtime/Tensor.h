@@ -13,18 +13,24 @@
 namespace dlc::rt {
 
 /// Element types of dlc tensors. i1 is stored as one byte (0 or 1).
+/// F8E4M3 is OCP's FP8 E4M3 (MLIR's f8E4M3FN, CUDA's __nv_fp8_e4m3): 4
+/// exponent bits (bias 7), 3 mantissa bits, no infinities, largest finite
+/// value 448, NaN 0x7f/0xff.
 enum class DType : uint8_t {
   F32 = 0,
   F16 = 1,
   BF16 = 2,
   I32 = 3,
   I64 = 4,
-  I1 = 5
+  I1 = 5,
+  F8E4M3 = 6
 };
+/// The last valid DType: a stored byte above it is not an element type.
+constexpr DType kLastDType = DType::F8E4M3;
 
 /// Bytes per element.
 size_t dtypeSize(DType type);
-/// "f32", "f16", "bf16", "i32", "i64", "i1".
+/// "f32", "f16", "bf16", "i32", "i64", "i1", "f8e4m3".
 const char *dtypeName(DType type);
 /// Parses a name given by dtypeName.
 bool parseDType(const std::string &name, DType &type);
@@ -74,10 +80,16 @@ uint16_t floatToHalf(float f);
 float halfToFloat(uint16_t h);
 uint16_t floatToBFloat16(float f);
 float bfloat16ToFloat(uint16_t h);
+/// E4M3 conversions: to nearest even, saturating to +-448 (infinities
+/// too, as CUDA's __NV_SATFINITE), NaN to 0x7f.
+double roundToE4M3(double v);
+uint8_t floatToE4M3(double v);
+float e4m3ToFloat(uint8_t x);
 
 /// Reads a NumPy .npy file (format versions 1-3, little-endian, C order).
 /// f4, f2, i4, i8, b1/u1 map to f32, f16, i32, i64, i1; bf16 is stored by
 /// dlc as '<V2' with a `bfloat16` note in the header and read back the same.
+/// f8e4m3 likewise as '|V1' (ml_dtypes' float8_e4m3fn as numpy sees it).
 Result<HostTensor> readNpy(const std::string &path);
 /// Writes a .npy file numpy.load reads.
 Status writeNpy(const std::string &path, const HostTensor &tensor);

@@ -5,7 +5,7 @@
 // pipeline never produces such IR; a user meets these errors by feeding
 // hand-written IR to a later stage.
 
-// expected-error @+1 {{cannot pass a value of type 'tensor<?xf32>' to or from a compiled model (expected a static tensor of f32, f16, bf16, i32, i64 or i1)}}
+// expected-error @+1 {{cannot pass a value of type 'tensor<?xf32>' to or from a compiled model (expected a static tensor of f32, f16, bf16, f8E4M3FN, i32, i64 or i1)}}
 func.func @dynamic_input(%x: tensor<?xf32>) -> tensor<?xf32> attributes {dlc.arena_bytes = 0 : i64} {
   return %x : tensor<?xf32>
 }

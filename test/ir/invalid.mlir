@@ -924,3 +924,65 @@ func.func @fusion_notes_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %k : tensor<4xf32>
 }
+
+// -----
+
+func.func @cast_scale_not_fp8(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  // expected-error @+1 {{'dlc.cast' op has a scale, which is for casts from f32, f16 or bf16 to f8E4M3FN only}}
+  %0 = dlc.cast %x {scale = 2.0} : tensor<4xf32> -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+func.func @cast_scale_negative(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{'dlc.cast' op scale must be positive and finite, but is -2}}
+  %0 = dlc.cast %x {scale = -2.0} : tensor<4xf32> -> tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+func.func @fp8_matmul_f32_result(%a: tensor<4x16xf8E4M3FN>, %b: tensor<16x16xf8E4M3FN>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'dlc.matmul' op expects a bf16 or f16 result for f8E4M3FN operands, but got 'f32'}}
+  %0 = dlc.matmul %a, %b {transpose_b} : (tensor<4x16xf8E4M3FN>, tensor<16x16xf8E4M3FN>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @fp8_matmul_layout(%a: tensor<4x16xf8E4M3FN>, %b: tensor<16x16xf8E4M3FN>) -> tensor<4x16xbf16> {
+  // expected-error @+1 {{'dlc.matmul' op expects f8E4M3FN operands with transpose_b and without transpose_a (cuBLASLt's FP8 layout)}}
+  %0 = dlc.matmul %a, %b : (tensor<4x16xf8E4M3FN>, tensor<16x16xf8E4M3FN>) -> tensor<4x16xbf16>
+  return %0 : tensor<4x16xbf16>
+}
+
+// -----
+
+func.func @scale_not_fp8(%a: tensor<4x16xbf16>, %b: tensor<16x16xbf16>) -> tensor<4x16xbf16> {
+  // expected-error @+1 {{'dlc.matmul' op lhs_scale is for f8E4M3FN operands only}}
+  %0 = dlc.matmul %a, %b {lhs_scale = 2.0} : (tensor<4x16xbf16>, tensor<16x16xbf16>) -> tensor<4x16xbf16>
+  return %0 : tensor<4x16xbf16>
+}
+
+// -----
+
+func.func @fp8_scale_zero(%a: tensor<4x16xf8E4M3FN>, %b: tensor<16x16xf8E4M3FN>) -> tensor<4x16xbf16> {
+  // expected-error @+1 {{'dlc.matmul' op rhs_scale must be positive and finite, but is 0}}
+  %0 = dlc.matmul %a, %b {rhs_scale = 0.0, transpose_b} : (tensor<4x16xf8E4M3FN>, tensor<16x16xf8E4M3FN>) -> tensor<4x16xbf16>
+  return %0 : tensor<4x16xbf16>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expects 'dlc.amax' on argument #0 as an f64 >= 0, but got -1.000000e+00 : f64}}
+func.func @arg_amax_negative(%x: tensor<4xf32> {dlc.amax = -1.0 : f64}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has an unknown dlc argument attribute 'dlc.range' on argument #0}}
+func.func @arg_unknown(%x: tensor<4xf32> {dlc.range = 1.0 : f64}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}

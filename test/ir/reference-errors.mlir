@@ -66,14 +66,14 @@ func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// expected-error @+1 {{'func.func' op argument #1 has type 'tensor<?xf32>'; the reference interpreter needs static-shape tensors of f32, f16, bf16, i32, i64 or i1}}
+// expected-error @+1 {{'func.func' op argument #1 has type 'tensor<?xf32>'; the reference interpreter needs static-shape tensors of f32, f16, bf16, f8E4M3FN, i32, i64 or i1}}
 func.func @dynamic_argument(%x: tensor<4xf32>, %y: tensor<?xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
 
 // -----
 
-// expected-error @+1 {{'func.func' op result #0 has type 'tensor<4xf64>'; the reference interpreter needs static-shape tensors of f32, f16, bf16, i32, i64 or i1}}
+// expected-error @+1 {{'func.func' op result #0 has type 'tensor<4xf64>'; the reference interpreter needs static-shape tensors of f32, f16, bf16, f8E4M3FN, i32, i64 or i1}}
 func.func @f64_result(%x: tensor<4xf32>) -> tensor<4xf64> {
   %c = arith.constant dense<1.0> : tensor<4xf64>
   return %c : tensor<4xf64>

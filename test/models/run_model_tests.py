@@ -207,19 +207,20 @@ def main():
                          "`dlc compile` then `dlc run MODEL.dlcpkg`")
     ap.add_argument("--rtol", type=float, default=None,
                     help="default: 1e-4, and with --precision its tolerance "
-                         "from docs/precision.md (bf16 2e-2, fp16 1e-2)")
+                         "from docs/precision.md (bf16 2e-2, fp16 1e-2, fp8 0.1)")
     ap.add_argument("--precision-report", action="store_true",
                     help="compile with --precision-report and check the report")
     ap.add_argument("--precision-tolerance", type=float, default=0.0,
                     help="compile with --precision-tolerance=T and check its account")
     ap.add_argument("--precision", default="f32",
-                    choices=["f32", "tf32", "bf16", "fp16"],
+                    choices=["f32", "tf32", "bf16", "fp16", "fp8"],
                     help="dlc compile --precision (not with --one-step)")
     ap.add_argument("--timeout", type=float, default=900,
                     help="seconds per dlc command")
     args = ap.parse_args()
     if args.rtol is None:
-        args.rtol = {"bf16": 2e-2, "fp16": 1e-2, "tf32": 5e-3}.get(args.precision, 1e-4)
+        args.rtol = {"bf16": 2e-2, "fp16": 1e-2, "fp8": 0.1,
+                     "tf32": 5e-3}.get(args.precision, 1e-4)
     try:
         import numpy  # noqa: F401
         import onnx  # noqa: F401

@@ -3,7 +3,7 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-assign-precision{precision=f32}))' %s | FileCheck %s --check-prefix=F32
 // RUN: not dlc-opt --pass-pipeline='builtin.module(func.func(dlc-assign-precision{precision=int4}))' %s 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: error: unknown precision 'int4'; expected f32, tf32, bf16 or fp16
+// BAD: error: unknown precision 'int4'; expected f32, tf32, bf16, fp16 or fp8
 
 // A product stores in the low type; its weight is converted once, here; the
 // f32 bias added after it takes the product's type (a constant does not

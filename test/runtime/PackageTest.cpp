@@ -168,6 +168,11 @@ std::vector<uint8_t> gemmStepSection(const GemmStep &g, uint32_t version,
     w.u8(tf32Flag);
     w.u32(uint32_t(g.epilogueKernel));
   }
+  if (version >= kFp8Version) {
+    w.u8(uint8_t(g.outType()));
+    w.f64(g.scaleA);
+    w.f64(g.scaleB);
+  }
   std::vector<uint8_t> section;
   ByteWriter h(section);
   h.u32(0x50455453); // "STEP"
@@ -212,6 +217,62 @@ std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
                          return std::nullopt;
                        return section;
                      });
+}
+
+/// `payload` (version 6) with its STEP section in the layout of versions
+/// 3-5: GEMM steps without C's type and the FP8 scales.
+std::vector<uint8_t> olderSteps(const std::vector<uint8_t> &payload) {
+  return mapSections(
+      payload,
+      [](uint32_t tag, const uint8_t *body,
+         uint64_t len) -> std::optional<std::vector<uint8_t>> {
+        if (tag != 0x50455453) // "STEP"
+          return std::nullopt;
+        // Copies the body but the last 17 bytes (u8 cType, f64 scaleA,
+        // f64 scaleB) of each GEMM step.
+        std::vector<uint8_t> out;
+        size_t pos = 0;
+        auto copy = [&](size_t n) {
+          out.insert(out.end(), body + pos, body + pos + n);
+          pos += n;
+        };
+        auto u32At = [&](size_t at) {
+          uint32_t v;
+          std::memcpy(&v, body + at, 4);
+          return v;
+        };
+        const size_t ref = 21; // u8 kind, u32 index, u64 offset, u64 bytes
+        uint32_t n = u32At(0);
+        copy(4);
+        for (uint32_t i = 0; i < n; ++i) {
+          uint8_t kind = body[pos];
+          copy(1);
+          copy(8 + u32At(pos)); // the label (u64 length on the wire)
+          if (kind == uint8_t(Step::Kind::Kernel)) {
+            copy(4 * 8);
+            uint32_t args = u32At(pos);
+            copy(4 + args * ref);
+          } else if (kind == uint8_t(Step::Kind::Gemm)) {
+            copy(4 + 10 * 8 + 2 * 8 + 3 * ref + 1);
+            for (int optional = 0; optional < 2; ++optional) {
+              bool has = body[pos] == 1;
+              copy(1 + (has ? ref : 0));
+            }
+            copy(1 + 4);
+            pos += 17;
+          } else {
+            copy(2 * ref);
+          }
+        }
+        std::vector<uint8_t> section;
+        ByteWriter w(section);
+        w.u32(tag);
+        w.u32(0);
+        w.u64(out.size());
+        w.bytes(out.data(), out.size());
+        (void)len;
+        return section;
+      });
 }
 
 /// `payload` (version 5) with its KERN section in the layout of versions
@@ -446,7 +507,7 @@ TEST(Package, RejectsOtherVersions) {
   bytes[8] = 7;
   EXPECT_EQ(readError(dir, bytes),
             dir.file("model.dlcpkg") +
-                ": package format version 7, this dlc reads versions 1 to 5 "
+                ": package format version 7, this dlc reads versions 1 to 6 "
                 "(recompile the model)");
 }
 
@@ -576,14 +637,14 @@ TEST(Package, Version3ChecksumIsFnv1a) {
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
   // A version-3 package (FNV-1a checksum, the weights inside the reference
   // model, no blobs) still reads.
-  Result<Package> r =
-      deserializePackage(withPayload(olderKernels(olderReference(payload)), 3));
+  Result<Package> r = deserializePackage(
+      withPayload(olderKernels(olderReference(olderSteps(payload))), 3));
   ASSERT_TRUE(r.isOk()) << r.message();
   Package v3 = samplePackage();
   v3.referenceBlobs.clear();
   expectEqual(asVersion(v3, 3), *r);
   // A version-4 reference section read as version 3 has trailing bytes.
-  r = deserializePackage(withPayload(olderKernels(payload), 3));
+  r = deserializePackage(withPayload(olderKernels(olderSteps(payload)), 3));
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(),
             "corrupt package: section 'RFIR' has 67 unexpected trailing bytes");
@@ -618,7 +679,8 @@ TEST(Package, SignaturesRoundTripAndVersion4StillReads) {
   // A version-4 package: kernels without signatures, still read, but not
   // run (nothing would bound what its kernels touch).
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
-  Result<Package> r = deserializePackage(withPayload(olderKernels(payload), 4));
+  Result<Package> r =
+      deserializePackage(withPayload(olderKernels(olderSteps(payload)), 4));
   ASSERT_TRUE(r.isOk()) << r.message();
   expectEqual(asVersion(p, 4), *r);
   EXPECT_FALSE(r->kernels[0].signature.has_value());
@@ -922,6 +984,49 @@ TEST(Support, Xxh64MatchesTheReferenceImplementation) {
   EXPECT_EQ(xxh64(v.data(), v.size()), 0x8e03c838c596036full);
 }
 
+TEST(Package, Fp8GemmStepsRoundTripAndAreValidated) {
+  Package p = samplePackage();
+  size_t gemm = 0;
+  while (p.steps[gemm].kind != Step::Kind::Gemm)
+    ++gemm;
+  GemmStep &g = p.steps[gemm].gemm;
+  g.dtype = DType::F8E4M3;
+  g.cType = DType::BF16;
+  g.scaleA = 0.00223;
+  g.scaleB = 2.5e-4;
+  ASSERT_TRUE(validatePackage(p).isOk()) << validatePackage(p).message();
+  Result<Package> r = deserializePackage(serializePackage(p));
+  ASSERT_TRUE(r.isOk()) << r.message();
+  const GemmStep &back = r->steps[gemm].gemm;
+  EXPECT_TRUE(back.isFp8());
+  EXPECT_EQ(back.outType(), DType::BF16);
+  EXPECT_EQ(back.scaleA, 0.00223);
+  EXPECT_EQ(back.scaleB, 2.5e-4);
+  EXPECT_TRUE(back.usesLt());
+
+  // A version-5 package's GEMM steps have no FP8 fields: C is of dtype.
+  Package f32 = samplePackage();
+  std::vector<uint8_t> bytes = serializePackage(f32);
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  r = deserializePackage(withPayload(olderSteps(payload), 5));
+  ASSERT_TRUE(r.isOk()) << r.message();
+  EXPECT_EQ(r->steps[gemm].gemm.outType(), DType::F32);
+  EXPECT_EQ(r->steps[gemm].gemm.scaleA, 1.0);
+
+  Package bad = p;
+  bad.steps[gemm].gemm.scaleB = 0;
+  EXPECT_THAT(validatePackage(bad).message(),
+              HasSubstr("is not a positive finite number"));
+  bad = p;
+  bad.steps[gemm].gemm.cType = DType::I32;
+  EXPECT_THAT(validatePackage(bad).message(),
+              HasSubstr("an FP8 GEMM's result is bf16 or f16, not i32"));
+  bad = f32;
+  bad.steps[gemm].gemm.scaleA = 2;
+  EXPECT_THAT(validatePackage(bad).message(),
+              HasSubstr("on a GEMM that is not FP8"));
+}
+
 TEST(Package, RejectsCorruptEpilogues) {
   Package p = samplePackage();
   // The steps are replaced by one GEMM: no kernel step keeps FLOPs.
@@ -930,8 +1035,8 @@ TEST(Package, RejectsCorruptEpilogues) {
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
   const GemmStep &g = p.steps[3].gemm;
   auto read = [&](uint8_t epilogue, uint8_t bias, uint8_t addend) {
-    return deserializePackage(withPayload(
-        replaceSteps(payload, gemmStepSection(g, 3, epilogue, bias, addend))));
+    return deserializePackage(withPayload(replaceSteps(
+        payload, gemmStepSection(g, kPackageVersion, epilogue, bias, addend))));
   };
   Result<Package> ok = read(2, 1, 1);
   ASSERT_TRUE(ok.isOk()) << ok.message();

@@ -98,6 +98,42 @@ TEST(Half, EveryHalfRoundTripsThroughFloat) {
   }
 }
 
+TEST(E4M3, EveryValueRoundTripsAndDecodesExactly) {
+  for (uint32_t x = 0; x < 0x100; ++x) {
+    float f = e4m3ToFloat(uint8_t(x));
+    if ((x & 0x7f) == 0x7f) {
+      ASSERT_TRUE(std::isnan(f)) << x;
+      EXPECT_EQ(floatToE4M3(f), 0x7f);
+      continue;
+    }
+    // The value from the format's definition: bias 7, 3 mantissa bits.
+    int e = (x >> 3) & 0xf, m = x & 7;
+    double expected = e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
+    ASSERT_EQ(double(std::fabs(f)), expected) << x;
+    ASSERT_EQ(std::signbit(f), (x & 0x80) != 0) << x;
+    ASSERT_EQ(floatToE4M3(f), x) << "e4m3 0x" << std::hex << x;
+  }
+}
+
+TEST(E4M3, RoundsToNearestEvenAndSaturates) {
+  EXPECT_EQ(floatToE4M3(448.0), 0x7e);
+  EXPECT_EQ(floatToE4M3(460.0), 0x7e); // rounds down to 448
+  EXPECT_EQ(floatToE4M3(1.0e6), 0x7e); // saturates
+  EXPECT_EQ(floatToE4M3(-HUGE_VAL), 0xfe);
+  EXPECT_EQ(floatToE4M3(std::nan("")), 0x7f);
+  EXPECT_EQ(floatToE4M3(std::ldexp(1.0, -10)), 0x00); // tie to even: 0
+  EXPECT_EQ(floatToE4M3(std::ldexp(3.0, -10)), 0x02); // tie to even: 2^-8
+  EXPECT_EQ(floatToE4M3(1.0625), 0x38);               // tie to even: 1
+  EXPECT_EQ(floatToE4M3(1.1875), 0x3a);               // tie to even: 1.25
+  EXPECT_EQ(floatToE4M3(1.07), 0x38 + 1);             // nearest: 1.125
+  EXPECT_EQ(roundToE4M3(-300.0), -288.0);
+  HostTensor t(DType::F8E4M3, {2});
+  t.setFromDouble(0, 3.3);
+  t.setFromDouble(1, -0.001);
+  EXPECT_EQ(t.getAsDouble(0), 3.25);
+  EXPECT_EQ(t.getAsDouble(1), -0.001953125); // the nearest subnormal, -2^-9
+}
+
 TEST(Half, DecodesExactly) {
   EXPECT_EQ(halfToFloat(0x3c00), 1.0f);
   EXPECT_EQ(halfToFloat(0xc000), -2.0f);

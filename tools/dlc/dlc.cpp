@@ -159,16 +159,17 @@ static cl::opt<bool>
          cl::cat(modelCategory));
 static cl::opt<bool> precisionReport(
     "precision-report",
-    cl::desc("With --precision=bf16 or fp16: print the relative error of "
+    cl::desc("With --precision=bf16, fp16 or fp8: print the relative error of "
              "every GEMM, attention and fused-kernel result against the f32 "
              "reference interpreter, worst first, with its source location "
              "(measured on sim, seeded inputs; docs/precision.md)"),
     cl::cat(modelCategory));
 static cl::opt<double> precisionTolerance(
     "precision-tolerance",
-    cl::desc("With --precision=bf16 or fp16: keep in f32 the ops that bring "
-             "in a relative error above T (measured as --precision-report "
-             "does) and say which"),
+    cl::desc(
+        "With --precision=bf16, fp16 or fp8: keep in f32 the ops that bring "
+        "in a relative error above T (measured as --precision-report "
+        "does) and say which"),
     cl::value_desc("T"), cl::init(0), cl::cat(modelCategory));
 static cl::opt<bool> noReferenceModel(
     "no-reference-model",

@@ -57,7 +57,7 @@ struct CompileOptions : PipelineOptions {
   /// compiled model stores (GEMM, attention and fused-kernel results)
   /// against the f32 reference interpreter, on calibrationInputs or seeded
   /// inputs, running the model on sim (docs/precision.md). Only for a low
-  /// precision (bf16, fp16).
+  /// precision (bf16, fp16, fp8).
   bool precisionReport = false;
   /// `--precision-tolerance=T` (0: off): ops that bring in a relative
   /// error above T (measured as for the report) are kept in f32 and the
