@@ -219,6 +219,17 @@ std::vector<uint8_t> replaceSteps(const std::vector<uint8_t> &payload,
                      });
 }
 
+/// A section: its header (tag, no flags, length), then `body`.
+std::vector<uint8_t> sectionOf(uint32_t tag, const std::vector<uint8_t> &body) {
+  std::vector<uint8_t> section;
+  ByteWriter w(section);
+  w.u32(tag);
+  w.u32(0);
+  w.u64(body.size());
+  w.bytes(body.data(), body.size());
+  return section;
+}
+
 /// `payload` (version 6) with its STEP section in the layout of versions
 /// 3-5: GEMM steps without C's type and the FP8 scales.
 std::vector<uint8_t> olderSteps(const std::vector<uint8_t> &payload) {
@@ -264,14 +275,8 @@ std::vector<uint8_t> olderSteps(const std::vector<uint8_t> &payload) {
             copy(2 * ref);
           }
         }
-        std::vector<uint8_t> section;
-        ByteWriter w(section);
-        w.u32(tag);
-        w.u32(0);
-        w.u64(out.size());
-        w.bytes(out.data(), out.size());
         (void)len;
-        return section;
+        return sectionOf(tag, out);
       });
 }
 
@@ -301,13 +306,7 @@ std::vector<uint8_t> olderKernels(const std::vector<uint8_t> &payload) {
                          o.string(name);
                          o.u8(barriers);
                        }
-                       std::vector<uint8_t> section;
-                       ByteWriter w(section);
-                       w.u32(tag);
-                       w.u32(0);
-                       w.u64(out.size());
-                       w.bytes(out.data(), out.size());
-                       return section;
+                       return sectionOf(tag, out);
                      });
 }
 
