@@ -216,6 +216,7 @@ struct AssignPrecisionPass
     // What an earlier function left (a pass instance may run on several).
     converted.clear();
     constantRanges.clear();
+    quantized.clear();
     original.clear();
     if (func.isExternal())
       return;
@@ -338,17 +339,22 @@ private:
     }
     auto weights = op.getRhs().getDefiningOp<ConstantOp>();
     double amaxX = *getAmax(op.getLhs());
-    double amaxW = *constantAmax(weights.getValue());
+    double amaxW = *rangeOf(weights);
     // An all-zero tensor quantizes exactly with any scale.
     double scaleX = amaxX > 0 ? kE4M3Max / amaxX : 1.0;
     double scaleW = amaxW > 0 ? kE4M3Max / amaxW : 1.0;
-    ElementsAttr quantized =
-        quantizeWeights(weights.getValue(), op.getTransposeB(), scaleW);
-    if (!quantized) {
-      op->emitRemark() << "stays bf16 under fp8: its weights cannot be read";
-      return false;
+    Value &rhs = quantized[{weights, unsigned(op.getTransposeB())}];
+    if (!rhs) {
+      ElementsAttr data =
+          quantizeWeights(weights.getValue(), op.getTransposeB(), scaleW);
+      if (!data) {
+        op->emitRemark() << "stays bf16 under fp8: its weights cannot be read";
+        return false;
+      }
+      OpBuilder b(weights);
+      b.setInsertionPointAfter(weights);
+      rhs = b.create<ConstantOp>(weights.getLoc(), data).getResult();
     }
-    OpBuilder b(op);
     Builder attrs(op->getContext());
     auto f8 = Float8E4M3FNType::get(op->getContext());
     // The activation's quantizing cast, shared by every product of it.
@@ -364,9 +370,8 @@ private:
       lhs = cast.getResult();
       converted[key] = lhs;
     }
-    auto rhs = b.create<ConstantOp>(weights.getLoc(), quantized);
     op.getLhsMutable().assign(lhs);
-    op.getRhsMutable().assign(rhs.getResult());
+    op.getRhsMutable().assign(rhs);
     op.setTransposeB(true);
     op.setLhsScaleAttr(attrs.getF64FloatAttr(amaxX / kE4M3Max));
     op.setRhsScaleAttr(attrs.getF64FloatAttr(amaxW / kE4M3Max));
@@ -451,7 +456,7 @@ private:
       return "its activation has no calibrated range";
     if (!std::isfinite(*amax))
       return "its activation is not finite on the calibration inputs";
-    std::optional<double> weightAmax = constantAmax(weights.getValue());
+    std::optional<double> weightAmax = rangeOf(weights);
     if (!weightAmax)
       return "its weights are a constant of a form dlc cannot read";
     if (!std::isfinite(*weightAmax))
@@ -475,16 +480,23 @@ private:
       auto constant = o->get().getDefiningOp<ConstantOp>();
       if (!constant)
         continue;
-      auto [found, inserted] = constantRanges.try_emplace(constant, 0.0);
-      if (inserted)
-        found->second = constantAmax(constant.getValue()).value_or(0.0);
-      if (found->second > kF16Max) {
+      double amax = rangeOf(constant).value_or(0.0);
+      if (amax > kF16Max) {
         os << "operand #" << o->getOperandNumber() << " is a constant of "
-           << found->second << ", beyond fp16's largest value (65504)";
+           << amax << ", beyond fp16's largest value (65504)";
         return why;
       }
     }
     return why;
+  }
+
+  /// The largest magnitude of constant `c`'s elements (constantAmax), read
+  /// once per constant.
+  std::optional<double> rangeOf(ConstantOp c) {
+    auto [found, inserted] = constantRanges.try_emplace(c, std::nullopt);
+    if (inserted)
+      found->second = constantAmax(c.getValue());
+    return found->second;
   }
 
   /// The element type `value` had before this pass.
@@ -525,7 +537,10 @@ private:
   bool fp8 = false;
   llvm::DenseMap<std::pair<Value, Type>, Value> converted;
   /// The largest magnitude of each f32 constant asked about.
-  llvm::DenseMap<Operation *, double> constantRanges;
+  llvm::DenseMap<Operation *, std::optional<double>> constantRanges;
+  /// The FP8 copy of each weight constant (by its transposition), shared by
+  /// the products that read it.
+  llvm::DenseMap<std::pair<Operation *, unsigned>, Value> quantized;
   /// The former element types of the results this pass changed.
   llvm::DenseMap<Value, FloatType> original;
 };

@@ -56,3 +56,20 @@ func.func @stays_bf16(%x: tensor<4x32xf32> {dlc.amax = 1.0 : f64}, %y: tensor<32
   %g = dlc.matmul %f, %w : (tensor<4x32xf32>, tensor<32x16xf32>) -> tensor<4x16xf32>
   return %a, %b, %c, %g : tensor<4x16xf32>, tensor<4x10xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// Two products of one weight matrix share its FP8 copy; each activation
+// has its own quantizing cast and scale.
+// CHECK-LABEL: func.func @shared
+// CHECK: %[[W:.*]] = dlc.constant dense<{{.*}}> : tensor<16x32xf8E4M3FN>
+// CHECK-NOT: dlc.constant
+// CHECK: dlc.matmul %{{.*}}, %[[W]] {lhs_scale = 0.00446
+// CHECK-NOT: dlc.constant
+// CHECK: dlc.matmul %{{.*}}, %[[W]] {lhs_scale = 0.00223
+func.func @shared(%x: tensor<4x32xf32> {dlc.amax = 2.0 : f64}, %y: tensor<4x32xf32> {dlc.amax = 1.0 : f64}) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %w = dlc.constant dense<0.5> : tensor<32x16xf32>
+  %p = dlc.matmul %x, %w : (tensor<4x32xf32>, tensor<32x16xf32>) -> tensor<4x16xf32>
+  %q = dlc.matmul %y, %w : (tensor<4x32xf32>, tensor<32x16xf32>) -> tensor<4x16xf32>
+  return %p, %q : tensor<4x16xf32>, tensor<4x16xf32>
+}
