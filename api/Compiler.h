@@ -59,20 +59,7 @@ mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
 rt::Result<std::unique_ptr<llvm::MemoryBuffer>>
 readModelFile(const std::string &path);
 
-/// A weight of the reference model as the compiler holds it: a
-/// dense_resource blob of the context.
-struct ReferenceResource {
-  std::string key;
-  llvm::ArrayRef<char> data;
-  uint64_t alignment = 1;
-};
-
 struct CompileResult {
-  /// The model after lowering as MLIR bytecode without its resources' data:
-  /// the reference check's input.
-  std::string referenceIR;
-  /// The resources referenceIR names, with their data.
-  std::vector<ReferenceResource> referenceResources;
   /// Filled when the stage is Package.
   rt::Package package;
   /// With CompileOptions::precisionReport or precisionTolerance.
@@ -97,17 +84,15 @@ mlir::LogicalResult compileModule(
     const std::function<mlir::LogicalResult(mlir::PassManager &)> &configure =
         nullptr);
 
-/// Writes `module` as the package's reference model: MLIR bytecode without
-/// the data of its dense_resource weights, which `resources` lists.
-mlir::LogicalResult
-writeReferenceModel(mlir::ModuleOp module, std::string &bytecode,
-                    std::vector<ReferenceResource> &resources);
-
-/// Fills package.referenceBlobs from `resources`: a weight whose bytes the
-/// package's constants hold at a constant's offset is stored as that range,
-/// any other as its own bytes.
-void placeReferenceBlobs(const std::vector<ReferenceResource> &resources,
-                         rt::Package &package);
+/// Writes `module` (the lowered model, before any precision assignment) as
+/// `package`'s reference model (package.referenceIR and referenceBlobs):
+/// MLIR bytecode without the data of its dense_resource weights, each
+/// stored as a range of the package's constants when they hold its bytes,
+/// else as its own bytes. Weights the package stores (inline ones, and f32
+/// ones it stores rounded to its precision's bf16 or f16) are made the
+/// package's first, which changes `module`: pass a copy.
+mlir::LogicalResult writeReferenceModel(mlir::ModuleOp module,
+                                        rt::Package &package);
 
 /// Parses the package's reference model (in `sourceMgr`, which takes a copy
 /// of referenceIR) and gives its weights their data back; errors go to the

@@ -132,10 +132,6 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return failure();
 
   func::FuncOp func = *findEntry(module, options.entry);
-  if (options.referenceModel &&
-      failed(writeReferenceModel(module, result.referenceIR,
-                                 result.referenceResources)))
-    return failure();
   if (stop == Stage::Lowered)
     return success();
 
@@ -144,6 +140,11 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return emitError(UnknownLoc::get(context))
            << "unknown precision '" << options.precision
            << "'; expected f32, tf32, bf16, fp16 or fp8";
+  // The reference model is the lowered one, written once the package's
+  // constants are known (its weights are theirs where they can be).
+  OwningOpRef<ModuleOp> reference;
+  if (options.referenceModel)
+    reference = module.clone();
   if (failed(measurePrecision(module, func, options, result)))
     return failure();
   PassManager optimize(context);
@@ -174,8 +175,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   result.package.entry = options.entry;
   result.package.precision =
       options.tf32 && options.precision == "f32" ? "tf32" : options.precision;
-  result.package.referenceIR = result.referenceIR;
-  placeReferenceBlobs(result.referenceResources, result.package);
+  if (reference && failed(writeReferenceModel(*reference, result.package)))
+    return failure();
   return success();
 }
 

@@ -6,8 +6,12 @@
 // and each resource is stored once beside it (rt::ReferenceBlob): as a range
 // of the package's constants when the compiled model keeps the same bytes
 // (found by hashing the first bytes of every constant slot, then compared
-// in full), else as its own bytes. Reading gives the parsed model's
-// resources their data back.
+// in full), else as its own bytes. Inline weights the package holds become
+// resources first, and under a low precision an f32 weight the package
+// holds rounded to bf16 or f16 becomes that rounded weight widened by a
+// dlc.cast: the interpreter evaluates in f32 the weights the package
+// computes with, and a bf16 package is half an f32 one (docs/precision.md).
+// Reading gives the parsed model's resources their data back.
 //
 // A package is untrusted input, and MLIR's bytecode reader crashes on
 // hostile bytes, or corrupts its heap without crashing: after checks of its
@@ -21,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "api/Compiler.h"
+#include "ir/Dialect.h"
 #include "ir/Limits.h"
 #include "ir/Parse.h"
 #include "ir/Reference.h"
@@ -29,6 +34,7 @@
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -46,8 +52,146 @@ using namespace mlir;
 
 namespace dlc {
 
-LogicalResult writeReferenceModel(ModuleOp module, std::string &bytecode,
-                                  std::vector<ReferenceResource> &resources) {
+namespace {
+
+/// Weights shorter than this are stored as they are (and not looked up).
+constexpr size_t kProbe = 64;
+
+/// The package's constants, found by their bytes: the hash of the first
+/// kProbe bytes at every constant slot, then a full comparison.
+class ConstantIndex {
+public:
+  explicit ConstantIndex(const std::vector<uint8_t> &constants)
+      : constants(constants) {
+    for (uint64_t offset = 0; offset + kProbe <= constants.size();
+         offset += rt::kConstantAlignment)
+      slots.emplace(probe(constants.data() + offset), offset);
+  }
+
+  /// The offset of a constant slot that holds `bytes`.
+  std::optional<uint64_t> find(llvm::ArrayRef<char> bytes) const {
+    if (bytes.size() < kProbe)
+      return std::nullopt;
+    // Candidates compared in full per weight (zero-filled weights match
+    // the probe of every zero run).
+    constexpr int kMaxCompares = 64;
+    auto [begin, end] = slots.equal_range(probe(bytes.data()));
+    int compares = 0;
+    for (auto it = begin; it != end && compares < kMaxCompares;
+         ++it, ++compares) {
+      uint64_t offset = it->second;
+      if (bytes.size() <= constants.size() - offset &&
+          std::memcmp(constants.data() + offset, bytes.data(), bytes.size()) ==
+              0)
+        return offset;
+    }
+    return std::nullopt;
+  }
+
+private:
+  static uint64_t probe(const void *data) {
+    return llvm::xxh3_64bits(
+        llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), kProbe));
+  }
+  const std::vector<uint8_t> &constants;
+  std::unordered_multimap<uint64_t, uint64_t> slots;
+};
+
+/// The stored bytes of a float constant that is not a splat: its dense
+/// storage or its dense_resource blob; empty for another form.
+llvm::ArrayRef<char> storedBytes(ElementsAttr value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!isa<FloatType>(type.getElementType()))
+    return {};
+  if (auto dense = dyn_cast<DenseElementsAttr>(value))
+    return dense.isSplat() ? llvm::ArrayRef<char>() : dense.getRawData();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+  return {};
+}
+
+/// f32 `bytes` rounded to `to` (bf16 or f16) as dlc-assign-precision
+/// converts a constant (round to nearest even).
+std::vector<char> roundedTo(llvm::ArrayRef<char> bytes, FloatType to) {
+  std::vector<char> out;
+  out.reserve(bytes.size() / 2);
+  for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+    uint32_t bits;
+    std::memcpy(&bits, bytes.data() + i, 4);
+    APFloat v(llvm::APFloat::IEEEsingle(), llvm::APInt(32, bits));
+    bool lost = false;
+    v.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    uint16_t half = uint16_t(v.bitcastToAPInt().getZExtValue());
+    out.push_back(char(half & 0xff));
+    out.push_back(char(half >> 8));
+  }
+  return out;
+}
+
+/// A dense_resource constant of `type` holding `bytes`.
+ElementsAttr resourceConstant(RankedTensorType type,
+                              llvm::ArrayRef<char> bytes) {
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      bytes, alignof(uint64_t));
+  return DenseResourceElementsAttr::get(type, "dlc_reference_weight",
+                                        std::move(blob));
+}
+
+/// Makes the reference model's weights the package's where it can: an
+/// inline weight whose bytes a constant of the package holds becomes a
+/// dense_resource (stored as that range), and under a low precision an f32
+/// weight the package holds rounded to bf16 or f16 (dlc-assign-precision
+/// converted it at compile time) becomes that rounded weight and a
+/// dlc.cast to f32. The interpreter then evaluates in f32 the weights the
+/// package computes with, and the package stores them once.
+void shareWeights(ModuleOp module, const ConstantIndex &index,
+                  llvm::ArrayRef<FloatType> lowTypes) {
+  SmallVector<mlir::dlc::ConstantOp> constants;
+  module.walk([&](mlir::dlc::ConstantOp op) { constants.push_back(op); });
+  for (mlir::dlc::ConstantOp op : constants) {
+    ElementsAttr value = op.getValue();
+    llvm::ArrayRef<char> bytes = storedBytes(value);
+    if (bytes.size() < kProbe)
+      continue;
+    auto type = cast<RankedTensorType>(value.getType());
+    if (index.find(bytes)) {
+      if (isa<DenseElementsAttr>(value))
+        op.setValueAttr(resourceConstant(type, bytes));
+      continue;
+    }
+    if (!type.getElementType().isF32())
+      continue;
+    for (FloatType low : lowTypes) {
+      std::vector<char> rounded = roundedTo(bytes, low);
+      if (!index.find(rounded))
+        continue;
+      OpBuilder b(op);
+      auto lowType =
+          RankedTensorType::get(type.getShape(), low, type.getEncoding());
+      Value weight = b.create<mlir::dlc::ConstantOp>(
+          op.getLoc(), resourceConstant(lowType, rounded));
+      Value widened = b.create<mlir::dlc::CastOp>(op.getLoc(), type, weight);
+      op.getResult().replaceAllUsesWith(widened);
+      op.erase();
+      break;
+    }
+  }
+}
+
+} // namespace
+
+LogicalResult writeReferenceModel(ModuleOp module, rt::Package &package) {
+  MLIRContext *context = module.getContext();
+  ConstantIndex index(package.constants);
+  SmallVector<FloatType, 2> lowTypes;
+  if (package.precision == "bf16" || package.precision == "fp8")
+    lowTypes.push_back(BFloat16Type::get(context));
+  else if (package.precision == "fp16")
+    lowTypes.push_back(Float16Type::get(context));
+  shareWeights(module, index, lowTypes);
+
+  package.referenceBlobs.clear();
   llvm::StringSet<> seen;
   module->walk([&](Operation *op) {
     op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
@@ -55,76 +199,38 @@ LogicalResult writeReferenceModel(ModuleOp module, std::string &bytecode,
       AsmResourceBlob *blob = handle.getBlob();
       if (!blob || !seen.insert(handle.getKey()).second)
         return;
+      llvm::ArrayRef<char> data = blob->getData();
+      rt::ReferenceBlob stored;
+      stored.key = handle.getKey().str();
       // The interpreter reads weights byte by byte: a larger alignment
       // (a bytecode model's blob can have any) is not kept.
-      resources.push_back(
-          {handle.getKey().str(), blob->getData(),
-           std::min<uint64_t>(blob->getDataAlignment(),
-                              mlir::dlc::kMaxResourceAlignment)});
+      stored.alignment =
+          std::max<uint64_t>(std::min<uint64_t>(blob->getDataAlignment(),
+                                                mlir::dlc::kMaxResourceAlignment),
+                             1);
+      // A weight the package's constants hold is stored as that range.
+      if (std::optional<uint64_t> offset = index.find(data)) {
+        stored.inConstants = true;
+        stored.offset = *offset;
+        stored.size = data.size();
+      } else {
+        stored.data.assign(data.begin(), data.end());
+      }
+      package.referenceBlobs.push_back(std::move(stored));
     });
   });
   // Bytecode keeps locations (what the reference interpreter reports, dlc
   // run --check, then points into the user's model), cut to
-  // kReferenceLocationDepth levels in a copy when some are deeper.
-  OwningOpRef<ModuleOp> truncated;
-  ModuleOp written = module;
-  if (mlir::dlc::hasDeepLocations(module, mlir::dlc::kReferenceLocationDepth)) {
-    truncated = module.clone();
-    mlir::dlc::truncateLocations(*truncated,
-                                 mlir::dlc::kReferenceLocationDepth);
-    written = *truncated;
-  }
+  // kReferenceLocationDepth levels when some are deeper.
+  if (mlir::dlc::hasDeepLocations(module, mlir::dlc::kReferenceLocationDepth))
+    mlir::dlc::truncateLocations(module, mlir::dlc::kReferenceLocationDepth);
   BytecodeWriterConfig config;
   config.setElideResourceDataFlag();
-  llvm::raw_string_ostream os(bytecode);
-  if (failed(writeBytecodeToFile(written, os, config)))
+  package.referenceIR.clear();
+  llvm::raw_string_ostream os(package.referenceIR);
+  if (failed(writeBytecodeToFile(module, os, config)))
     return module.emitError("cannot write the reference model as bytecode");
   return success();
-}
-
-void placeReferenceBlobs(const std::vector<ReferenceResource> &resources,
-                         rt::Package &package) {
-  // Weights shorter than the probe are stored as they are.
-  constexpr size_t kProbe = 64;
-  // Candidates compared in full per weight (zero-filled weights match the
-  // probe of every zero run).
-  constexpr int kMaxCompares = 64;
-  const std::vector<uint8_t> &constants = package.constants;
-  auto probe = [](const void *data) {
-    return llvm::xxh3_64bits(
-        llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), kProbe));
-  };
-  std::unordered_multimap<uint64_t, uint64_t> slots;
-  for (uint64_t offset = 0; offset + kProbe <= constants.size();
-       offset += rt::kConstantAlignment)
-    slots.emplace(probe(constants.data() + offset), offset);
-
-  package.referenceBlobs.clear();
-  for (const ReferenceResource &resource : resources) {
-    rt::ReferenceBlob blob;
-    blob.key = resource.key;
-    blob.alignment = std::max<uint64_t>(resource.alignment, 1);
-    const uint64_t size = resource.data.size();
-    if (size >= kProbe) {
-      auto [begin, end] = slots.equal_range(probe(resource.data.data()));
-      int compares = 0;
-      for (auto it = begin; it != end && compares < kMaxCompares;
-           ++it, ++compares) {
-        uint64_t offset = it->second;
-        if (size <= constants.size() - offset &&
-            std::memcmp(constants.data() + offset, resource.data.data(),
-                        size) == 0) {
-          blob.inConstants = true;
-          blob.offset = offset;
-          blob.size = size;
-          break;
-        }
-      }
-    }
-    if (!blob.inConstants)
-      blob.data.assign(resource.data.begin(), resource.data.end());
-    package.referenceBlobs.push_back(std::move(blob));
-  }
 }
 
 namespace {
