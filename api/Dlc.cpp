@@ -140,11 +140,31 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return emitError(UnknownLoc::get(context))
            << "unknown precision '" << options.precision
            << "'; expected f32, tf32, bf16, fp16 or fp8";
+  const bool low = options.precision == "bf16" ||
+                   options.precision == "fp16" || options.precision == "fp8";
+  if (options.ioPrecision != "declared" && options.ioPrecision != "low")
+    return emitError(UnknownLoc::get(context))
+           << "unknown io-precision '" << options.ioPrecision
+           << "'; expected declared or low";
+  if (options.ioPrecision == "low" && !low)
+    return emitError(UnknownLoc::get(context))
+           << "--io-precision=low needs a low precision (--precision=bf16, "
+              "fp16 or fp8), not '"
+           << options.precision << "'";
   // The reference model is the lowered one, written once the package's
-  // constants are known (its weights are theirs where they can be).
+  // constants are known (its weights are theirs where they can be). With
+  // --io-precision=low it takes and returns the package's types.
   OwningOpRef<ModuleOp> reference;
-  if (options.referenceModel)
+  if (options.referenceModel) {
     reference = module.clone();
+    if (options.ioPrecision == "low") {
+      Type lowType = options.precision == "fp16"
+                         ? Type(Float16Type::get(context))
+                         : Type(BFloat16Type::get(context));
+      mlir::dlc::castSignature(*findEntry(*reference, options.entry),
+                               cast<FloatType>(lowType));
+    }
+  }
   if (failed(measurePrecision(module, func, options, result)))
     return failure();
   PassManager optimize(context);

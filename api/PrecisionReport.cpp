@@ -125,6 +125,8 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options) {
   PassManager pm(module.getContext());
   mlir::dlc::PipelineOptions pipelineOptions;
   static_cast<PipelineOptions &>(pipelineOptions) = options;
+  // The taps compare the model's own values on its declared inputs.
+  pipelineOptions.ioPrecision = "declared";
   mlir::dlc::buildOptimizationPipeline(pm, pipelineOptions);
   return pm.run(module);
 }

@@ -192,14 +192,67 @@ ElementsAttr quantizeWeights(ElementsAttr value, bool transposed,
   return makeConstant(result, value, std::move(bytes), "_f8");
 }
 
+} // namespace
+
+void mlir::dlc::castSignature(func::FuncOp func, FloatType low) {
+  if (func.isExternal())
+    return;
+  Block &entry = func.getBody().front();
+  FunctionType type = func.getFunctionType();
+  auto lowered = [&](Type t) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && tensor.getElementType().isF32() ? withElement(t, low)
+                                                      : t;
+  };
+  OpBuilder b(func.getContext());
+  b.setInsertionPointToStart(&entry);
+  for (BlockArgument arg : entry.getArguments()) {
+    Type wanted = lowered(arg.getType());
+    if (wanted == arg.getType())
+      continue;
+    Type declared = arg.getType();
+    arg.setType(wanted);
+    auto widen = b.create<CastOp>(arg.getLoc(), declared, arg);
+    arg.replaceAllUsesExcept(widen.getResult(), widen);
+    // The argument's calibrated range is its widened copy's.
+    if (std::optional<double> amax = getAmax(arg))
+      setAmax(widen, *amax);
+  }
+  SmallVector<Type> results;
+  for (Type t : type.getResults())
+    results.push_back(lowered(t));
+  if (auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator())) {
+    b.setInsertionPoint(ret);
+    for (auto [operand, wanted] : llvm::zip_equal(ret->getOpOperands(), results))
+      if (operand.get().getType() != wanted)
+        operand.set(b.create<CastOp>(ret.getLoc(), wanted, operand.get()));
+  }
+  func.setType(FunctionType::get(func.getContext(), entry.getArgumentTypes(),
+                                 results));
+}
+
+namespace {
+
 struct AssignPrecisionPass
     : public ::mlir::dlc::impl::AssignPrecisionBase<AssignPrecisionPass> {
   using AssignPrecisionBase::AssignPrecisionBase;
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (precision == "f32" || precision == "tf32")
+    if (ioPrecision != "declared" && ioPrecision != "low") {
+      func.emitError() << "unknown io-precision '" << ioPrecision
+                       << "'; expected declared or low";
+      return signalPassFailure();
+    }
+    if (precision == "f32" || precision == "tf32") {
+      if (ioPrecision == "low") {
+        func.emitError() << "io-precision=low needs a low precision (bf16, "
+                            "fp16 or fp8), not '"
+                         << precision << "'";
+        return signalPassFailure();
+      }
       return;
+    }
     MLIRContext *context = &getContext();
     // fp8: FP8 matrix products where they can be, bf16 elsewhere.
     fp8 = precision == "fp8";
@@ -220,6 +273,8 @@ struct AssignPrecisionPass
     original.clear();
     if (func.isExternal())
       return;
+    if (ioPrecision == "low")
+      castSignature(func, low);
     SmallVector<Operation *> ops;
     for (Operation &op : func.getBody().front())
       ops.push_back(&op);

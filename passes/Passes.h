@@ -56,6 +56,13 @@ std::string formatPipelineOptions(const PipelineOptions &options);
 LogicalResult calibrateRanges(func::FuncOp func,
                               const std::vector<rt::HostTensor> &inputs);
 
+/// `--io-precision=low`: makes `func`'s f32 tensor arguments and results
+/// `low`, with a dlc.cast to f32 after the entry and one to `low` before
+/// the return (an argument's calibrated range goes to its cast).
+/// dlc-assign-precision does this, and the compiler to the reference model
+/// so that it takes and returns what the package does.
+void castSignature(func::FuncOp func, FloatType low);
+
 /// The value dlc-fuse-epilogue would make `matmul`'s result: the end of
 /// the bias, residual and activation chain cuBLASLt's epilogue would
 /// compute, or the product's own result when nothing follows it.

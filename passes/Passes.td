@@ -255,7 +255,10 @@ def AssignPrecision : Pass<"dlc-assign-precision", "func::FuncOp"> {
 
     Constants cast to the low type are converted at compile time (the
     package stores them in it). The function's arguments and results keep
-    their declared types: casts at the entry and before the return. Inside
+    their declared types (casts at the entry and before the return) unless
+    `io-precision=low`: then its f32 ones take the low type (bf16 under
+    fp8), the caller passing and receiving that, and the entry's casts
+    widen them where an op wants f32. Inside
     fused kernels every value is computed in f32 registers; the low type is
     the storage between kernels and the operands of matrix products. Casts
     are ordinary `dlc.cast` ops that fusion absorbs into their producer or
@@ -278,6 +281,9 @@ def AssignPrecision : Pass<"dlc-assign-precision", "func::FuncOp"> {
   let options = [
     Option<"precision", "precision", "std::string", "\"f32\"",
            "f32, tf32 (both leave every type as it is), bf16, fp16 or fp8">,
+    Option<"ioPrecision", "io-precision", "std::string", "\"declared\"",
+           "declared (arguments and results keep their types) or low (f32 "
+           "ones take the low type)">,
   ];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }

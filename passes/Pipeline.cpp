@@ -44,6 +44,7 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
       fpm.addPass(createCalibrateRanges());
     AssignPrecisionOptions precisionOptions;
     precisionOptions.precision = options.precision;
+    precisionOptions.ioPrecision = options.ioPrecision;
     fpm.addPass(createAssignPrecision(precisionOptions));
   }
   fpm.addPass(createLowerConv());

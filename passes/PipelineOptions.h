@@ -41,7 +41,11 @@
     "storage type of matrix products, attention and convolutions and of what " \
     "follows them: f32, tf32 (f32 with TF32 products), bf16, fp16 or fp8 "     \
     "(E4M3 weight products, bf16 elsewhere; dlc-assign-precision; "            \
-    "docs/precision.md)")
+    "docs/precision.md)")                                                      \
+  X(std::string, ioPrecision, "declared", "io-precision",                      \
+    "type of the model's f32 inputs and outputs under a low precision: "       \
+    "declared (as written) or low (bf16, fp16 under fp16; the caller "         \
+    "converts)")
 
 /// Declares the field of an X list's entry (in a struct).
 #define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
