@@ -32,9 +32,6 @@ namespace rt = ::dlc::rt;
 namespace {
 
 using rt::kConstantAlignment;
-/// The argument and result attribute that names a model's tensor (set by the
-/// ONNX importer); kept in the package for `dlc run --input NAME=FILE`.
-constexpr llvm::StringLiteral kTensorNameAttr("onnx.name");
 
 class PackageBuilder {
 public:
@@ -520,7 +517,7 @@ FailureOr<rt::Package> PackageBuilder::build() {
     storage[arg] = ref;
     pkg.inputs.push_back(std::move(*desc));
     auto name =
-        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kTensorNameAttr);
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kOnnxName);
     pkg.inputNames.push_back(name ? name.str() : std::string());
   }
   // Only an unregistered op (dlc-opt --allow-unregistered-dialect) can end
@@ -533,7 +530,7 @@ FailureOr<rt::Package> PackageBuilder::build() {
     if (failed(desc))
       return failure();
     pkg.outputs.push_back(std::move(*desc));
-    auto name = func.getResultAttrOfType<StringAttr>(j, kTensorNameAttr);
+    auto name = func.getResultAttrOfType<StringAttr>(j, attr::kOnnxName);
     pkg.outputNames.push_back(name ? name.str() : std::string());
     Value root = v;
     while (auto reshape = root.getDefiningOp<ReshapeOp>())

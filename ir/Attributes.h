@@ -41,6 +41,9 @@ constexpr llvm::StringLiteral kCalibrated = "dlc.calibrated";
 /// string; "f32" keeps the op and its results in f32 (what
 /// --precision-tolerance and a user's annotation ask for).
 constexpr llvm::StringLiteral kPrecision = "dlc.precision";
+/// An ONNX model's name of a graph input or output, on the function's
+/// argument or result (the importer sets it; packages record it).
+constexpr llvm::StringLiteral kOnnxName = "onnx.name";
 } // namespace attr
 
 /// The planned arena offsets of `op`'s results, if planned.

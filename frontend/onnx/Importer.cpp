@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/Importer.h"
+#include "ir/Attributes.h"
 #include "runtime/SafeFile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -480,7 +481,7 @@ OwningOpRef<ModuleOp> Importer::run() {
                                      b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   for (auto [i, name] : llvm::enumerate(argNames)) {
-    func.setArgAttr(i, "onnx.name", b.getStringAttr(name));
+    func.setArgAttr(i, mlir::dlc::attr::kOnnxName, b.getStringAttr(name));
     env[name] = Entry{body->getArgument(i), nullptr, ""};
   }
   b.setInsertionPointToEnd(body);
@@ -534,7 +535,7 @@ OwningOpRef<ModuleOp> Importer::run() {
   b.create<func::ReturnOp>(loc, results);
   func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
   for (auto [i, out] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, "onnx.name", b.getStringAttr(out.name()));
+    func.setResultAttr(i, mlir::dlc::attr::kOnnxName, b.getStringAttr(out.name()));
   if (failed(verify(*module)))
     return nullptr;
   return module;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "dlc/dlc.h"
 #include "api/Compiler.h"
+#include "ir/Attributes.h"
 #include "ir/ElementType.h"
 #include "api/PackageCache.h"
 #include "codegen/Codegen.h"
@@ -464,6 +465,20 @@ loadModel(const std::string &path, MLIRContext &context,
 /// `emitStage`, prints that stage to stdout instead of keeping a package.
 /// `externalFiles` receives the files an ONNX model's weights were read
 /// from.
+static int readInputFiles(llvm::ArrayRef<std::string> argNames, size_t count,
+                          std::vector<rt::HostTensor> &args);
+
+/// Whether a compile measures on the --input files of `dlc run MODEL`: the
+/// precision report and tolerance, and fp16's ranges and fp8's scales, are
+/// taken on the inputs the model runs on.
+static bool calibratesOnInputs() {
+  if (inputs.empty())
+    return false;
+  std::string precision = pipelineFlags.precision.value();
+  return precisionReport || precisionTolerance != 0 || precision == "fp16" ||
+         precision == "fp8";
+}
+
 static int compileMlir(const std::string &path, ::dlc::Stage stop,
                        const std::string &emitKind, rt::Package *package,
                        std::vector<std::string> *externalFiles = nullptr) {
@@ -491,6 +506,19 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
     return success();
   };
   ::dlc::CompileOptions options = compileOptions();
+  if (calibratesOnInputs()) {
+    FailureOr<func::FuncOp> func = ::dlc::findEntry(*module, entry);
+    if (failed(func))
+      return 1;
+    std::vector<std::string> names;
+    for (unsigned i = 0, e = func->getNumArguments(); i < e; ++i) {
+      auto name = func->getArgAttrOfType<StringAttr>(i, mlir::dlc::attr::kOnnxName);
+      names.push_back(name ? name.str() : std::string());
+    }
+    if (int rc =
+            readInputFiles(names, names.size(), options.calibrationInputs))
+      return rc;
+  }
   // --emit=cuda: the package's whole source (with the GEMM epilogue
   // kernels the package builder adds), no cubins.
   if (emitKind == "cuda")
@@ -650,7 +678,7 @@ static bool useCompileCache(bool onnx) {
   // A report, and a tolerance's account of what it kept, are made by
   // compiling.
   if (noCache || inputPath == "-" || (!onnx && !inputShapes.empty()) ||
-      precisionReport || precisionTolerance != 0)
+      precisionReport || precisionTolerance != 0 || calibratesOnInputs())
     return false;
   for (auto &option : cl::getRegisteredOptions())
     if (option.getKey().starts_with("mlir-") &&
@@ -843,15 +871,14 @@ static std::vector<std::string> runInputs() {
 /// The input `--input NAME=FILE` binds: the one the model names `name`
 /// (its ONNX name), else input N for argN, the name errors give it.
 static std::optional<size_t> inputIndex(llvm::ArrayRef<std::string> argNames,
-                                        const rt::Package &package,
-                                        llvm::StringRef name) {
+                                        size_t count, llvm::StringRef name) {
   if (name.empty())
     return std::nullopt;
   if (auto it = llvm::find(argNames, name); it != argNames.end())
     return it - argNames.begin();
   size_t index;
   if (name.consume_front("arg") && !name.getAsInteger(10, index) &&
-      std::to_string(index) == name && index < package.inputs.size())
+      std::to_string(index) == name && index < count)
     return index;
   return std::nullopt;
 }
@@ -859,9 +886,8 @@ static std::optional<size_t> inputIndex(llvm::ArrayRef<std::string> argNames,
 /// The error for a NAME=FILE that names no input, with the names there are.
 static int unknownInputName(llvm::StringRef spec,
                             llvm::ArrayRef<std::string> argNames,
-                            const rt::Package &package) {
+                            size_t count) {
   llvm::StringRef name = spec.split('=').first;
-  size_t count = package.inputs.size();
   std::string byPosition =
       count == 1 ? "arg0" : "arg0 to arg" + std::to_string(count - 1);
   if (llvm::none_of(argNames, [](const std::string &n) { return !n.empty(); }))
@@ -883,6 +909,55 @@ static int unknownInputName(llvm::StringRef spec,
               "' does not name a model input; its "
               "inputs are " +
               names);
+}
+
+/// The --input files of a model of `count` inputs named `argNames` (ONNX
+/// names, or empty), bound by NAME=FILE or in argument order. 0 or the
+/// exit code after an error.
+static int readInputFiles(llvm::ArrayRef<std::string> argNames, size_t count,
+                          std::vector<rt::HostTensor> &args) {
+  if (inputs.size() != count)
+    return fail("the model takes " + llvm::Twine(count) + " inputs, but " +
+                llvm::Twine(inputs.size()) + " --input files were given");
+  // NAME=FILE binds by input name; otherwise files go in argument order.
+  std::vector<std::string> paths(inputs.begin(), inputs.end());
+  std::vector<std::optional<size_t>> bindings;
+  bool named = false;
+  for (const std::string &spec : inputs) {
+    auto [name, file] = llvm::StringRef(spec).split('=');
+    std::optional<size_t> index =
+        file.empty() ? std::nullopt : inputIndex(argNames, count, name);
+    // A NAME=FILE whose name no input has (and no file is called so):
+    // say which names the model takes rather than fail to open it.
+    if (!file.empty() && !index && !llvm::sys::fs::exists(spec))
+      return unknownInputName(spec, argNames, count);
+    named |= index.has_value();
+    bindings.push_back(index);
+  }
+  if (named) {
+    std::vector<bool> bound(count, false);
+    for (auto [spec, index] : llvm::zip(inputs, bindings)) {
+      auto [name, file] = llvm::StringRef(spec).split('=');
+      if (!index)
+        return fail("--input '" + spec +
+                    "' does not name a model input (give all inputs as "
+                    "NAME=FILE, or all in argument order)");
+      if (bound[*index])
+        return fail("input '" + name + "' is given twice");
+      bound[*index] = true;
+      paths[*index] = file.str();
+    }
+  }
+  args.clear();
+  for (const std::string &path : paths) {
+    auto t = llvm::StringRef(path).ends_with(".pb")
+                 ? ::dlc::readTensorProtoFile(path)
+                 : rt::readNpy(path);
+    if (!t)
+      return fail(t.message());
+    args.push_back(t.take());
+  }
+  return 0;
 }
 
 static int runRun() {
@@ -945,51 +1020,12 @@ static int runRun() {
   // fits.
   std::vector<rt::HostTensor> args;
   if (!inputs.empty()) {
-    if (inputs.size() != package.inputs.size())
-      return fail("the model takes " + llvm::Twine(package.inputs.size()) +
-                  " inputs, but " + llvm::Twine(inputs.size()) +
-                  " --input files were given");
-    // NAME=FILE binds by input name; otherwise files go in argument order.
-    std::vector<std::string> paths(inputs.begin(), inputs.end());
-    std::vector<std::optional<size_t>> bindings;
-    bool named = false;
-    for (const std::string &spec : inputs) {
-      auto [name, file] = llvm::StringRef(spec).split('=');
-      std::optional<size_t> index =
-          file.empty() ? std::nullopt : inputIndex(argNames, package, name);
-      // A NAME=FILE whose name no input has (and no file is called so):
-      // say which names the model takes rather than fail to open it.
-      if (!file.empty() && !index && !llvm::sys::fs::exists(spec))
-        return unknownInputName(spec, argNames, package);
-      named |= index.has_value();
-      bindings.push_back(index);
-    }
-    if (named) {
-      std::vector<bool> bound(package.inputs.size(), false);
-      for (auto [spec, index] : llvm::zip(inputs, bindings)) {
-        auto [name, file] = llvm::StringRef(spec).split('=');
-        if (!index)
-          return fail("--input '" + spec +
-                      "' does not name a model input (give all inputs as "
-                      "NAME=FILE, or all in argument order)");
-        if (bound[*index])
-          return fail("input '" + name + "' is given twice");
-        bound[*index] = true;
-        paths[*index] = file.str();
-      }
-    }
-    for (const std::string &path : paths) {
-      auto t = llvm::StringRef(path).ends_with(".pb")
-                   ? ::dlc::readTensorProtoFile(path)
-                   : rt::readNpy(path);
-      if (!t)
-        return fail(t.message());
-      args.push_back(t.take());
-      // numpy has no bf16: an f32 file for a bf16 or f16 input (a package
-      // compiled with --io-precision=low) is rounded to it, as the caller
-      // of such a package converts.
-      const rt::TensorDesc &want = package.inputs[args.size() - 1];
-      rt::HostTensor &given = args.back();
+    if (int rc = readInputFiles(argNames, package.inputs.size(), args))
+      return rc;
+    // numpy has no bf16: an f32 file for a bf16 or f16 input (a package
+    // compiled with --io-precision=low) is rounded to it, as the caller
+    // of such a package converts.
+    for (auto [given, want] : llvm::zip(args, package.inputs))
       if (given.dtype == rt::DType::F32 &&
           (want.dtype == rt::DType::BF16 || want.dtype == rt::DType::F16) &&
           given.shape == want.shape) {
@@ -998,7 +1034,6 @@ static int runRun() {
           rounded.setFromDouble(i, given.getAsDouble(i));
         given = std::move(rounded);
       }
-    }
   }
 
   rt::SessionOptions sessionOptions;
