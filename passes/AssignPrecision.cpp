@@ -335,9 +335,13 @@ private:
                    : FloatType();
       break;
     case PrecisionClass::Deny:
-      target = llvm::any_of(
-                   floats,
-                   [&](OpOperand *o) { return isLow(floatElement(o->get())); })
+      // f32 when it reads a low value or was written for one (its operands
+      // may be f32 now that their producers are).
+      target = isLow(before) || llvm::any_of(floats,
+                                             [&](OpOperand *o) {
+                                               return isLow(
+                                                   floatElement(o->get()));
+                                             })
                    ? f32
                    : FloatType();
       break;
@@ -368,8 +372,15 @@ private:
                      : FloatType();
       }
     }
-    if (!target)
+    if (!target) {
+      // The op keeps its types: operands whose producers changed type are
+      // converted back to the ones it was written for.
+      for (OpOperand *o : floats)
+        if (FloatType was = originalElement(o->get());
+            was != floatElement(o->get()))
+          o->set(convert(o->get(), was));
       return;
+    }
     for (OpOperand *o : floats)
       if (floatElement(o->get()) != target)
         o->set(convert(o->get(), target));

@@ -72,3 +72,43 @@ func.func @movement(%x: tensor<2x4x4xf32>) -> (tensor<2x4x1xf32>, tensor<2x4x1xi
   %m = dlc.argmax %t {axis = 2 : i64} : (tensor<2x4x4xf32>) -> tensor<2x4x1xi64>
   return %s, %m : tensor<2x4x1xf32>, tensor<2x4x1xi64>
 }
+
+// -----
+
+// A model written in bf16 (found by dlc-fuzz): the sum (f32 by policy)
+// makes its result f32, so the mul after it computes in f32 and the max
+// reduction, written for bf16 and now reading f32, stays f32 too (an op
+// that denies low precision computes in f32 when it was written for a low
+// type, not only when it reads one). The results keep their declared
+// bf16.
+// CHECK-LABEL: func.func @written_in_bf16
+// CHECK: %[[S:.*]] = dlc.reduce sum %{{.*}} : (tensor<16xf32>) -> tensor<1xf32>
+// CHECK: %[[M:.*]] = dlc.mul %[[S]], %{{.*}} : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+// CHECK: %[[R:.*]] = dlc.reduce max %[[M]] {{.*}} : (tensor<1xf32>) -> tensor<1xf32>
+// CHECK: %[[E:.*]] = dlc.exp %[[R]] : tensor<1xf32>
+// CHECK: dlc.cast %[[E]] : tensor<1xf32> -> tensor<1xbf16>
+func.func @written_in_bf16(%x: tensor<16xbf16>) -> tensor<1xbf16> {
+  %h = dlc.constant dense<0.5> : tensor<1xbf16>
+  %s = dlc.reduce sum %x {axes = array<i64: 0>} : (tensor<16xbf16>) -> tensor<1xbf16>
+  %m = dlc.mul %s, %h : (tensor<1xbf16>, tensor<1xbf16>) -> tensor<1xbf16>
+  %r = dlc.reduce max %m {axes = array<i64: 0>} : (tensor<1xbf16>) -> tensor<1xbf16>
+  %e = dlc.exp %r : tensor<1xbf16>
+  return %e : tensor<1xbf16>
+}
+
+// -----
+
+// Under fp16, a bf16 product (it stays bf16: only f32 and fp16 products
+// become fp16 ones) whose operand's producer became f32 reads it converted
+// back to bf16, the type it was written for.
+// F16-LABEL: func.func @keeps_its_type
+// F16: %[[E:.*]] = dlc.exp %{{.*}} : tensor<4x8xf32>
+// F16: %[[B:.*]] = dlc.cast %[[E]] : tensor<4x8xf32> -> tensor<4x8xbf16>
+// F16: dlc.reduce sum %[[E]] {{.*}} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+// F16: dlc.matmul %[[B]], %{{.*}} : (tensor<4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xbf16>
+func.func @keeps_its_type(%x: tensor<4x8xbf16>, %w: tensor<8x2xbf16>) -> (tensor<4x2xbf16>, tensor<4x1xbf16>) {
+  %e = dlc.exp %x : tensor<4x8xbf16>
+  %s = dlc.reduce sum %e {axes = array<i64: 1>} : (tensor<4x8xbf16>) -> tensor<4x1xbf16>
+  %p = dlc.matmul %e, %w : (tensor<4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xbf16>
+  return %p, %s : tensor<4x2xbf16>, tensor<4x1xbf16>
+}

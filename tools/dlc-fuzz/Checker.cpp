@@ -15,7 +15,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 namespace dlc::fuzz {
 
@@ -205,6 +207,9 @@ struct Config {
   bool fuse = true, inPlace = true, canonicalize = true, rewrites = true;
   /// f32 matrix products with TF32 operands (CompileOptions::tf32).
   bool tf32 = false;
+  /// CompileOptions::precision: "bf16" and "fp16" are mixed precision,
+  /// calibrated on the checked inputs.
+  std::string precision = "f32";
 };
 
 } // namespace
@@ -326,6 +331,13 @@ checkReferenceOnly(const std::string &mlirText, const std::string &dlcOnlyText,
 // (10 mantissa bits) on the device. Its outputs are compared with the
 // sensitivity of a reference whose f32 matrix-product and convolution
 // operands are perturbed by 2^-11 (TF32's unit roundoff) instead of 2^-23.
+//
+// The bf16 and fp16 configurations (--precision, dlc-assign-precision)
+// round products' operands to the low type and may store any value between
+// kernels in it: their reference perturbs products' operands and every
+// rounding result by the low type's unit roundoff (2^-8 for bf16, 2^-11
+// for fp16) instead of f32's, with random signs and, for the operands,
+// all upward too; the larger sensitivity is the one allowed.
 
 static constexpr double kSensitivityFactor = 8;
 
@@ -407,27 +419,40 @@ static double accumulationDepth(mlir::Operation *op) {
   return std::max(1.0, std::ceil(std::log2(double(std::max<int64_t>(n, 1)))));
 }
 
-/// How a perturbed reference moves the operands of matrix products and
-/// convolutions.
-enum class ProductPerturbation {
-  /// By f32's unit roundoff, a random sign per element.
-  F32,
-  /// By TF32's unit roundoff, a random sign per element: cancellation
-  /// inside a sum is seen...
-  Tf32Random,
-  /// ...or all upward: a product of few elements whose errors add up is
-  /// (one random draw for a 1x1 product can cancel what TF32 adds up).
-  Tf32Upward,
+/// How a perturbed reference moves values: the operands of matrix products
+/// and convolutions by `productEps` (all upward with `upward`), rounding
+/// results by `storageEps`; 0 is f32's unit roundoff (2^-23).
+struct Perturbation {
+  double productEps = 0;
+  double storageEps = 0;
+  bool upward = false;
+  bool operator<(const Perturbation &o) const {
+    return std::tie(productEps, storageEps, upward) <
+           std::tie(o.productEps, o.storageEps, o.upward);
+  }
 };
 
+/// The perturbations whose largest sensitivity a configuration allows:
+/// f32 roundings; TF32 operands of products with random signs, and all
+/// upward (one random draw for a 1x1 product can cancel what TF32 adds
+/// up); under bf16 and fp16 the low type's unit roundoff for operands and
+/// stored values both.
+static std::vector<Perturbation> perturbationsOf(const Config &config) {
+  if (config.precision == "bf16" || config.precision == "fp16") {
+    double eps = config.precision == "bf16" ? 0x1.0p-8 : 0x1.0p-11;
+    return {{eps, eps, false}, {eps, eps, true}};
+  }
+  if (config.tf32)
+    return {{0x1.0p-11, 0, false}, {0x1.0p-11, 0, true}};
+  return {{}};
+}
+
 /// The reference results of the package's reference model with every
-/// rounding perturbed; the operands of products as `products` says.
+/// rounding perturbed as `how` says.
 static rt::Result<std::vector<HostTensor>>
 perturbedReference(const rt::Package &package,
                    const std::vector<HostTensor> &inputs,
-                   ProductPerturbation products) {
-  const bool tf32 = products != ProductPerturbation::F32;
-  const bool upward = products == ProductPerturbation::Tf32Upward;
+                   const Perturbation &how) {
   mlir::DialectRegistry registry;
   registerDlcDialects(registry);
   mlir::MLIRContext context(registry);
@@ -469,8 +494,10 @@ perturbedReference(const rt::Package &package,
         if (it == moved.end())
           it = moved
                    .try_emplace(v, perturber.perturb(
-                                       v, loc, tf32 && product ? 0x1.0p-11 : 0,
-                                       tf32 && product && upward))
+                                       v, loc,
+                                       product ? how.productEps
+                                               : how.storageEps,
+                                       product && how.upward))
                    .first;
         op->setOperand(i, it->second);
       }
@@ -505,8 +532,9 @@ perturbedReference(const rt::Package &package,
     mlir::Value result = op->getResult(0);
     // A sum of N terms rounds at every level of its tree: its result moves
     // by up to ceil(log2 N) roundings, not one.
-    mlir::Value moved = perturber.perturb(
-        result, loc, 0, false, accumulates ? accumulationDepth(op) : 1.0);
+    mlir::Value moved =
+        perturber.perturb(result, loc, how.storageEps, false,
+                          accumulates ? accumulationDepth(op) : 1.0);
     result.replaceAllUsesExcept(moved, moved.getDefiningOp());
   }
   auto outputs = mlir::dlc::evaluateReference(*func, inputs);
@@ -532,7 +560,9 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
                             {" no-in-place", true, false, true, true},
                             {" no-canonicalize", true, true, false, true},
                             {" no-rewrites", true, true, true, false},
-                            {" tf32", true, true, true, true, true}};
+                            {" tf32", true, true, true, true, true},
+                            {" bf16", true, true, true, true, false, "bf16"},
+                            {" fp16", true, true, true, true, false, "fp16"}};
 
   // The full pipeline first: its package carries the reference model.
   std::vector<HostTensor> inputs, expected;
@@ -550,6 +580,10 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     compileOptions.canonicalize = config.canonicalize;
     compileOptions.graphRewrites = config.rewrites;
     compileOptions.tf32 = config.tf32;
+    compileOptions.precision = config.precision;
+    // fp16's range check measures on the inputs the check runs.
+    if (!first)
+      compileOptions.calibrationInputs = inputs;
     progress("compile sim" + config.name);
     auto package = compile(mlirText, compileOptions, "fuzz.mlir");
     if (!package)
@@ -571,16 +605,17 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     packages.emplace_back(config, package.take());
   }
 
-  // The perturbed references, computed when first needed, by
-  // ProductPerturbation: f32 roundings, then TF32 operands of products with
-  // random signs and all upward.
-  std::optional<rt::Result<std::vector<HostTensor>>> perturbed[3];
-  auto perturbedFor = [&](ProductPerturbation kind)
+  // The perturbed references, computed when first needed.
+  std::map<Perturbation, rt::Result<std::vector<HostTensor>>> perturbed;
+  auto perturbedFor = [&](const Perturbation &how)
       -> const rt::Result<std::vector<HostTensor>> & {
-    auto &reference = perturbed[int(kind)];
-    if (!reference)
-      reference = perturbedReference(packages.front().second, inputs, kind);
-    return *reference;
+    auto found = perturbed.find(how);
+    if (found == perturbed.end())
+      found = perturbed
+                  .emplace(how, perturbedReference(packages.front().second,
+                                                   inputs, how))
+                  .first;
+    return found->second;
   };
   std::vector<rt::DeviceKind> devices = {rt::DeviceKind::Sim};
   if (options.cuda)
@@ -644,30 +679,33 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
           std::string note;
           if (mlir::dlc::isFloat(expected[i].dtype)) {
             progress("check the rounding sensitivity");
-            const auto &reference =
-                perturbedFor(config.tf32 ? ProductPerturbation::Tf32Random
-                                         : ProductPerturbation::F32);
-            if (reference && reference->size() == expected.size()) {
-              double sens = rt::relativeError((*reference)[i], expected[i]);
-              // TF32: the larger of the two ways of moving the operands.
-              if (config.tf32) {
-                const auto &upward =
-                    perturbedFor(ProductPerturbation::Tf32Upward);
-                if (upward && upward->size() == expected.size())
-                  sens = std::max(sens,
-                                  rt::relativeError((*upward)[i], expected[i]));
+            // The largest sensitivity of the configuration's ways of
+            // moving the values.
+            std::optional<double> sens;
+            std::string unknown;
+            for (const Perturbation &how : perturbationsOf(config)) {
+              const auto &reference = perturbedFor(how);
+              if (!reference) {
+                unknown = reference.message();
+                continue;
               }
+              if (reference->size() == expected.size())
+                sens = std::max(sens.value_or(0.0),
+                                rt::relativeError((*reference)[i],
+                                                  expected[i]));
+            }
+            if (sens) {
               double tolerance = std::max(fuzzTolerance(expected[i].dtype),
-                                          kSensitivityFactor * sens);
+                                          kSensitivityFactor * *sens);
               if (!compareWith((*outputs)[i], expected[i], tolerance)) {
                 if (notes && run == 0)
                   notes->push_back(name + " output " + std::to_string(i) +
-                                   ": rounding sensitivity " + fmt(sens));
+                                   ": rounding sensitivity " + fmt(*sens));
                 continue;
               }
-              note = "; rounding sensitivity of the reference " + fmt(sens);
-            } else if (!reference) {
-              note = "; (sensitivity unknown: " + reference.message() + ")";
+              note = "; rounding sensitivity of the reference " + fmt(*sens);
+            } else if (!unknown.empty()) {
+              note = "; (sensitivity unknown: " + unknown + ")";
             }
           }
           return fail("mismatch", name,

@@ -98,8 +98,8 @@ static cl::opt<std::string> checkFile("check",
 static cl::list<std::string>
     configNames("configs", cl::CommaSeparated,
                 cl::desc("Compile configurations to check: full, no-fuse, "
-                         "no-in-place, no-canonicalize, no-rewrites, tf32 "
-                         "(default: all)"));
+                         "no-in-place, no-canonicalize, no-rewrites, tf32, "
+                         "bf16, fp16 (default: all)"));
 static cl::opt<bool> noFork("no-fork",
                             cl::desc("Check in this process (for debuggers; "
                                      "a crash ends the run)"),
@@ -536,10 +536,11 @@ bool checkOptions(bool cuda, CheckOptions &options) {
   for (const std::string &name : configNames) {
     std::string suffix = name == "full" ? "" : " " + name;
     if (name != "full" && name != "no-fuse" && name != "no-in-place" &&
-        name != "no-canonicalize" && name != "no-rewrites" && name != "tf32") {
+        name != "no-canonicalize" && name != "no-rewrites" && name != "tf32" &&
+        name != "bf16" && name != "fp16") {
       llvm::errs() << "dlc-fuzz: unknown configuration '" << name
                    << "' (full, no-fuse, no-in-place, no-canonicalize, "
-                      "no-rewrites, tf32)\n";
+                      "no-rewrites, tf32, bf16, fp16)\n";
       return false;
     }
     options.onlyConfigs.push_back("sim" + suffix);
