@@ -567,6 +567,7 @@ FailureOr<rt::Package> PackageBuilder::build() {
       if (failed(addLaunch(kernel, emitted.info, emitted.grid, emitted.block,
                            emitted.sharedBytes, emitted.label)))
         return failure();
+      pkg.steps.back().kernel.castOnly = kernel.isCastOnly();
     } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
       if (failed(addMatmul(matmul)))
         return failure();

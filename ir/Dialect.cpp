@@ -1236,6 +1236,17 @@ void KernelOp::build(OpBuilder &builder, OperationState &state,
     block->addArgument(v.getType(), v.getLoc());
 }
 
+bool KernelOp::isCastOnly() {
+  bool cast = false;
+  for (Operation &op : getBodyBlock().without_terminator()) {
+    if (isa<CastOp>(op))
+      cast = true;
+    else if (!isa<ReshapeOp>(op))
+      return false;
+  }
+  return cast;
+}
+
 void KernelOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   for (Value r : getResults())
     setNameFn(r, "k");

@@ -744,6 +744,11 @@ def Dlc_KernelOp : Dlc_Op<"kernel", [IsolatedFromAbove,
   ];
   let extraClassDeclaration = [{
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// Whether its only work is converting element types: its body is
+    /// casts and reshapes (views) only, at least one cast. Mixed precision
+    /// leaves one only for a model input or output no other kernel reads
+    /// or writes (docs/precision.md).
+    bool isCastOnly();
   }];
 }
 

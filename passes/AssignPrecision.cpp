@@ -293,7 +293,15 @@ struct AssignPrecisionPass
         continue;
       assign(op);
     }
-    // f32 weights that only their converted copies replace.
+    // Casts whose input now has their type (io-precision=low's casts
+    // before the return, of values that became low), and f32 weights
+    // that only their converted copies replace.
+    func.walk([](CastOp cast) {
+      if (!cast.getScaleAttr() && cast.getInput().getType() == cast.getType()) {
+        cast.getResult().replaceAllUsesWith(cast.getInput());
+        cast->erase();
+      }
+    });
     for (Operation *op : ops)
       if (isa<ConstantOp>(op) && op->use_empty())
         op->erase();
@@ -579,9 +587,24 @@ private:
       return done;
     Type type = withElement(value.getType(), to);
     Value result;
+    auto widened = [&](Value v) {
+      auto cast = v.getDefiningOp<CastOp>();
+      return cast && !cast.getScaleAttr() &&
+                     floatElement(cast.getInput()) == to &&
+                     floatElement(v).getWidth() > to.getWidth()
+                 ? cast.getInput()
+                 : Value();
+    };
     if (auto cast = value.getDefiningOp<CastOp>();
-        cast && cast.getInput().getType() == type) {
+        cast && !cast.getScaleAttr() && cast.getInput().getType() == type) {
       result = cast.getInput();
+    } else if (auto reshape = value.getDefiningOp<ReshapeOp>();
+               reshape && widened(reshape.getInput())) {
+      // A view of a widened value (an argument under io-precision=low):
+      // the same view of the narrow one, not a cast back.
+      OpBuilder b(reshape);
+      result = b.create<ReshapeOp>(reshape.getLoc(), type,
+                                   widened(reshape.getInput()));
     } else if (auto constant = value.getDefiningOp<ConstantOp>()) {
       OpBuilder b(constant->getContext());
       b.setInsertionPointAfter(constant);

@@ -119,6 +119,7 @@ constexpr uint32_t kResources = tag("KRES");
 constexpr uint32_t kKernelFlops = tag("KFLP");
 /// Optional: the precision the model was compiled for (Package::precision).
 constexpr uint32_t kPrecision = tag("PREC");
+constexpr uint32_t kCastKernels = tag("KCST");
 
 std::string tagName(uint32_t t) {
   std::string s;
@@ -516,6 +517,18 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     writeSection(payload, kKernelFlops, body);
   }
 
+  std::vector<uint32_t> castKernels;
+  for (size_t i = 0; i < pkg.steps.size(); ++i)
+    if (pkg.steps[i].kind == Step::Kind::Kernel && pkg.steps[i].kernel.castOnly)
+      castKernels.push_back(uint32_t(i));
+  if (!castKernels.empty()) {
+    body.clear();
+    w.u32(uint32_t(castKernels.size()));
+    for (uint32_t step : castKernels)
+      w.u32(step);
+    writeSection(payload, kCastKernels, body);
+  }
+
   body.clear();
   w.u32(uint32_t(pkg.steps.size()));
   for (const Step &s : pkg.steps) {
@@ -667,6 +680,7 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
   std::set<uint32_t> seen;
   std::vector<std::vector<KernelResources>> resources;
   std::vector<std::pair<uint32_t, double>> kernelFlops;
+  std::vector<uint32_t> castKernels;
   ByteReader r(payload, payloadBytes);
   while (r.remaining() > 0) {
     uint32_t sectionTag = 0, sectionFlags = 0;
@@ -704,6 +718,13 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       st = parseResources(p, resources);
     } else if (sectionTag == kKernelFlops) {
       st = parseKernelFlops(p, kernelFlops);
+    } else if (sectionTag == kCastKernels) {
+      uint32_t n = 0;
+      bool ok = p.count(n, 4);
+      castKernels.resize(ok ? n : 0);
+      for (uint32_t &step : castKernels)
+        ok = ok && p.reader().u32(step);
+      st = ok ? p.finish() : p.failure();
     } else if (sectionTag == kNames) {
       bool ok = true;
       for (std::vector<std::string> *names :
@@ -752,6 +773,12 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       return Status::error("corrupt package: section 'KFLP' gives step " +
                            std::to_string(step) + " an invalid FLOP count");
     pkg.steps[step].kernel.flops = flops;
+  }
+  for (uint32_t step : castKernels) {
+    if (step >= pkg.steps.size() || pkg.steps[step].kind != Step::Kind::Kernel)
+      return Status::error("corrupt package: section 'KCST' names step " +
+                           std::to_string(step) + ", which is not a kernel");
+    pkg.steps[step].kernel.castOnly = true;
   }
   // Reference blobs kept in the constants must lie inside them (the
   // sections may come in any order, so this is checked at the end).

@@ -84,6 +84,10 @@ struct KernelStep {
   /// attention: 2 * (d + dv) per query-key pair it computes), 0 for a
   /// memory-bound kernel. In the optional section KFLP.
   double flops = 0;
+  /// Its only work is converting element types (a model input or output
+  /// that no other kernel reads or writes, under a low precision). In the
+  /// optional section KCST; the compile summary counts them.
+  bool castOnly = false;
 };
 
 /// The activation at the end of a GEMM (GemmStep::epilogue).

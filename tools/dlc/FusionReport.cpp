@@ -120,7 +120,11 @@ private:
     lines.push_back("kernel " + kernelNames[kernel] + ": " +
                     std::to_string(count) + (count == 1 ? " op" : " ops") +
                     " (" + (epilogue ? "matmul epilogue: " : "") +
-                    llvm::join(kinds, ", ") + "; " + templ + ")");
+                    llvm::join(kinds, ", ") + "; " + templ + ")" +
+                    (kernel.isCastOnly()
+                         ? "; only converts types: a model input or output "
+                           "no other kernel touches"
+                         : ""));
     int64_t read = 0, written = 0;
     for (Value v : kernel->getOperands())
       read += tensorBytes(v.getType());

@@ -574,8 +574,18 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
     else
       ++copies;
   }
+  unsigned castKernels = 0;
+  for (const rt::Step &step : package.steps)
+    castKernels += step.kind == rt::Step::Kind::Kernel && step.kernel.castOnly;
   os << package.sourceOpCount << " ops -> " << kernels << " fused kernels, "
      << gemms << " GEMM calls";
+  // Mixed precision's conversions of model inputs and outputs that no
+  // other kernel touches (docs/precision.md).
+  if (castKernels)
+    os << " (" << castKernels
+       << (castKernels == 1 ? " of them only converts a model input or output"
+                            : " of them only convert model inputs or outputs")
+       << ")";
   if (copies)
     os << ", " << copies << " copies";
   os << "; arena " << humanBytes(package.arenaBytes) << " for "
