@@ -140,8 +140,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return emitError(UnknownLoc::get(context))
            << "unknown precision '" << options.precision
            << "'; expected f32, tf32, bf16, fp16 or fp8";
-  const bool low = options.precision == "bf16" ||
-                   options.precision == "fp16" || options.precision == "fp8";
+  const bool low = options.precision == "bf16" || options.precision == "fp16" ||
+                   options.precision == "fp8";
   if (options.ioPrecision != "declared" && options.ioPrecision != "low")
     return emitError(UnknownLoc::get(context))
            << "unknown io-precision '" << options.ioPrecision

@@ -221,11 +221,13 @@ FailureOr<Measurement> measure(ModuleOp lowered, const CompileOptions &options,
   auto session = rt::Session::create(compiled.package, sessionOptions);
   if (!session)
     return emitError(func.getLoc())
-           << "precision report: " << session.message();
+           << "the precision report cannot load its sim package: "
+           << session.message();
   auto outputs = (*session)->run(inputs);
   if (!outputs)
     return emitError(func.getLoc())
-           << "precision report: " << outputs.message();
+           << "the precision report cannot run the model on its inputs: "
+           << outputs.message();
 
   // The f32 reference's values of the same ops.
   llvm::DenseMap<Operation *, std::vector<double>> reference;

@@ -132,8 +132,8 @@ std::vector<char> roundedTo(llvm::ArrayRef<char> bytes, FloatType to) {
 /// A dense_resource constant of `type` holding `bytes`.
 ElementsAttr resourceConstant(RankedTensorType type,
                               llvm::ArrayRef<char> bytes) {
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      bytes, alignof(uint64_t));
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(uint64_t));
   return DenseResourceElementsAttr::get(type, "dlc_reference_weight",
                                         std::move(blob));
 }
@@ -204,10 +204,10 @@ LogicalResult writeReferenceModel(ModuleOp module, rt::Package &package) {
       stored.key = handle.getKey().str();
       // The interpreter reads weights byte by byte: a larger alignment
       // (a bytecode model's blob can have any) is not kept.
-      stored.alignment =
-          std::max<uint64_t>(std::min<uint64_t>(blob->getDataAlignment(),
-                                                mlir::dlc::kMaxResourceAlignment),
-                             1);
+      stored.alignment = std::max<uint64_t>(
+          std::min<uint64_t>(blob->getDataAlignment(),
+                             mlir::dlc::kMaxResourceAlignment),
+          1);
       // A weight the package's constants hold is stored as that range.
       if (std::optional<uint64_t> offset = index.find(data)) {
         stored.inConstants = true;

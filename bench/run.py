@@ -58,6 +58,9 @@ import gen_models  # noqa: E402
 # of TF32 matrix products (10-bit mantissas; PyTorch's, and dlc's with
 # --tf32), and bf16 outputs (8-bit mantissas, rounded between kernels).
 TOLERANCES = {"f32": 1e-4, "tf32": 1e-2, "bf16": 3e-2}
+# --precision runs of f32 models (dlc's documented tolerances, docs/precision.md;
+# PyTorch's autocast runs are held to the bf16 one).
+PRECISION_TOLERANCES = {"bf16": 2e-2, "fp16": 1e-2, "fp8": 0.1}
 
 MODES = ("dlc", "eager", "compile", "max-autotune")
 
@@ -184,11 +187,17 @@ class Dlc:
                               stderr=subprocess.STDOUT, universal_newlines=True,
                               timeout=timeout)
 
-    def compile(self, mlir, package, arch, tf32=False):
+    def compile(self, mlir, package, arch, tf32=False, precision=None, calibration=()):
         argv = [self.dlc, "compile", mlir, "-o", package, "--quiet"]
         argv += ["--arch=" + arch] if arch else ["--no-cubin"]
         if tf32:
             argv.append("--tf32")
+        if precision:
+            argv.append("--precision=" + precision)
+        # fp16's ranges and fp8's scales from the benchmark's own inputs, as
+        # a user calibrates on representative data.
+        for f in calibration:
+            argv += ["--calibration-input", f]
         start = time.perf_counter()
         r = self.run(argv)
         seconds = time.perf_counter() - start
@@ -351,6 +360,7 @@ def markdown(results):
         for e in notes:
             for n in e["notes"]:
                 lines.append("- %s: %s" % (e["name"], n))
+    lines += precision_markdown(results)
     lines += ["", "## dlc's steps against the ceilings", "",
               "Each step's median time (dlc-run --profile, direct launches), its bytes "
               "(each buffer it reads or writes once) and FLOPs, as a fraction of the "
@@ -544,6 +554,9 @@ def run_model(name, args, ctx):
             entry["notes"].append("dlc failed: " + str(e).splitlines()[0])
             log("  dlc failed: %s" % e)
 
+    if args.precision and dtype == "f32":
+        entry["precisions"] = run_precisions(name, args, ctx, mdir, manifest, ref)
+
     torch_modes = [m for m in ("eager", "compile", "max-autotune") if m in args.modes]
     if torch_modes:
         model, inputs = ctx["torch_models"].build(mpath, device)
@@ -588,6 +601,108 @@ def run_model(name, args, ctx):
     return entry
 
 
+def run_precisions(name, args, ctx, mdir, manifest, ref):
+    """--precision: the f32 model compiled by dlc with --precision=P, and
+    PyTorch under torch.autocast(dtype=torch.bfloat16) eager and under
+    torch.compile, on the same inputs, each against the f32 reference."""
+    torch = ctx["torch"]
+    timer = ctx["timer"]
+    device = "cuda" if timer.cuda else "cpu"
+    results = {}
+    for precision in args.precision:
+        r = {}
+        tol = PRECISION_TOLERANCES[precision]
+        if "dlc" in args.modes:
+            try:
+                if not ctx["compile_here"]:
+                    raise RuntimeError("needs a dlc that compiles here (the bundle's "
+                                       "packages are f32)")
+                package = os.path.join(args.work, "packages",
+                                       "%s.%s.dlcpkg" % (name, precision))
+                os.makedirs(os.path.dirname(package), exist_ok=True)
+                inputs = [os.path.join(mdir, t["file"]) for t in manifest["inputs"]
+                          if t["arg"]]
+                compile_s = ctx["dlc"].compile(os.path.join(mdir, "model.mlir"), package,
+                                               ctx["arch"], precision=precision,
+                                               calibration=inputs)
+                report, out_path, _ = ctx["dlc"].benchmark(
+                    package, inputs, os.path.join(args.work, "out", name + "." + precision),
+                    args.iterations, args.warmup, 0)
+                err = relative_error(gen_models.load_npy_f32(out_path), ref)
+                r["dlc"] = dict(median_ms=report["median_ms"], p10_ms=report["p10_ms"],
+                                p90_ms=report["p90_ms"], compile_s=compile_s,
+                                error=err, tolerance=tol, ok=err <= tol)
+                log("  dlc %-9s %s ms, error %.2g%s" % (
+                    precision, fmt_ms(report["median_ms"]), err,
+                    "" if err <= tol else "  ** ABOVE %g **" % tol))
+            except Exception as e:
+                r["dlc"] = dict(ok=False, failure=str(e)[-2000:])
+                log("  dlc %s failed: %s" % (precision, str(e).splitlines()[0][:300]))
+        results[precision] = r
+    # PyTorch's autocast to bf16 (the baseline of every precision: autocast
+    # has no fp8), eager and compiled, once.
+    torch_modes = [m for m in ("eager", "compile") if m in args.modes
+                   and (m == "eager" or hasattr(torch, "compile"))]
+    if torch_modes:
+        autocast = {}
+        model, inputs = ctx["torch_models"].build(os.path.join(mdir, "manifest.json"),
+                                                  device)
+        tol = PRECISION_TOLERANCES["bf16"]
+        for mode in torch_modes:
+            try:
+                with torch.no_grad(), torch.autocast(device_type=device,
+                                                     dtype=torch.bfloat16):
+                    fn = model
+                    if mode == "compile":
+                        torch._dynamo.reset()
+                        fn = torch.compile(model, dynamic=False)
+                        fn(*inputs)
+                        timer.sync()
+                    out = fn(*inputs).float().cpu().numpy()
+                    err = relative_error(out, ref)
+                    times = timer(lambda: fn(*inputs), args.warmup, args.iterations)
+                st = stats(times)
+                st.update(error=err, tolerance=tol, ok=err <= tol)
+                autocast[mode] = st
+                log("  autocast bf16 %-7s %s ms, error %.2g" % (
+                    mode, fmt_ms(st["median_ms"]), err))
+            except Exception as e:
+                autocast[mode] = dict(ok=False, failure=str(e)[-2000:])
+                log("  autocast %s failed: %s" % (mode, str(e).splitlines()[0][:300]))
+        del model, inputs
+        results["autocast_bf16"] = autocast
+    return results
+
+
+def precision_markdown(results):
+    """The --precision table: dlc per precision against PyTorch's autocast."""
+    rows = [e for e in results.get("models", []) if e.get("precisions")]
+    if not rows:
+        return []
+    lines = ["", "## Mixed precision (`--precision`)", "",
+             "f32 models compiled with `dlc compile --precision=P` against PyTorch "
+             "under `torch.autocast(dtype=torch.bfloat16)`, eager and torch.compile; "
+             "errors against PyTorch f32 without TF32.", "",
+             "| model | dlc | ms | error | autocast eager ms | autocast compile ms "
+             "| dlc speedup vs best autocast |", "|---|---|---|---|---|---|---|"]
+    for e in rows:
+        p = e["precisions"]
+        ac = p.get("autocast_bf16", {})
+        eager = (ac.get("eager") or {}).get("median_ms")
+        comp = (ac.get("compile") or {}).get("median_ms")
+        best = min([x for x in (eager, comp) if x] or [None]) if (eager or comp) else None
+        for precision, r in sorted(p.items()):
+            if precision == "autocast_bf16":
+                continue
+            d = r.get("dlc") or {}
+            speed = "%.2fx" % (best / d["median_ms"]) if best and d.get("median_ms") else "-"
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                e["base"], precision, fmt_ms(d.get("median_ms")),
+                "%.2g" % d["error"] if d.get("error") is not None else "failed",
+                fmt_ms(eager), fmt_ms(comp), speed))
+    return lines
+
+
 #===----------------------------------------------------------------------===#
 # Main
 #===----------------------------------------------------------------------===#
@@ -623,6 +738,10 @@ def main(argv=None):
     p.add_argument("--warmup", type=int, help="warm-up runs (default 20; smoke 1)")
     p.add_argument("--profile-runs", type=int, help="runs of dlc's step profile "
                    "(default 20; smoke 2; 0: none)")
+    p.add_argument("--precision", default="",
+                   help="also run the f32 models with dlc --precision=P for each P of "
+                        "this comma-separated list (bf16, fp16, fp8), against PyTorch "
+                        "under torch.autocast(dtype=torch.bfloat16) eager and compiled")
     p.add_argument("--tf32", choices=["on", "off"], default="on",
                    help="TF32 matrix products for f32 models, in PyTorch and in dlc "
                         "(dlc compile --tf32; the bundle's NAME.tf32.dlcpkg)")
@@ -650,6 +769,11 @@ def main(argv=None):
     for m in args.modes:
         if m not in MODES:
             p.error("unknown mode '%s' (expected %s)" % (m, ", ".join(MODES)))
+    args.precision = [x for x in args.precision.split(",") if x]
+    for x in args.precision:
+        if x not in PRECISION_TOLERANCES:
+            p.error("unknown precision '%s' (expected %s)" % (
+                x, ", ".join(sorted(PRECISION_TOLERANCES))))
     smoke = args.smoke
     if not smoke and not args.bundle:
         p.error("--bundle DIR (from scripts/gpu-bundle.sh) or --smoke is needed")

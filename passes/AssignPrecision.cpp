@@ -201,8 +201,7 @@ void mlir::dlc::castSignature(func::FuncOp func, FloatType low) {
   FunctionType type = func.getFunctionType();
   auto lowered = [&](Type t) -> Type {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    return tensor && tensor.getElementType().isF32() ? withElement(t, low)
-                                                      : t;
+    return tensor && tensor.getElementType().isF32() ? withElement(t, low) : t;
   };
   OpBuilder b(func.getContext());
   b.setInsertionPointToStart(&entry);
@@ -223,12 +222,13 @@ void mlir::dlc::castSignature(func::FuncOp func, FloatType low) {
     results.push_back(lowered(t));
   if (auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator())) {
     b.setInsertionPoint(ret);
-    for (auto [operand, wanted] : llvm::zip_equal(ret->getOpOperands(), results))
+    for (auto [operand, wanted] :
+         llvm::zip_equal(ret->getOpOperands(), results))
       if (operand.get().getType() != wanted)
         operand.set(b.create<CastOp>(ret.getLoc(), wanted, operand.get()));
   }
-  func.setType(FunctionType::get(func.getContext(), entry.getArgumentTypes(),
-                                 results));
+  func.setType(
+      FunctionType::get(func.getContext(), entry.getArgumentTypes(), results));
 }
 
 namespace {
@@ -345,13 +345,13 @@ private:
     case PrecisionClass::Deny:
       // f32 when it reads a low value or was written for one (its operands
       // may be f32 now that their producers are).
-      target = isLow(before) || llvm::any_of(floats,
-                                             [&](OpOperand *o) {
-                                               return isLow(
-                                                   floatElement(o->get()));
-                                             })
-                   ? f32
-                   : FloatType();
+      target =
+          isLow(before) || llvm::any_of(floats,
+                                        [&](OpOperand *o) {
+                                          return isLow(floatElement(o->get()));
+                                        })
+              ? f32
+              : FloatType();
       break;
     case PrecisionClass::Allow: {
       // The widest type among the operands that are not constants.

@@ -3,10 +3,12 @@
 bench-smoke): generates them (gen_models.py, default --size smoke), compiles
 each with `dlc compile`, runs it with `dlc run --device=sim --check` on the
 generated inputs, and fails unless every output matches dlc's reference
-interpreter within dlc's default tolerance for its type.
+interpreter within dlc's default tolerance for its type. With --precision
+(bf16, fp16, fp8), each model is compiled with `dlc compile --precision=P`
+and checked at that precision's tolerance (docs/precision.md).
 
     check_models.py --dlc build/bin/dlc --work DIR [--weights inputs|constants]
-                    [--size smoke] [--only PATTERN,...]
+                    [--size smoke] [--only PATTERN,...] [--precision P]
 """
 
 import argparse
@@ -43,6 +45,7 @@ def main():
     p.add_argument("--weights", choices=["inputs", "constants"], default="inputs")
     p.add_argument("--size", choices=sorted(gen_models.SIZES), default="smoke")
     p.add_argument("--only", action="append", default=[])
+    p.add_argument("--precision", choices=["f32", "bf16", "fp16", "fp8"], default="f32")
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
     names = gen_models.select_models(args.size, args.only)
@@ -54,18 +57,20 @@ def main():
         d = os.path.join(args.work, name)
         pkg = os.path.join(d, "model.dlcpkg")
         rc, out = run([args.dlc, "compile", os.path.join(d, "model.mlir"), "-o", pkg,
-                       "--no-cubin"])
+                       "--no-cubin", "--no-cache", "--precision=" + args.precision])
         if rc != 0:
             failures.append(name)
             print("%s: dlc compile failed:\n%s" % (name, out))
             continue
-        summary = out.strip().split(": ", 1)[-1]
+        # The summary line (remarks of products that stay bf16 under fp8 come
+        # before it).
+        summary = out.strip().splitlines()[-1].split(": ", 1)[-1] if out.strip() else ""
         argv = [args.dlc, "run", pkg, "--device=sim", "--check", "--quiet"]
         for t in m["inputs"]:
             if t["arg"]:
                 argv += ["--input", os.path.join(d, t["file"])]
         rc, out = run(argv)
-        checks = re.findall(r"check output_\d+: relative error (\S+) \(tolerance (\S+)\) (\w+)",
+        checks = re.findall(r"check output_\d+: relative error (\S+) \(tolerance (\S+)[^)]*\) (\w+)",
                             out)
         ok = rc == 0 and checks and all(c[2] == "ok" for c in checks)
         if not ok:

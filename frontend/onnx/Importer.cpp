@@ -535,7 +535,8 @@ OwningOpRef<ModuleOp> Importer::run() {
   b.create<func::ReturnOp>(loc, results);
   func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
   for (auto [i, out] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, mlir::dlc::attr::kOnnxName, b.getStringAttr(out.name()));
+    func.setResultAttr(i, mlir::dlc::attr::kOnnxName,
+                       b.getStringAttr(out.name()));
   if (failed(verify(*module)))
     return nullptr;
   return module;

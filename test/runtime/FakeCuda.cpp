@@ -165,6 +165,8 @@ struct LtDesc {
   int32_t transa = CUBLAS_OP_N, transb = CUBLAS_OP_N;
   uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
   const void *bias = nullptr;
+  /// CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE; -1: D's type.
+  int32_t biasType = -1;
 };
 struct LtLayout {
   cudaDataType type = CUDA_R_32F;
@@ -235,12 +237,33 @@ cublasStatus_t checkLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
   const LtDesc &o = L.descs[desc];
   const LtLayout &la = L.layouts[a], &lb = L.layouts[b], &lc = L.layouts[c],
                  &ld = L.layouts[d];
-  if ((o.compute != CUBLAS_COMPUTE_32F &&
-       !(o.compute == CUBLAS_COMPUTE_32F_FAST_TF32 && la.type == CUDA_R_32F)) ||
-      o.scale != CUDA_R_32F || la.type != lb.type || la.type != lc.type ||
-      la.type != ld.type ||
-      (la.type != CUDA_R_32F && la.type != CUDA_R_16F &&
-       la.type != CUDA_R_16BF))
+  // FP8 (E4M3 A and B, bf16 or f16 C and D, f32 compute) as cuBLASLt
+  // runs it on sm_89 and sm_90: A transposed and B not ("TN"), their
+  // leading dimensions multiples of 16, a bias of C's type or bf16.
+  const bool fp8 = la.type == CUDA_R_8F_E4M3;
+  if (fp8) {
+    if (lb.type != CUDA_R_8F_E4M3 || lc.type != ld.type ||
+        (ld.type != CUDA_R_16BF && ld.type != CUDA_R_16F) ||
+        o.compute != CUBLAS_COMPUTE_32F || o.scale != CUDA_R_32F ||
+        (o.biasType != -1 && o.biasType != ld.type &&
+         o.biasType != CUDA_R_16BF))
+      return blasFail(CUBLAS_STATUS_NOT_SUPPORTED,
+                      where + ": FP8 types not supported");
+    if (o.transa != CUBLAS_OP_T || o.transb != CUBLAS_OP_N)
+      return blasFail(CUBLAS_STATUS_NOT_SUPPORTED,
+                      where + ": FP8 needs A transposed and B not (TN)");
+    if (la.ld % 16 != 0 || lb.ld % 16 != 0)
+      return blasFail(CUBLAS_STATUS_NOT_SUPPORTED,
+                      where + ": FP8 leading dimensions must be multiples "
+                              "of 16");
+  } else if ((o.compute != CUBLAS_COMPUTE_32F &&
+              !(o.compute == CUBLAS_COMPUTE_32F_FAST_TF32 &&
+                la.type == CUDA_R_32F)) ||
+             o.scale != CUDA_R_32F || la.type != lb.type ||
+             la.type != lc.type || la.type != ld.type ||
+             (la.type != CUDA_R_32F && la.type != CUDA_R_16F &&
+              la.type != CUDA_R_16BF) ||
+             (o.biasType != -1 && o.biasType != ld.type))
     return blasFail(CUBLAS_STATUS_NOT_SUPPORTED,
                     where + ": types not emulated");
   switch (o.epilogue) {
@@ -596,10 +619,35 @@ uint16_t floatToBf16(float f) {
   return uint16_t((x + rounding) >> 16);
 }
 
+/// OCP FP8 E4M3 (bias 7, no infinities, NaN S.1111.111) decoded.
+float e4m3ToFloat(uint8_t b) {
+  const float sign = (b & 0x80) ? -1.0f : 1.0f;
+  const int e = (b >> 3) & 0xf, m = b & 7;
+  if (e == 0xf && m == 7)
+    return std::nanf("");
+  if (e == 0)
+    return sign * std::ldexp(float(m), -9);
+  return sign * std::ldexp(1.0f + float(m) / 8.0f, e - 7);
+}
+
+size_t elementBytes(cudaDataType t) {
+  switch (t) {
+  case CUDA_R_8F_E4M3:
+    return 1;
+  case CUDA_R_16F:
+  case CUDA_R_16BF:
+    return 2;
+  default:
+    return 4;
+  }
+}
+
 float loadElement(const void *base, cudaDataType t, int64_t i) {
   const auto *p = static_cast<const uint8_t *>(base);
   uint16_t h;
   switch (t) {
+  case CUDA_R_8F_E4M3:
+    return e4m3ToFloat(p[i]);
   case CUDA_R_16F:
     std::memcpy(&h, p + 2 * i, 2);
     return halfToFloat(h);
@@ -1519,6 +1567,8 @@ cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
     return setAttr(d.epilogue, buf, size, what);
   case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
     return setAttr(d.bias, buf, size, what);
+  case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
+    return setAttr(d.biasType, buf, size, what);
   default:
     return blasFail(CUBLAS_STATUS_INVALID_VALUE,
                     std::string(what) + ": attribute not emulated");
@@ -1645,7 +1695,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
   ++S.stats.ltHeuristics;
   // No algorithm reads elements from addresses that are not multiples of
   // the element size.
-  const uint32_t elem = ltState().layouts[d].type == CUDA_R_32F ? 4 : 2;
+  const uint32_t elem = uint32_t(elementBytes(ltState().layouts[d].type));
   const uint32_t biasAlignment = fakeAlignment(ltState().descs[desc].bias);
   bool aligned = biasAlignment >= elem;
   for (uint32_t a : it->second.alignment)
@@ -1703,8 +1753,11 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
                  ld = ltState().layouts[ddesc];
   const float al = *static_cast<const float *>(alpha);
   const float be = *static_cast<const float *>(beta);
-  const cudaDataType type = ld.type;
-  const size_t elem = type == CUDA_R_32F ? 4 : 2;
+  // A and B are of one type (E4M3 for FP8), C, D and the bias of another.
+  const cudaDataType abType = la.type, type = ld.type;
+  const cudaDataType biasType =
+      o.biasType == -1 ? type : cudaDataType(o.biasType);
+  const size_t abElem = elementBytes(abType), elem = elementBytes(type);
   const int64_t m = int64_t(ld.rows), n = int64_t(ld.cols);
   const int64_t k = int64_t(o.transa == CUBLAS_OP_N ? la.cols : la.rows);
   const int64_t batch = ld.batch;
@@ -1718,17 +1771,17 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
   enqueue(stream, [=]() -> CUresult {
     if (m == 0 || n == 0)
       return CUDA_SUCCESS;
-    auto extent = [&](const void *p, const LtLayout &l) {
+    auto extent = [&](const void *p, const LtLayout &l, size_t bytes) {
       if (l.rows == 0 || l.cols == 0)
         return true;
       uint64_t last = uint64_t(batch - 1) * uint64_t(l.stride) +
                       (l.cols - 1) * uint64_t(l.ld) + l.rows;
-      return inAllocation(reinterpret_cast<uintptr_t>(p), last * elem);
+      return inAllocation(reinterpret_cast<uintptr_t>(p), last * bytes);
     };
-    if ((k > 0 && (!extent(A, la) || !extent(B, lb))) || !extent(D, ld) ||
-        (be != 0.0f && !extent(C, ld)) ||
-        (hasBias &&
-         !inAllocation(reinterpret_cast<uintptr_t>(bias), uint64_t(m) * elem)))
+    if ((k > 0 && (!extent(A, la, abElem) || !extent(B, lb, abElem))) ||
+        !extent(D, ld, elem) || (be != 0.0f && !extent(C, ld, elem)) ||
+        (hasBias && !inAllocation(reinterpret_cast<uintptr_t>(bias),
+                                  uint64_t(m) * elementBytes(biasType))))
       return fail(CUDA_ERROR_ILLEGAL_ADDRESS,
                   "cublasLtMatmul: an operand lies outside device memory");
     for (int64_t bi = 0; bi < batch; ++bi) {
@@ -1739,11 +1792,11 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
           float acc = 0.0f;
           for (int64_t p = 0; p < k; ++p) {
             float av =
-                loadElement(A, type,
+                loadElement(A, abType,
                             aBase + (o.transa == CUBLAS_OP_N ? p * la.ld + i
                                                              : i * la.ld + p));
             float bv =
-                loadElement(B, type,
+                loadElement(B, abType,
                             bBase + (o.transb == CUBLAS_OP_N ? j * lb.ld + p
                                                              : p * lb.ld + j));
             if (o.compute == CUBLAS_COMPUTE_32F_FAST_TF32) {
@@ -1757,7 +1810,7 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
           if (be != 0.0f)
             r += be * loadElement(C, type, di);
           if (hasBias)
-            r += loadElement(bias, type, i);
+            r += loadElement(bias, biasType, i);
           if (relu) {
             r = std::fmax(r, 0.0f);
           } else if (gelu) {

@@ -442,6 +442,25 @@ TEST_F(FakeCuda, Tf32GemmsThroughCublasAndCublasLtMatchSim) {
   EXPECT_GE(marked, 2);
 }
 
+TEST_F(FakeCuda, Fp8GemmThroughCublasLtMatchesSim) {
+  // E4M3 operands with per-tensor scales and a bf16 bias into a bf16
+  // result: the fake cuBLASLt accepts FP8 only as cuBLASLt does (TN, leading
+  // dimensions multiples of 16, f32 compute, the bias's type set) and
+  // decodes E4M3 itself, so equal outputs check the runtime's descriptors
+  // and the sim's FP8 product against an independent decoding.
+  compareWithSim(fp8Package(), fp8Inputs());
+  FakeCudaStats s = fake_->snapshot();
+  EXPECT_EQ(s.ltMatmuls - start_.ltMatmuls, 2u);
+  EXPECT_EQ(s.gemms, start_.gemms);
+  // The outputs are not all zero (the scales and the bias are applied).
+  std::vector<HostTensor> out = simOutputs(fp8Package(), fp8Inputs());
+  ASSERT_EQ(out.size(), 1u);
+  double norm = 0;
+  for (int64_t i = 0; i < out[0].numElements(); ++i)
+    norm += std::fabs(out[0].getAsDouble(i));
+  EXPECT_GT(norm, 1.0);
+}
+
 TEST_F(FakeCuda, EpilogueKernelWhenCublasLtHasNoAlgorithm) {
   // Without a cuBLASLt algorithm the step runs as a plain cuBLAS GEMM (the
   // addend copied into C first) and its epilogue kernel: for f32 the same

@@ -605,6 +605,53 @@ inline Package epiloguePackage() {
   return p;
 }
 
+/// An FP8 product as dlc-assign-precision writes one (cuBLASLt on CUDA):
+///   out0 bf16[8, 16] = 0.5 * 0.25 * (x f8e4m3[8, 32] x w f8e4m3[16, 32]^T)
+///                      + bias bf16[16],
+/// the per-tensor scales folded into alpha.
+inline Package fp8Package() {
+  Package p;
+  p.inputs = {
+      {DType::F8E4M3, {8, 32}}, {DType::F8E4M3, {16, 32}}, {DType::BF16, {16}}};
+  p.outputs = {{DType::BF16, {8, 16}}};
+  Step s;
+  s.kind = Step::Kind::Gemm;
+  s.label = "gemm fp8";
+  GemmStep &g = s.gemm;
+  g.dtype = DType::F8E4M3;
+  g.cType = DType::BF16;
+  g.transB = true;
+  g.m = 8;
+  g.n = 16;
+  g.k = 32;
+  g.lda = 32;
+  g.ldb = 32;
+  g.ldc = 16;
+  g.scaleA = 0.5;
+  g.scaleB = 0.25;
+  g.a = inputRef(0, 256);
+  g.b = inputRef(1, 512);
+  g.c = outputRef(0, 256);
+  g.bias = inputRef(2, 32);
+  p.steps.push_back(s);
+  return p;
+}
+
+/// Inputs of fp8Package(): E4M3 values uniform in [-8, 8), a bias in
+/// [-1, 1).
+inline std::vector<HostTensor> fp8Inputs(uint64_t seed = 37) {
+  std::vector<HostTensor> in;
+  Rng rng(seed);
+  for (const TensorDesc &d : fp8Package().inputs) {
+    HostTensor t(d.dtype, d.shape);
+    const float range = d.dtype == DType::F8E4M3 ? 8.0f : 1.0f;
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.setFromDouble(i, rng.uniform(-range, range));
+    in.push_back(std::move(t));
+  }
+  return in;
+}
+
 /// The f32 step of epiloguePackage() alone, with its epilogue kernel
 /// (GemmStep::epilogueKernel), written as the compiler writes them, for a
 /// device that runs the product without cuBLASLt.

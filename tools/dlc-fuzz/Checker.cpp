@@ -493,11 +493,10 @@ perturbedReference(const rt::Package &package,
         auto it = moved.find(v);
         if (it == moved.end())
           it = moved
-                   .try_emplace(v, perturber.perturb(
-                                       v, loc,
-                                       product ? how.productEps
-                                               : how.storageEps,
-                                       product && how.upward))
+                   .try_emplace(v, perturber.perturb(v, loc,
+                                                     product ? how.productEps
+                                                             : how.storageEps,
+                                                     product && how.upward))
                    .first;
         op->setOperand(i, it->second);
       }
@@ -690,9 +689,9 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
                 continue;
               }
               if (reference->size() == expected.size())
-                sens = std::max(sens.value_or(0.0),
-                                rt::relativeError((*reference)[i],
-                                                  expected[i]));
+                sens =
+                    std::max(sens.value_or(0.0),
+                             rt::relativeError((*reference)[i], expected[i]));
             }
             if (sens) {
               double tolerance = std::max(fuzzTolerance(expected[i].dtype),

@@ -9,11 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "dlc/dlc.h"
 #include "api/Compiler.h"
-#include "ir/Attributes.h"
-#include "ir/ElementType.h"
 #include "api/PackageCache.h"
 #include "codegen/Codegen.h"
 #include "frontend/onnx/OnnxImporter.h"
+#include "ir/Attributes.h"
+#include "ir/ElementType.h"
 #include "passes/Passes.h"
 #include "runtime/Sandbox.h"
 #include "runtime/Support.h"
@@ -173,6 +173,14 @@ static cl::opt<double> precisionTolerance(
         "in a relative error above T (measured as --precision-report "
         "does) and say which"),
     cl::value_desc("T"), cl::init(0), cl::cat(modelCategory));
+static cl::list<std::string> calibrationInputs(
+    "calibration-input",
+    cl::desc("Calibration tensor file (.npy or .pb) for the model input "
+             "named NAME, or in argument order: fp16's range check, fp8's "
+             "activation scales, --precision-report and --precision-tolerance "
+             "measure on these instead of seeded inputs (dlc run MODEL: on its "
+             "--input files when none are given)"),
+    cl::value_desc("[name=]file.npy"), cl::cat(modelCategory));
 static cl::opt<bool> noReferenceModel(
     "no-reference-model",
     cl::desc("Leave the reference model out of the package (`dlc run "
@@ -465,13 +473,17 @@ loadModel(const std::string &path, MLIRContext &context,
 /// `emitStage`, prints that stage to stdout instead of keeping a package.
 /// `externalFiles` receives the files an ONNX model's weights were read
 /// from.
-static int readInputFiles(llvm::ArrayRef<std::string> argNames, size_t count,
+static int readInputFiles(const char *option, llvm::ArrayRef<std::string> specs,
+                          llvm::ArrayRef<std::string> argNames, size_t count,
                           std::vector<rt::HostTensor> &args);
 
-/// Whether a compile measures on the --input files of `dlc run MODEL`: the
-/// precision report and tolerance, and fp16's ranges and fp8's scales, are
-/// taken on the inputs the model runs on.
+/// Whether a compile measures on given inputs: --calibration-input files,
+/// or the --input files of `dlc run MODEL` when the precision report or
+/// tolerance, fp16's ranges or fp8's scales are taken on the inputs the
+/// model runs on.
 static bool calibratesOnInputs() {
+  if (!calibrationInputs.empty())
+    return true;
   if (inputs.empty())
     return false;
   std::string precision = pipelineFlags.precision.value();
@@ -512,11 +524,14 @@ static int compileMlir(const std::string &path, ::dlc::Stage stop,
       return 1;
     std::vector<std::string> names;
     for (unsigned i = 0, e = func->getNumArguments(); i < e; ++i) {
-      auto name = func->getArgAttrOfType<StringAttr>(i, mlir::dlc::attr::kOnnxName);
+      auto name =
+          func->getArgAttrOfType<StringAttr>(i, mlir::dlc::attr::kOnnxName);
       names.push_back(name ? name.str() : std::string());
     }
-    if (int rc =
-            readInputFiles(names, names.size(), options.calibrationInputs))
+    bool given = !calibrationInputs.empty();
+    if (int rc = readInputFiles(given ? "calibration-input" : "input",
+                                given ? calibrationInputs : inputs, names,
+                                names.size(), options.calibrationInputs))
       return rc;
   }
   // --emit=cuda: the package's whole source (with the GEMM epilogue
@@ -921,19 +936,21 @@ static int unknownInputName(llvm::StringRef spec,
               names);
 }
 
-/// The --input files of a model of `count` inputs named `argNames` (ONNX
-/// names, or empty), bound by NAME=FILE or in argument order. 0 or the
-/// exit code after an error.
-static int readInputFiles(llvm::ArrayRef<std::string> argNames, size_t count,
+/// The tensor files `specs` (of --`option`: input or calibration-input) of
+/// a model of `count` inputs named `argNames` (ONNX names, or empty), bound
+/// by NAME=FILE or in argument order. 0 or the exit code after an error.
+static int readInputFiles(const char *option, llvm::ArrayRef<std::string> specs,
+                          llvm::ArrayRef<std::string> argNames, size_t count,
                           std::vector<rt::HostTensor> &args) {
-  if (inputs.size() != count)
+  if (specs.size() != count)
     return fail("the model takes " + llvm::Twine(count) + " inputs, but " +
-                llvm::Twine(inputs.size()) + " --input files were given");
+                llvm::Twine(specs.size()) + " --" + option +
+                " files were given");
   // NAME=FILE binds by input name; otherwise files go in argument order.
-  std::vector<std::string> paths(inputs.begin(), inputs.end());
+  std::vector<std::string> paths(specs.begin(), specs.end());
   std::vector<std::optional<size_t>> bindings;
   bool named = false;
-  for (const std::string &spec : inputs) {
+  for (const std::string &spec : specs) {
     auto [name, file] = llvm::StringRef(spec).split('=');
     std::optional<size_t> index =
         file.empty() ? std::nullopt : inputIndex(argNames, count, name);
@@ -946,10 +963,10 @@ static int readInputFiles(llvm::ArrayRef<std::string> argNames, size_t count,
   }
   if (named) {
     std::vector<bool> bound(count, false);
-    for (auto [spec, index] : llvm::zip(inputs, bindings)) {
+    for (auto [spec, index] : llvm::zip(specs, bindings)) {
       auto [name, file] = llvm::StringRef(spec).split('=');
       if (!index)
-        return fail("--input '" + spec +
+        return fail("--" + llvm::Twine(option) + " '" + spec +
                     "' does not name a model input (give all inputs as "
                     "NAME=FILE, or all in argument order)");
       if (bound[*index])
@@ -1030,7 +1047,8 @@ static int runRun() {
   // fits.
   std::vector<rt::HostTensor> args;
   if (!inputs.empty()) {
-    if (int rc = readInputFiles(argNames, package.inputs.size(), args))
+    if (int rc = readInputFiles("input", inputs, argNames,
+                                package.inputs.size(), args))
       return rc;
     // numpy has no bf16: an f32 file for a bf16 or f16 input (a package
     // compiled with --io-precision=low) is rounded to it, as the caller
