@@ -57,6 +57,8 @@ private:
                           uint32_t sharedBytes, const std::string &label,
                           std::optional<ValueRange> inputs = std::nullopt);
   LogicalResult addMatmul(MatmulOp op);
+  /// The package's figures (rt::PackageStats), once its steps are built.
+  rt::PackageStats stats();
 
   func::FuncOp func;
   const CodegenOptions &options;
@@ -567,7 +569,6 @@ FailureOr<rt::Package> PackageBuilder::build() {
       if (failed(addLaunch(kernel, emitted.info, emitted.grid, emitted.block,
                            emitted.sharedBytes, emitted.label)))
         return failure();
-      pkg.steps.back().kernel.castOnly = kernel.isCastOnly();
     } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
       if (failed(addMatmul(matmul)))
         return failure();
@@ -648,7 +649,49 @@ FailureOr<rt::Package> PackageBuilder::build() {
       pkg.cubins.push_back({arch, std::move(c.image), std::move(c.resources)});
     }
   }
+  pkg.stats = stats();
   return std::move(pkg);
+}
+
+/// The figures of the compiled model (rt::PackageStats, docs/fusion.md):
+/// what each step moves and computes, from the package's steps; what kind
+/// of work each kernel does, from the function's ops.
+rt::PackageStats PackageBuilder::stats() {
+  rt::PackageStats s;
+  auto computesConv = [](Operation *op) {
+    return isa<Conv2DOp, ConvTranspose2DOp>(op);
+  };
+  for (Operation &op : func.getBody().front()) {
+    if (auto kernel = dyn_cast<KernelOp>(op)) {
+      ++s.kernels;
+      s.castKernels += kernel.isCastOnly();
+      s.dataMovementKernels += kernel.isDataMovementOnly();
+      bool conv = false;
+      kernel.getBodyBlock().walk(
+          [&](Operation *inner) { conv |= computesConv(inner); });
+      s.convolutions += conv;
+    } else if (isa<AttentionOp>(op)) {
+      ++s.attention;
+    } else if (isa<MatmulOp>(op)) {
+      ++s.gemms;
+      s.convolutions += isFromConv(&op);
+    }
+  }
+  s.launches = pkg.steps.size();
+  for (const rt::Step &step : pkg.steps) {
+    s.bytesMoved += rt::stepBytes(step);
+    s.flops += rt::stepFlops(step);
+  }
+  s.constantBytes = pkg.constants.size();
+  s.minBytes = s.constantBytes;
+  for (const rt::TensorDesc &d : pkg.inputs)
+    s.minBytes += d.byteSize();
+  for (const rt::TensorDesc &d : pkg.outputs)
+    s.minBytes += d.byteSize();
+  s.arenaBytes = pkg.arenaBytes;
+  s.arenaLowerBound = getArenaLowerBound(func).value_or(0);
+  s.intermediateBytes = pkg.intermediateBytes;
+  return s;
 }
 
 } // namespace

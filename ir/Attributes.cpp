@@ -35,6 +35,18 @@ std::optional<int64_t> mlir::dlc::getArenaBytes(Operation *func) {
 void mlir::dlc::setArenaBytes(Operation *func, int64_t bytes) {
   setInt(func, attr::kArenaBytes, bytes);
 }
+std::optional<int64_t> mlir::dlc::getArenaLowerBound(Operation *func) {
+  return getInt(func, attr::kArenaLowerBound);
+}
+void mlir::dlc::setArenaLowerBound(Operation *func, int64_t bytes) {
+  setInt(func, attr::kArenaLowerBound, bytes);
+}
+bool mlir::dlc::isFromConv(Operation *matmul) {
+  return matmul->hasAttr(attr::kFromConv);
+}
+void mlir::dlc::setFromConv(Operation *matmul) {
+  matmul->setAttr(attr::kFromConv, UnitAttr::get(matmul->getContext()));
+}
 std::optional<int64_t> mlir::dlc::getIntermediateBytes(Operation *func) {
   return getInt(func, attr::kIntermediateBytes);
 }
@@ -126,8 +138,14 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
         return op->emitOpError() << "has an invalid planned offset " << offset;
     return success();
   }
+  if (name == attr::kFromConv) {
+    if (!isa<UnitAttr>(value) || !isa<MatmulOp>(op))
+      return op->emitOpError()
+             << "expects '" << name << "' as a unit attribute on a dlc.matmul";
+    return success();
+  }
   if (name == attr::kArenaBytes || name == attr::kIntermediateBytes ||
-      name == attr::kSourceOps) {
+      name == attr::kSourceOps || name == attr::kArenaLowerBound) {
     auto integer = dyn_cast<IntegerAttr>(value);
     if (!integer || !integer.getType().isInteger(64))
       return op->emitOpError()

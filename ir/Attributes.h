@@ -27,6 +27,12 @@ constexpr llvm::StringLiteral kArenaBytes = "dlc.arena_bytes";
 constexpr llvm::StringLiteral kIntermediateBytes = "dlc.intermediate_bytes";
 /// On the function: the number of compute ops before fusion.
 constexpr llvm::StringLiteral kSourceOps = "dlc.source_ops";
+/// On the function: the largest total of intermediate bytes live at one
+/// point of the schedule (buffers shared in place counted once), which no
+/// arena can be smaller than (dlc-plan-memory).
+constexpr llvm::StringLiteral kArenaLowerBound = "dlc.arena_lower_bound";
+/// On a dlc.matmul: it computes a convolution (dlc-lower-conv made it).
+constexpr llvm::StringLiteral kFromConv = "dlc.from_conv";
 /// On dlc.kernel: why neighbours stayed out, as dictionaries
 /// {operand|result = index : i64, reason = "..."}.
 constexpr llvm::StringLiteral kFusionNotes = "dlc.fusion_notes";
@@ -57,6 +63,11 @@ std::optional<int64_t> getIntermediateBytes(Operation *func);
 void setIntermediateBytes(Operation *func, int64_t bytes);
 std::optional<int64_t> getSourceOpCount(Operation *func);
 void setSourceOpCount(Operation *func, int64_t count);
+std::optional<int64_t> getArenaLowerBound(Operation *func);
+void setArenaLowerBound(Operation *func, int64_t bytes);
+/// Whether a dlc.matmul computes a convolution.
+bool isFromConv(Operation *matmul);
+void setFromConv(Operation *matmul);
 
 /// A kernel's fusion notes (null when it has none).
 ArrayAttr getFusionNotes(Operation *kernel);

@@ -1247,6 +1247,16 @@ bool KernelOp::isCastOnly() {
   return cast;
 }
 
+bool KernelOp::isDataMovementOnly() {
+  bool moves = false;
+  for (Operation &op : getBodyBlock().without_terminator()) {
+    if (!op.hasTrait<trait::DataMovement>())
+      return false;
+    moves |= !isa<ReshapeOp>(op);
+  }
+  return moves;
+}
+
 void KernelOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   for (Value r : getResults())
     setNameFn(r, "k");

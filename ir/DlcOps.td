@@ -749,6 +749,9 @@ def Dlc_KernelOp : Dlc_Op<"kernel", [IsolatedFromAbove,
     /// leaves one only for a model input or output no other kernel reads
     /// or writes (docs/precision.md).
     bool isCastOnly();
+    /// Whether its only work is moving data: its body is data-movement ops
+    /// (transpose, slice, concat, pad, tile, reshape), not only reshapes.
+    bool isDataMovementOnly();
   }];
 }
 

@@ -19,6 +19,7 @@
 // generation computes them directly, fused with their neighbours.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -99,6 +100,7 @@ void lowerToGemm(Conv2DOp conv) {
   auto product = b.create<MatmulOp>(
       loc, RankedTensorType::get(pShape, element), weights, columns,
       /*transpose_a=*/false, /*transpose_b=*/false, conv.getAccTypeAttr());
+  setFromConv(product);
   conv.replaceAllUsesWith(reshape(b, loc, product, out.getShape()));
   conv.erase();
 }

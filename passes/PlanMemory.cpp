@@ -242,6 +242,18 @@ void PlanMemoryPass::runOnOperation() {
     b.end = std::max(b.end, buffer.end);
   }
 
+  // No arena is smaller than the most bytes live at one point of the
+  // schedule.
+  int64_t lowerBound = 0;
+  {
+    SmallVector<int64_t> live(block.getOperations().size() + 1, 0);
+    for (const Slot &b : slots)
+      for (unsigned i = b.start; i <= b.end && i < live.size(); ++i)
+        live[i] += b.bytes;
+    for (int64_t bytes : live)
+      lowerBound = std::max(lowerBound, bytes);
+  }
+
   SmallVector<unsigned> byDecreasingSize(slots.size());
   for (unsigned i = 0; i < slots.size(); ++i)
     byDecreasingSize[i] = i;
@@ -299,6 +311,7 @@ void PlanMemoryPass::runOnOperation() {
                           << arenaBytes << "-byte arena\n");
   setArenaBytes(func, arenaBytes);
   setIntermediateBytes(func, intermediateBytes);
+  setArenaLowerBound(func, lowerBound);
 }
 
 } // namespace

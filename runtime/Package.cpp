@@ -17,6 +17,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <type_traits>
 
 namespace dlc::rt {
 
@@ -119,7 +120,7 @@ constexpr uint32_t kResources = tag("KRES");
 constexpr uint32_t kKernelFlops = tag("KFLP");
 /// Optional: the precision the model was compiled for (Package::precision).
 constexpr uint32_t kPrecision = tag("PREC");
-constexpr uint32_t kCastKernels = tag("KCST");
+constexpr uint32_t kStats = tag("STAT");
 
 std::string tagName(uint32_t t) {
   std::string s;
@@ -347,6 +348,38 @@ Status parseKernelFlops(SectionParser &p,
   return p.finish();
 }
 
+/// The figures of section STAT: name and value pairs; a name this reader
+/// does not know is skipped, a known one must hold a finite value >= 0
+/// (a whole number below 2^53 for a count).
+Status parseStats(SectionParser &p, Package &pkg) {
+  uint32_t n;
+  // A pair takes at least 16 bytes (an empty name and a value).
+  if (!p.count(n, 16))
+    return p.failure();
+  PackageStats stats;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string name;
+    double value;
+    if (!p.reader().string(name) || !p.reader().f64(value))
+      return p.failure();
+    if (!(value >= 0 && value < 1e300))
+      return Status::error("corrupt package: section 'STAT' gives '" + name +
+                           "' an invalid value");
+#define DLC_READ_STAT(type, member, statName)                                  \
+  if (name == statName) {                                                      \
+    if (std::is_integral<type>::value &&                                       \
+        !(value < 9007199254740992.0 && value == std::floor(value)))           \
+      return Status::error("corrupt package: section 'STAT' gives '" + name +  \
+                           "' a value that is not a count");                   \
+    stats.member = type(value);                                                \
+  }
+    DLC_PACKAGE_STATS(DLC_READ_STAT)
+#undef DLC_READ_STAT
+  }
+  pkg.stats = stats;
+  return p.finish();
+}
+
 /// One list of kernel resources per cubin, in the cubins' order.
 Status parseResources(SectionParser &p,
                       std::vector<std::vector<KernelResources>> &out) {
@@ -517,16 +550,19 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     writeSection(payload, kKernelFlops, body);
   }
 
-  std::vector<uint32_t> castKernels;
-  for (size_t i = 0; i < pkg.steps.size(); ++i)
-    if (pkg.steps[i].kind == Step::Kind::Kernel && pkg.steps[i].kernel.castOnly)
-      castKernels.push_back(uint32_t(i));
-  if (!castKernels.empty()) {
+  if (pkg.stats) {
     body.clear();
-    w.u32(uint32_t(castKernels.size()));
-    for (uint32_t step : castKernels)
-      w.u32(step);
-    writeSection(payload, kCastKernels, body);
+    uint32_t count = 0;
+#define DLC_COUNT_STAT(type, member, name) ++count;
+    DLC_PACKAGE_STATS(DLC_COUNT_STAT)
+#undef DLC_COUNT_STAT
+    w.u32(count);
+#define DLC_WRITE_STAT(type, member, name)                                     \
+  w.string(name);                                                              \
+  w.f64(double(pkg.stats->member));
+    DLC_PACKAGE_STATS(DLC_WRITE_STAT)
+#undef DLC_WRITE_STAT
+    writeSection(payload, kStats, body);
   }
 
   body.clear();
@@ -680,7 +716,6 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
   std::set<uint32_t> seen;
   std::vector<std::vector<KernelResources>> resources;
   std::vector<std::pair<uint32_t, double>> kernelFlops;
-  std::vector<uint32_t> castKernels;
   ByteReader r(payload, payloadBytes);
   while (r.remaining() > 0) {
     uint32_t sectionTag = 0, sectionFlags = 0;
@@ -718,13 +753,8 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       st = parseResources(p, resources);
     } else if (sectionTag == kKernelFlops) {
       st = parseKernelFlops(p, kernelFlops);
-    } else if (sectionTag == kCastKernels) {
-      uint32_t n = 0;
-      bool ok = p.count(n, 4);
-      castKernels.resize(ok ? n : 0);
-      for (uint32_t &step : castKernels)
-        ok = ok && p.reader().u32(step);
-      st = ok ? p.finish() : p.failure();
+    } else if (sectionTag == kStats) {
+      st = parseStats(p, pkg);
     } else if (sectionTag == kNames) {
       bool ok = true;
       for (std::vector<std::string> *names :
@@ -773,12 +803,6 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       return Status::error("corrupt package: section 'KFLP' gives step " +
                            std::to_string(step) + " an invalid FLOP count");
     pkg.steps[step].kernel.flops = flops;
-  }
-  for (uint32_t step : castKernels) {
-    if (step >= pkg.steps.size() || pkg.steps[step].kind != Step::Kind::Kernel)
-      return Status::error("corrupt package: section 'KCST' names step " +
-                           std::to_string(step) + ", which is not a kernel");
-    pkg.steps[step].kernel.castOnly = true;
   }
   // Reference blobs kept in the constants must lie inside them (the
   // sections may come in any order, so this is checked at the end).
@@ -1371,6 +1395,40 @@ std::vector<HostTensor> randomTensors(const std::vector<TensorDesc> &descs,
     inputs.push_back(std::move(t));
   }
   return inputs;
+}
+
+uint64_t stepBytes(const Step &step) {
+  uint64_t total = 0;
+  auto add = [&](const BufferRef &ref) { total += ref.bytes; };
+  switch (step.kind) {
+  case Step::Kind::Kernel:
+    for (const BufferRef &ref : step.kernel.args)
+      add(ref);
+    break;
+  case Step::Kind::Gemm:
+    add(step.gemm.a);
+    add(step.gemm.b);
+    add(step.gemm.c);
+    if (step.gemm.bias)
+      add(*step.gemm.bias);
+    if (step.gemm.addend)
+      add(*step.gemm.addend);
+    break;
+  case Step::Kind::Copy:
+    add(step.copy.src);
+    add(step.copy.dst);
+    break;
+  }
+  return total;
+}
+
+double stepFlops(const Step &step) {
+  if (step.kind == Step::Kind::Gemm)
+    return 2.0 * double(step.gemm.m) * double(step.gemm.n) *
+           double(step.gemm.k) * double(step.gemm.batch);
+  if (step.kind == Step::Kind::Kernel)
+    return step.kernel.flops;
+  return 0;
 }
 
 double defaultTolerance(DType type) {

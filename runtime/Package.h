@@ -84,10 +84,6 @@ struct KernelStep {
   /// attention: 2 * (d + dv) per query-key pair it computes), 0 for a
   /// memory-bound kernel. In the optional section KFLP.
   double flops = 0;
-  /// Its only work is converting element types (a model input or output
-  /// that no other kernel reads or writes, under a low precision). In the
-  /// optional section KCST; the compile summary counts them.
-  bool castOnly = false;
 };
 
 /// The activation at the end of a GEMM (GemmStep::epilogue).
@@ -262,6 +258,40 @@ struct ReferenceBlob {
   std::vector<uint8_t> data;
 };
 
+/// The figures of a compiled model, as `dlc compile --stats-json` writes
+/// them (type, member, JSON name); docs/fusion.md defines each, and they
+/// stay stable: they are how performance is tracked without a GPU.
+#define DLC_PACKAGE_STATS(X)                                                   \
+  X(uint64_t, kernels, "kernels")                                              \
+  X(uint64_t, gemms, "gemms")                                                  \
+  X(uint64_t, attention, "attention")                                          \
+  X(uint64_t, convolutions, "convolutions")                                    \
+  X(uint64_t, launches, "launches")                                            \
+  X(uint64_t, bytesMoved, "bytes_moved")                                       \
+  X(uint64_t, minBytes, "min_bytes")                                           \
+  X(uint64_t, arenaBytes, "arena_bytes")                                       \
+  X(uint64_t, arenaLowerBound, "arena_lower_bound")                            \
+  X(uint64_t, intermediateBytes, "intermediate_bytes")                         \
+  X(uint64_t, constantBytes, "constant_bytes")                                 \
+  X(double, flops, "flops")                                                    \
+  X(uint64_t, dataMovementKernels, "data_movement_kernels")                    \
+  X(uint64_t, castKernels, "cast_kernels")
+
+/// DLC_PACKAGE_STATS as a struct (optional section STAT: name and value
+/// pairs, so that a reader skips figures it does not know).
+struct PackageStats {
+#define DLC_PACKAGE_STATS_FIELD(type, member, name) type member = 0;
+  DLC_PACKAGE_STATS(DLC_PACKAGE_STATS_FIELD)
+#undef DLC_PACKAGE_STATS_FIELD
+};
+
+/// Bytes a step moves: each buffer it references, once per reference (an
+/// in-place kernel reads and writes the same bytes: both count).
+uint64_t stepBytes(const Step &step);
+/// Floating-point operations of a step's matrix products: 2 m n k per GEMM
+/// batch, a kernel's recorded FLOPs (flash attention).
+double stepFlops(const Step &step);
+
 struct Package {
   /// Name of the compiled function (normally "main").
   std::string entry = "main";
@@ -293,6 +323,9 @@ struct Package {
   /// tolerance of `dlc run --check`; empty in a package written before it
   /// was recorded.
   std::string precision;
+  /// What the compiler counted (section STAT); absent in a package written
+  /// before it was recorded.
+  std::optional<PackageStats> stats;
   /// The format version the package was read from (deserializePackage), or
   /// kPackageVersion for one made in memory. validatePackage requires every
   /// kernel's signature from kSignatureVersion on.

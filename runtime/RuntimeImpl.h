@@ -77,33 +77,6 @@ inline uint32_t epilogueGrid(const GemmStep &g) {
       std::max<uint64_t>(1, std::min<uint64_t>(blocks, kEpilogueMaxBlocks)));
 }
 
-/// Bytes a step moves: each buffer it references, once per reference (an
-/// in-place kernel reads and writes the same bytes: both count).
-inline uint64_t stepBytes(const Step &step) {
-  uint64_t total = 0;
-  auto add = [&](const BufferRef &ref) { total += ref.bytes; };
-  switch (step.kind) {
-  case Step::Kind::Kernel:
-    for (const BufferRef &ref : step.kernel.args)
-      add(ref);
-    break;
-  case Step::Kind::Gemm:
-    add(step.gemm.a);
-    add(step.gemm.b);
-    add(step.gemm.c);
-    if (step.gemm.bias)
-      add(*step.gemm.bias);
-    if (step.gemm.addend)
-      add(*step.gemm.addend);
-    break;
-  case Step::Kind::Copy:
-    add(step.copy.src);
-    add(step.copy.dst);
-    break;
-  }
-  return total;
-}
-
 /// The profile of `package` from `times[i][r]`, the time of step i in run r
 /// (milliseconds): medians, bytes, FLOPs and shares.
 inline std::vector<StepProfile>
@@ -118,11 +91,7 @@ summarizeProfile(const Package &package,
     p.kind = step.kind;
     p.label = step.label;
     p.bytes = stepBytes(step);
-    if (step.kind == Step::Kind::Gemm)
-      p.flops = 2.0 * double(step.gemm.m) * double(step.gemm.n) *
-                double(step.gemm.k) * double(step.gemm.batch);
-    else if (step.kind == Step::Kind::Kernel)
-      p.flops = step.kernel.flops;
+    p.flops = stepFlops(step);
     std::vector<double> &t = times[i];
     if (!t.empty()) {
       std::sort(t.begin(), t.end());

@@ -8,7 +8,7 @@
 // CHECK: %[[C:.*]] = dlc.im2col %[[X]] {dilations = array<i64: 1, 1>, groups = 1 : i64, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x1x27x16xf32>
 // CHECK: %[[WR:.*]] = dlc.reshape %[[W]] : tensor<16x3x3x3xf32> -> tensor<1x16x27xf32>
 // CHECK: %[[CR:.*]] = dlc.reshape %[[C]] : tensor<2x1x27x16xf32> -> tensor<2x27x16xf32>
-// CHECK: %[[P:.*]] = dlc.matmul %[[WR]], %[[CR]] {acc_type = f32} : (tensor<1x16x27xf32>, tensor<2x27x16xf32>) -> tensor<2x16x16xf32>
+// CHECK: %[[P:.*]] = dlc.matmul %[[WR]], %[[CR]] {acc_type = f32, dlc.from_conv} : (tensor<1x16x27xf32>, tensor<2x27x16xf32>) -> tensor<2x16x16xf32>
 // CHECK: %[[Y:.*]] = dlc.reshape %[[P]] : tensor<2x16x16xf32> -> tensor<2x16x4x4xf32>
 // CHECK: return %[[Y]]
 func.func @general(%x: tensor<2x3x8x8xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<2x16x4x4xf32> {
@@ -26,7 +26,7 @@ func.func @general(%x: tensor<2x3x8x8xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<
 // CHECK-NOT: dlc.im2col
 // CHECK-DAG: %[[W:.*]] = dlc.constant dense<{{.*}}> : tensor<1x8x4xf32>
 // CHECK-DAG: %[[XR:.*]] = dlc.reshape %[[X]] : tensor<2x4x5x5xf32> -> tensor<2x4x25xf32>
-// CHECK: %[[P:.*]] = dlc.matmul %[[W]], %[[XR]] : (tensor<1x8x4xf32>, tensor<2x4x25xf32>) -> tensor<2x8x25xf32>
+// CHECK: %[[P:.*]] = dlc.matmul %[[W]], %[[XR]] {dlc.from_conv} : (tensor<1x8x4xf32>, tensor<2x4x25xf32>) -> tensor<2x8x25xf32>
 // CHECK: dlc.reshape %[[P]] : tensor<2x8x25xf32> -> tensor<2x8x5x5xf32>
 func.func @pointwise(%x: tensor<2x4x5x5xf32>) -> tensor<2x8x5x5xf32> {
   %w = dlc.constant dense<0.5> : tensor<8x4x1x1xf32>

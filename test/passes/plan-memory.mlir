@@ -6,13 +6,13 @@
 // there, so one buffer serves the whole chain. Without in-place writes, two
 // buffers alternate. The last result goes straight to the output.
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: attributes {dlc.arena_bytes = 1024 : i64, dlc.intermediate_bytes = 3072 : i64}
+// CHECK-SAME: attributes {dlc.arena_bytes = 1024 : i64, dlc.arena_lower_bound = 1024 : i64, dlc.intermediate_bytes = 3072 : i64}
 // CHECK: %[[A:.*]] = dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
 // CHECK: %[[B:.*]] = dlc.kernel(%[[A]]) {dlc.offsets = array<i64: 0>}
 // CHECK: %[[C:.*]] = dlc.kernel(%[[B]]) {dlc.offsets = array<i64: 0>}
 // CHECK: %[[D:.*]] = dlc.kernel(%[[C]]) {dlc.offsets = array<i64: -1>}
 // NOINPLACE-LABEL: func.func @chain
-// NOINPLACE-SAME: attributes {dlc.arena_bytes = 2048 : i64, dlc.intermediate_bytes = 3072 : i64}
+// NOINPLACE-SAME: attributes {dlc.arena_bytes = 2048 : i64, dlc.arena_lower_bound = 2048 : i64, dlc.intermediate_bytes = 3072 : i64}
 // NOINPLACE: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
 // NOINPLACE: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 1024>}
 // NOINPLACE: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
@@ -47,7 +47,7 @@ func.func @chain(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
 // through %v, so neither %1 nor %2 may take its bytes. %2 reads %1
 // transposed, so it cannot overwrite it.
 // CHECK-LABEL: func.func @view_liveness
-// CHECK-SAME: attributes {dlc.arena_bytes = 3072 : i64, dlc.intermediate_bytes = 3072 : i64}
+// CHECK-SAME: attributes {dlc.arena_bytes = 3072 : i64, dlc.arena_lower_bound = 3072 : i64, dlc.intermediate_bytes = 3072 : i64}
 // CHECK: %[[A:.*]] = dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
 // CHECK: %[[V:.*]] = dlc.reshape %[[A]]
 // CHECK: %[[B:.*]] = dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 1024>}
@@ -81,7 +81,7 @@ func.func @view_liveness(%x: tensor<16x16xf32>) -> tensor<8x8xf32> {
 // Returned values, directly, twice, or through a view, are written straight
 // into the outputs and take no arena space.
 // CHECK-LABEL: func.func @returned
-// CHECK-SAME: attributes {dlc.arena_bytes = 0 : i64, dlc.intermediate_bytes = 0 : i64}
+// CHECK-SAME: attributes {dlc.arena_bytes = 0 : i64, dlc.arena_lower_bound = 0 : i64, dlc.intermediate_bytes = 0 : i64}
 // CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: -1>}
 // CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: -1>}
 // CHECK: dlc.matmul %{{.*}}, %{{.*}} {dlc.offsets = array<i64: -1>}
@@ -106,13 +106,13 @@ func.func @returned(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf
 // %0 is still needed by %2 when the Row kernel %1 runs (and a Row kernel
 // never writes in place); %2 overwrites %0, which dies there.
 // CHECK-LABEL: func.func @in_place_choices
-// CHECK-SAME: attributes {dlc.arena_bytes = 2048 : i64, dlc.intermediate_bytes = 3072 : i64}
+// CHECK-SAME: attributes {dlc.arena_bytes = 2048 : i64, dlc.arena_lower_bound = 2048 : i64, dlc.intermediate_bytes = 3072 : i64}
 // CHECK: %[[A:.*]] = dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
 // CHECK: %[[B:.*]] = dlc.kernel(%[[A]]) {dlc.offsets = array<i64: 1024>}
 // CHECK: %[[C:.*]] = dlc.kernel(%[[A]], %[[B]]) {dlc.offsets = array<i64: 0>}
 // CHECK: dlc.kernel(%[[C]]) {dlc.offsets = array<i64: -1>}
 // NOINPLACE-LABEL: func.func @in_place_choices
-// NOINPLACE-SAME: attributes {dlc.arena_bytes = 3072 : i64, dlc.intermediate_bytes = 3072 : i64}
+// NOINPLACE-SAME: attributes {dlc.arena_bytes = 3072 : i64, dlc.arena_lower_bound = 3072 : i64, dlc.intermediate_bytes = 3072 : i64}
 func.func @in_place_choices(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %0 = dlc.kernel(%x) : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%a: tensor<16x16xf32>):
@@ -145,7 +145,7 @@ func.func @in_place_choices(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
 // first (%h and %r each take one aligned unit), each at the lowest free
 // offset.
 // CHECK-LABEL: func.func @no_in_place
-// CHECK-SAME: attributes {dlc.arena_bytes = 3072 : i64, dlc.intermediate_bytes = 5696 : i64}
+// CHECK-SAME: attributes {dlc.arena_bytes = 3072 : i64, dlc.arena_lower_bound = 3072 : i64, dlc.intermediate_bytes = 5696 : i64}
 // CHECK: %[[A:.*]] = dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
 // CHECK: %[[M:.*]] = dlc.matmul %[[A]], %[[A]] {dlc.offsets = array<i64: 1024>}
 // CHECK: %[[P:.*]], %[[Q:.*]] = dlc.kernel(%[[M]]) {dlc.offsets = array<i64: 0, 2048>}
@@ -192,9 +192,13 @@ func.func @no_in_place(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
 
 // -----
 
-// Offsets follow the alignment option; sizes are not rounded.
+// Offsets follow the alignment option; sizes are not rounded: the lower
+// bound of the arena is the 120 bytes live at once (two 60-byte buffers),
+// the arena itself two aligned blocks.
 // ALIGN64-LABEL: func.func @alignment
-// ALIGN64-SAME: attributes {dlc.arena_bytes = 128 : i64, dlc.intermediate_bytes = 120 : i64}
+// ALIGN64-SAME: attributes {dlc.arena_bytes = 128 : i64, dlc.arena_lower_bound = 120 : i64, dlc.intermediate_bytes = 120 : i64}
+// CHECK-LABEL: func.func @alignment
+// CHECK-SAME: attributes {dlc.arena_bytes = 512 : i64, dlc.arena_lower_bound = 120 : i64, dlc.intermediate_bytes = 120 : i64}
 // ALIGN64: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
 // ALIGN64: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 64>}
 // ALIGN64: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: -1>}

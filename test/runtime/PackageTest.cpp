@@ -1340,3 +1340,72 @@ TEST(DefaultTolerance, Tf32LoosensF32OutputsOnly) {
 }
 
 } // namespace
+
+TEST(Package, StatsRoundTripAndAreChecked) {
+  Package p = samplePackage();
+  EXPECT_FALSE(deserializePackage(serializePackage(p))->stats.has_value());
+  PackageStats s;
+  s.kernels = 3;
+  s.gemms = 2;
+  s.bytesMoved = uint64_t(1) << 40;
+  s.flops = 1.5e12;
+  s.castKernels = 1;
+  p.stats = s;
+  Result<Package> r = deserializePackage(serializePackage(p));
+  ASSERT_TRUE(r.isOk()) << r.message();
+  ASSERT_TRUE(r->stats.has_value());
+  EXPECT_EQ(r->stats->kernels, 3u);
+  EXPECT_EQ(r->stats->gemms, 2u);
+  EXPECT_EQ(r->stats->bytesMoved, uint64_t(1) << 40);
+  EXPECT_EQ(r->stats->flops, 1.5e12);
+  EXPECT_EQ(r->stats->castKernels, 1u);
+  EXPECT_EQ(r->stats->attention, 0u);
+
+  // A STAT section of the given name and value pairs in place of p's.
+  std::vector<uint8_t> bytes = serializePackage(p);
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  auto withStats =
+      [&](const std::vector<std::pair<std::string, double>> &pairs) {
+        std::vector<uint8_t> body;
+        ByteWriter w(body);
+        w.u32(uint32_t(pairs.size()));
+        for (const auto &[name, value] : pairs) {
+          w.string(name);
+          w.f64(value);
+        }
+        return deserializePackage(withPayload(
+            mapSections(payload,
+                        [&](uint32_t tag, const uint8_t *,
+                            uint64_t) -> std::optional<std::vector<uint8_t>> {
+                          if (tag != 0x54415453) // "STAT"
+                            return std::nullopt;
+                          return sectionOf(tag, body);
+                        })));
+      };
+  // A figure this reader does not know is skipped.
+  r = withStats({{"kernels", 7}, {"a_later_figure", 2.5}});
+  ASSERT_TRUE(r.isOk()) << r.message();
+  EXPECT_EQ(r->stats->kernels, 7u);
+  EXPECT_EQ(r->stats->gemms, 0u);
+  EXPECT_THAT(withStats({{"kernels", -1}}).message(),
+              HasSubstr("section 'STAT' gives 'kernels' an invalid value"));
+  EXPECT_THAT(withStats({{"flops", std::nan("")}}).message(),
+              HasSubstr("an invalid value"));
+  EXPECT_THAT(withStats({{"gemms", 2.5}}).message(),
+              HasSubstr("gives 'gemms' a value that is not a count"));
+  EXPECT_THAT(withStats({{"launches", 1e17}}).message(),
+              HasSubstr("not a count"));
+  // A count beyond the section's bytes.
+  std::vector<uint8_t> body;
+  ByteWriter w(body);
+  w.u32(1000);
+  Result<Package> huge = deserializePackage(withPayload(
+      mapSections(payload,
+                  [&](uint32_t tag, const uint8_t *,
+                      uint64_t) -> std::optional<std::vector<uint8_t>> {
+                    if (tag != 0x54415453)
+                      return std::nullopt;
+                    return sectionOf(tag, body);
+                  })));
+  EXPECT_FALSE(huge.isOk());
+}

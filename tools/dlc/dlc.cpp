@@ -32,6 +32,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -42,6 +43,7 @@
 #include <cmath>
 #include <cstdio>
 #include <new>
+#include <type_traits>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -181,6 +183,22 @@ static cl::list<std::string> calibrationInputs(
              "measure on these instead of seeded inputs (dlc run MODEL: on its "
              "--input files when none are given)"),
     cl::value_desc("[name=]file.npy"), cl::cat(modelCategory));
+/// `dlc compile --stats-json FILE`. LLVM registers an option of that name
+/// (a switch printing its own statistics as JSON) when the command line is
+/// first read; main puts this one in its place (registerStatsJsonOption).
+static std::optional<cl::opt<std::string>> statsJsonPath;
+static void registerStatsJsonOption() {
+  llvm::StringMap<cl::Option *> &registered = cl::getRegisteredOptions();
+  if (auto it = registered.find("stats-json"); it != registered.end())
+    it->second->removeArgument();
+  statsJsonPath.emplace(
+      "stats-json",
+      cl::desc("Write the compiled model's figures as one JSON object: "
+               "kernels, GEMMs, launches, bytes moved against the least "
+               "possible, arena and its lower bound, FLOPs, data-movement "
+               "and cast-only kernels (docs/fusion.md)"),
+      cl::value_desc("file"), cl::cat(compileCategory));
+}
 static cl::opt<bool> noReferenceModel(
     "no-reference-model",
     cl::desc("Leave the reference model out of the package (`dlc run "
@@ -589,9 +607,7 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
     else
       ++copies;
   }
-  unsigned castKernels = 0;
-  for (const rt::Step &step : package.steps)
-    castKernels += step.kind == rt::Step::Kind::Kernel && step.kernel.castOnly;
+  uint64_t castKernels = package.stats ? package.stats->castKernels : 0;
   os << package.sourceOpCount << " ops -> " << kernels << " fused kernels, "
      << gemms << " GEMM calls";
   // Mixed precision's conversions of model inputs and outputs that no
@@ -828,6 +844,34 @@ static int printPipeline() {
   return 0;
 }
 
+/// --stats-json: the package's figures (rt::PackageStats) as one JSON
+/// object, in DLC_PACKAGE_STATS's order.
+static int writeStatsJson(const rt::Package &package, const std::string &out) {
+  if (!package.stats)
+    return fail("the package records no figures for --stats-json (it was "
+                "written by an older dlc; compile it again with --no-cache)");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  {
+    llvm::json::OStream json(os, 2);
+    json.object([&] {
+#define DLC_JSON_STAT(type, member, name)                                      \
+  if (std::is_integral<type>::value)                                           \
+    json.attribute(name, int64_t(package.stats->member));                      \
+  else                                                                         \
+    json.attribute(name, double(package.stats->member));
+      DLC_PACKAGE_STATS(DLC_JSON_STAT)
+#undef DLC_JSON_STAT
+    });
+  }
+  os << "\n";
+  if (rt::Status st =
+          rt::writeFileAtomic(*statsJsonPath, text.data(), text.size());
+      !st)
+    return fail(st.message());
+  return 0;
+}
+
 static int runCompile() {
   if (inputPath.empty())
     return fail("'dlc compile' needs a model file (.mlir or .onnx)");
@@ -843,6 +887,9 @@ static int runCompile() {
   }
   if (printPipelineCommand)
     return printPipeline();
+  if (!statsJsonPath->empty() && !emit.empty())
+    return fail("--stats-json describes a compiled package; it does not "
+                "combine with --emit");
   std::string out = outputPath;
   if (out.empty()) {
     llvm::SmallString<256> p(inputPath.getValue());
@@ -851,6 +898,13 @@ static int runCompile() {
   }
   if (emit.empty())
     if (rt::Status st = rt::checkOutputPath(out, {inputPath}); !st)
+      return fail(st.message());
+  // The figures' file is checked before anything is written: neither the
+  // model nor the package.
+  if (!statsJsonPath->empty())
+    if (rt::Status st =
+            rt::checkOutputPath(*statsJsonPath, {inputPath.getValue(), out});
+        !st)
       return fail(st.message());
   CompiledModel model;
   if (emit.empty()) {
@@ -877,6 +931,8 @@ static int runCompile() {
                  << (model.cached ? " (cached): " : ": ");
     printSummary(model.package, llvm::errs());
   }
+  if (!statsJsonPath->empty())
+    return writeStatsJson(model.package, out);
   return 0;
 }
 
@@ -1222,6 +1278,7 @@ int main(int argc, char **argv) {
   if (command != "compile" && command != "run" && command != "import")
     return fail("unknown command '" + command + "'\n" + kUsage);
 
+  registerStatsJsonOption();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
