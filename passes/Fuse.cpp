@@ -802,12 +802,40 @@ LogicalResult Fuser::run() {
 struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
   using FuseBase::FuseBase;
 
+  /// Transposes that only move dimensions of size 1 become reshapes: the
+  /// dimensions of other sizes keep their order, so every element stays
+  /// where it was and the result is a free view.
+  static void reshapeUnitDimTransposes(func::FuncOp func) {
+    SmallVector<TransposeOp> transposes;
+    func.walk([&](TransposeOp op) { transposes.push_back(op); });
+    for (TransposeOp op : transposes) {
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(op.getInput().getType()).getShape();
+      int64_t last = -1;
+      bool inOrder = true;
+      for (int64_t p : op.getPerm()) {
+        if (shape[p] == 1)
+          continue;
+        inOrder &= p > last;
+        last = p;
+      }
+      if (!inOrder)
+        continue;
+      OpBuilder b(op);
+      Value view =
+          b.create<ReshapeOp>(op.getLoc(), op.getType(), op.getInput());
+      op.getResult().replaceAllUsesWith(view);
+      op->erase();
+    }
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
     if (failed(checkTensorSizes(func)))
       return signalPassFailure();
+    reshapeUnitDimTransposes(func);
     for (Block &block : func.getBody()) {
       Fuser fuser(block, maxOpsPerKernel,
                   std::max(1u, unsigned(maxOutputsPerKernel)), fusionNotes);

@@ -398,6 +398,10 @@ def Fuse : Pass<"dlc-fuse", "func::FuncOp"> {
     become a single kernel that reads its row once per reduction phase.
     Matrix products stay outside kernels (they become cuBLAS calls), as do
     reshapes between kernels and matrix products (they are free views).
+    A transpose that only moves dimensions of size 1 (a sequence-first
+    [S, 1, E] layer made batch-first [1, S, E]) leaves every element where
+    it was: it becomes such a reshape first, not a kernel that copies (the
+    attention passes, which run before, read transposes as head splits).
     Splat constants are copied into the kernels that use them.
 
     Before:

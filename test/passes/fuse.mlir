@@ -433,3 +433,24 @@ func.func @dead(%x: tensor<4xf32>) -> tensor<4xf32> {
   %n = dlc.neg %x : tensor<4xf32>
   return %n : tensor<4xf32>
 }
+
+// -----
+
+// A transpose that only moves dimensions of size 1 (a sequence-first layer
+// made batch-first, batch 1) is a reshape, a free view: the exp's kernel
+// reads through it, and alone it would be no kernel at all. One that
+// reorders dimensions of other sizes stays a kernel's work.
+// CHECK-LABEL: func.func @unit_dim_transpose
+// CHECK: dlc.kernel(%arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: dlc.reshape %{{.*}} : tensor<128x1x64xf32> -> tensor<1x128x64xf32>
+// CHECK-NEXT: dlc.exp
+// CHECK: dlc.kernel(%arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: dlc.transpose
+func.func @unit_dim_transpose(%x: tensor<128x1x64xf32>, %y: tensor<1x4x8xf32>) -> (tensor<1x128x64xf32>, tensor<1x8x4xf32>) {
+  %t = dlc.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<128x1x64xf32>) -> tensor<1x128x64xf32>
+  %e = dlc.exp %t : tensor<1x128x64xf32>
+  %u = dlc.transpose %y {perm = array<i64: 0, 2, 1>} : (tensor<1x4x8xf32>) -> tensor<1x8x4xf32>
+  return %e, %u : tensor<1x128x64xf32>, tensor<1x8x4xf32>
+}
