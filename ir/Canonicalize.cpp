@@ -118,7 +118,26 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
     return success();
   }
 };
+/// select(not(c), a, b) is select(c, b, a): one form of a mask for the
+/// matchers (nanoGPT's masked_fill of ~tril exports Not then Where).
+struct SelectOfNot : OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto negated = op.getCond().getDefiningOp<NotOp>();
+    if (!negated)
+      return failure();
+    rewriter.replaceOpWithNewOp<SelectOp>(op, op.getType(), negated.getInput(),
+                                          op.getOnFalse(), op.getOnTrue());
+    return success();
+  }
+};
 } // namespace
+
+void SelectOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<SelectOfNot>(context);
+}
 
 void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {

@@ -148,6 +148,30 @@ mlir::dlc::verifyBroadcastElementwise(Operation *op,
   return success();
 }
 
+OpFoldResult
+mlir::dlc::foldFloatSplats(Operation *op, ArrayRef<Attribute> operands,
+                           llvm::function_ref<double(ArrayRef<double>)> fn) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  auto element = type ? dyn_cast<FloatType>(type.getElementType()) : nullptr;
+  if (!element)
+    return {};
+  SmallVector<double, 2> values;
+  for (Attribute operand : operands) {
+    auto dense = dyn_cast_or_null<DenseFPElementsAttr>(operand);
+    if (!dense || !dense.isSplat())
+      return {};
+    APFloat v = dense.getSplatValue<APFloat>();
+    bool lost = false;
+    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    values.push_back(v.convertToDouble());
+  }
+  APFloat result(fn(values));
+  bool lost = false;
+  result.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                 &lost);
+  return DenseElementsAttr::get(type, result);
+}
+
 LogicalResult mlir::dlc::verifyFloatElements(Operation *op) {
   Type type = tensorType(op->getOperand(0)).getElementType();
   if (!isa<FloatType>(type))

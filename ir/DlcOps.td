@@ -69,28 +69,45 @@ class Dlc_UnaryOp<string mnemonic, string what,
 
 /// `cost`: operations per element (CostOpInterface); the special function
 /// unit's transcendentals and divisions count several FMAs.
+/// `fold`: the value of one element `x` as a C++ double expression; a splat
+/// constant operand folds to a splat constant of it (rounded to the element
+/// type), so that constant subexpressions (a scale computed from a shape)
+/// are computed once, at compile time.
 class Dlc_FloatUnaryOp<string mnemonic, string what, int cost = 1,
-                       list<Trait> extra = []> :
+                       list<Trait> extra = [], string fold = ""> :
     Dlc_UnaryOp<mnemonic, what, !listconcat(
         [DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>],
         extra)> {
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() {
       return verifyFloatElements(getOperation());
     }
     int64_t $cppClass::getOpsPerElement() { return }] # cost # [{; }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return foldFloatSplats(getOperation(), {adaptor.getInput()},
+          [](::llvm::ArrayRef<double> v) { double x = v[0]; return }] # fold # [{; });
+    }
   }];
 }
 
-def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential", 8, [Dlc_Differentiable]>;
-def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm", 8, [Dlc_Differentiable]>;
-def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent", 8, [Dlc_Differentiable]>;
-def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))", 8>;
-def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function", 8>;
-def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root", 4>;
-def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root", 4>;
-def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x", 4>;
+def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential", 8, [Dlc_Differentiable],
+    "std::exp(x)">;
+def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm", 8, [Dlc_Differentiable],
+    "std::log(x)">;
+def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent", 8, [Dlc_Differentiable],
+    "std::tanh(x)">;
+def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))", 8, [],
+    "1.0 / (1.0 + std::exp(-x))">;
+def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function", 8, [],
+    "std::erf(x)">;
+def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root", 4, [],
+    "1.0 / std::sqrt(x)">;
+def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root", 4, [],
+    "std::sqrt(x)">;
+def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x", 4, [],
+    "1.0 / x">;
 def Dlc_AbsOp : Dlc_UnaryOp<"abs", "the absolute value",
     [Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe]>;
 def Dlc_NegOp : Dlc_UnaryOp<"neg", "negation",
@@ -126,8 +143,10 @@ def Dlc_ClampOp : Dlc_Op<"clamp", !listconcat(Dlc_ElementwiseTraits,
   let hasVerifier = 1;
 }
 
+/// `fold`: as Dlc_FloatUnaryOp's, of float elements `a` and `b` (empty:
+/// no folding).
 class Dlc_BinaryOp<string mnemonic, string what, int cost = 1,
-                   list<Trait> extra = []> :
+                   list<Trait> extra = [], string fold = ""> :
     Dlc_Op<mnemonic, !listconcat(Dlc_ElementwiseTraits,
         [DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>],
         extra)> {
@@ -150,17 +169,30 @@ class Dlc_BinaryOp<string mnemonic, string what, int cost = 1,
       return verifyBroadcastElementwise(getOperation(), /*sameResultElementType=*/true);
     }
     int64_t $cppClass::getOpsPerElement() { return }] # cost # [{; }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      }] # !if(!empty(fold), "return {};", [{
+      return foldFloatSplats(getOperation(), {adaptor.getLhs(), adaptor.getRhs()},
+          [](::llvm::ArrayRef<double> v) { double a = v[0], b = v[1]; return }] # fold # [{; });}]) # [{
+    }
   }];
+  let hasFolder = 1;
 }
 
-def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
-def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
-def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
+def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe],
+    "a + b">;
+def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe],
+    "a - b">;
+def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe],
+    "a * b">;
 def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)", 4,
-    [Dlc_Differentiable]>;
-def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum", 1, [Dlc_ReducedPrecisionSafe]>;
-def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum", 1, [Dlc_ReducedPrecisionSafe]>;
-def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs", 8>;
+    [Dlc_Differentiable],
+    "a / b">;
+def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum", 1, [Dlc_ReducedPrecisionSafe],
+    "std::fmax(a, b)">;
+def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum", 1, [Dlc_ReducedPrecisionSafe],
+    "std::fmin(a, b)">;
+def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs", 8, [],
+    "std::pow(a, b)">;
 def Dlc_AndOp : Dlc_BinaryOp<"and", "the logical or bitwise and">;
 def Dlc_OrOp : Dlc_BinaryOp<"or", "the logical or bitwise or">;
 
@@ -197,6 +229,7 @@ def Dlc_SelectOp : Dlc_Op<"select", !listconcat(Dlc_ElementwiseTraits,
   let assemblyFormat =
       "$cond `,` $on_true `,` $on_false attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Dlc_CastOp : Dlc_Op<"cast", !listconcat(Dlc_ElementwiseTraits,

@@ -271,3 +271,45 @@ func.func @reshape_resource() -> tensor<1x4xf32> {
     }
   }
 #-}
+
+// -----
+
+// Constant subexpressions are computed at compile time: an attention
+// scale written from the head size (pow(64, 0.5), then its reciprocal, as
+// PyTorch exports `1 / math.sqrt(d)` when d comes from a shape) is one
+// splat constant, rounded once to the element type; so are unary functions
+// of a splat, in f16 too.
+// CHECK-LABEL: func.func @fold_constants
+// CHECK-DAG: %[[S:.*]] = dlc.constant dense<1.250000e-01> : tensor<1x1xf32>
+// CHECK-DAG: %[[E:.*]] = dlc.constant dense<2.718750e+00> : tensor<1xf16>
+// CHECK-DAG: %[[M:.*]] = dlc.constant dense<-1.000000e+09> : tensor<1x1xf32>
+// CHECK: dlc.mul %{{.*}}, %[[S]]
+// CHECK-NOT: dlc.pow
+// CHECK-NOT: dlc.reciprocal
+// CHECK: return %{{.*}}, %[[E]], %[[M]]
+func.func @fold_constants(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<1xf16>, tensor<1x1xf32>) {
+  %d = dlc.constant dense<64.0> : tensor<1x1xf32>
+  %h = dlc.constant dense<0.5> : tensor<1x1xf32>
+  %p = dlc.pow %d, %h : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %r = dlc.reciprocal %p : tensor<1x1xf32>
+  %y = dlc.mul %x, %r : (tensor<4x8xf32>, tensor<1x1xf32>) -> tensor<4x8xf32>
+  %one = dlc.constant dense<1.0> : tensor<1xf16>
+  %e = dlc.exp %one : tensor<1xf16>
+  %big = dlc.constant dense<1.0e9> : tensor<1x1xf32>
+  %zero = dlc.constant dense<0.0> : tensor<1x1xf32>
+  %m = dlc.sub %zero, %big : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %y, %e, %m : tensor<4x8xf32>, tensor<1xf16>, tensor<1x1xf32>
+}
+
+// -----
+
+// select(not(c), a, b) is select(c, b, a): a causal mask written as
+// masked_fill(~tril, -inf) reaches the attention matcher in one form.
+// CHECK-LABEL: func.func @select_of_not
+// CHECK-NOT: dlc.not
+// CHECK: dlc.select %arg0, %arg2, %arg1
+func.func @select_of_not(%c: tensor<4x4xi1>, %a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %n = dlc.not %c : tensor<4x4xi1>
+  %s = dlc.select %n, %a, %b : (tensor<4x4xi1>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
+}
