@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Dialect.h"
+#include "ir/Reference.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -132,7 +133,43 @@ struct SelectOfNot : OpRewritePattern<SelectOp> {
     return success();
   }
 };
+/// A small elementwise (not a cast), data-movement or reduction op of constants is a
+/// constant, computed by the reference interpreter (ir/Reference.h): a
+/// causal mask built from tril(ones) by select, not and reshape is one
+/// constant, not a kernel that recomputes it every run. Values of more
+/// than kMaxFoldedElements stay computed (a folded value is stored in the
+/// package).
+struct FoldConstantOperands : RewritePattern {
+  static constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;
+  explicit FoldConstantOperands(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    // Casts fold themselves (CastOp::fold), except where dlc.cast leaves
+    // the result unspecified (NaN or out of range to an integer), which
+    // the interpreter would pick.
+    // Inside a fused kernel constants are splat literals only.
+    if (!isa_and_nonnull<DlcDialect>(op->getDialect()) || isa<CastOp>(op) ||
+        op->getParentOfType<KernelOp>() || op->getNumOperands() == 0 ||
+        !(op->hasTrait<trait::Elementwise>() ||
+          op->hasTrait<trait::DataMovement>() || isa<ReduceOp>(op)) ||
+        llvm::any_of(op->getOperands(), [](Value v) {
+          return !v.getDefiningOp<ConstantOp>();
+        }))
+      return failure();
+    FailureOr<DenseElementsAttr> value =
+        evaluateOnConstants(op, kMaxFoldedElements);
+    if (failed(value))
+      return failure();
+    rewriter.replaceOpWithNewOp<ConstantOp>(op, *value);
+    return success();
+  }
+};
 } // namespace
+
+void DlcDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
+  results.add<FoldConstantOperands>(getContext());
+}
 
 void SelectOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {

@@ -26,6 +26,7 @@ def Dlc_Dialect : Dialect {
   let cppNamespace = "::mlir::dlc";
   let useDefaultAttributePrinterParser = 0;
   let hasConstantMaterializer = 1;
+  let hasCanonicalizer = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
 }

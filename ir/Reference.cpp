@@ -270,6 +270,13 @@ public:
 
   void bind(Value v, TensorPtr t) { env[v] = std::move(t); }
 
+  /// Evaluates one op whose operands are bound; its result's value.
+  FailureOr<TensorPtr> evaluate(Operation *op) {
+    if (failed(evalOp(op)))
+      return failure();
+    return env.lookup(op->getResult(0));
+  }
+
   /// Sees every op result (evaluateReference's observer), or null.
   ReferenceObserver observe = nullptr;
 
@@ -1280,6 +1287,46 @@ Tensor Interpreter::evalResize(ResizeOp op) {
 }
 
 } // namespace
+
+FailureOr<DenseElementsAttr>
+mlir::dlc::evaluateOnConstants(Operation *op, int64_t maxElements) {
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !isa_and_nonnull<DlcDialect>(op->getDialect()) || isa<ConstantOp>(op))
+    return failure();
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || !elemOf(type.getElementType()) ||
+      type.getNumElements() > maxElements)
+    return failure();
+  // The interpreter's diagnostics (a refused value) are not the user's.
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  Interpreter interp;
+  for (Value operand : op->getOperands()) {
+    auto constant = operand.getDefiningOp<ConstantOp>();
+    if (!constant || constant.getType().getNumElements() > maxElements)
+      return failure();
+    if (failed(interp.evaluate(constant)))
+      return failure();
+  }
+  FailureOr<TensorPtr> value = interp.evaluate(op);
+  if (failed(value))
+    return failure();
+  Elem e = *elemOf(type.getElementType());
+  const std::vector<double> &data = (*value)->data;
+  if (int64_t(data.size()) != type.getNumElements())
+    return failure();
+  if (e == rt::DType::I1) {
+    SmallVector<bool> bits;
+    for (double v : data)
+      bits.push_back(v != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+  }
+  std::vector<char> bytes(data.size() * byteSize(e));
+  for (size_t j = 0; j < data.size(); ++j)
+    encodeElement(e, data[j], reinterpret_cast<uint8_t *>(bytes.data()) +
+                                  j * byteSize(e));
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
 
 FailureOr<std::vector<rt::HostTensor>>
 mlir::dlc::evaluateReference(func::FuncOp func,

@@ -53,6 +53,16 @@ FailureOr<std::vector<rt::HostTensor>>
 evaluateReference(func::FuncOp func, const std::vector<rt::HostTensor> &inputs,
                   ReferenceObserver observe);
 
+/// The value of `op` (a dlc op of one result whose operands are all
+/// dlc.constant ops) as the reference interpreter computes it, rounded to
+/// the result's element type: what constant folding of non-splat values
+/// uses (one definition of every op's meaning). Failure, with no
+/// diagnostic, for another op, a result of more than `maxElements`
+/// elements, or a value the interpreter refuses (an integer division by
+/// zero).
+FailureOr<DenseElementsAttr> evaluateOnConstants(Operation *op,
+                                                 int64_t maxElements);
+
 } // namespace mlir::dlc
 
 #endif // DLC_IR_REFERENCE_H

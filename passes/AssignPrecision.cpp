@@ -293,18 +293,19 @@ struct AssignPrecisionPass
         continue;
       assign(op);
     }
+    // f32 weights that only their converted copies replace (before the
+    // casts below are erased: `ops` may hold them).
+    for (Operation *op : ops)
+      if (isa<ConstantOp>(op) && op->use_empty())
+        op->erase();
     // Casts whose input now has their type (io-precision=low's casts
-    // before the return, of values that became low), and f32 weights
-    // that only their converted copies replace.
+    // before the return, of values that became low).
     func.walk([](CastOp cast) {
       if (!cast.getScaleAttr() && cast.getInput().getType() == cast.getType()) {
         cast.getResult().replaceAllUsesWith(cast.getInput());
         cast->erase();
       }
     });
-    for (Operation *op : ops)
-      if (isa<ConstantOp>(op) && op->use_empty())
-        op->erase();
   }
 
 private:

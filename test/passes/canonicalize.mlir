@@ -313,3 +313,32 @@ func.func @select_of_not(%c: tensor<4x4xi1>, %a: tensor<4x4xf32>, %b: tensor<4x4
   %s = dlc.select %n, %a, %b : (tensor<4x4xi1>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return %s : tensor<4x4xf32>
 }
+
+// -----
+
+// Ops of non-splat constants fold through the reference interpreter: the
+// select and not of a boolean mask, a concat. An integer division by zero
+// (the interpreter refuses it) stays for the device to report, and a value
+// over 65536 elements stays computed (folding would store it).
+// CHECK-LABEL: func.func @fold_dense
+// CHECK-DAG: %[[M:.*]] = dlc.constant dense<{{\[}}[false, true], [false, false]]> : tensor<2x2xi1>
+// CHECK-DAG: %[[C:.*]] = dlc.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: dlc.div %{{.*}}, %{{.*}} : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+// CHECK-DAG: dlc.tile %{{.*}} {multiples = array<i64: 65537>}
+// CHECK: return %[[M]], %[[C]]
+func.func @fold_dense() -> (tensor<2x2xi1>, tensor<3xf32>, tensor<2xi32>, tensor<65537xf32>) {
+  %tril = dlc.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+  %t = dlc.constant dense<true> : tensor<2x2xi1>
+  %f = dlc.constant dense<false> : tensor<1x1xi1>
+  %s = dlc.select %tril, %t, %f : (tensor<2x2xi1>, tensor<2x2xi1>, tensor<1x1xi1>) -> tensor<2x2xi1>
+  %n = dlc.not %s : tensor<2x2xi1>
+  %a = dlc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = dlc.constant dense<[3.0]> : tensor<1xf32>
+  %c = dlc.concat %a, %b {axis = 0 : i64} : (tensor<2xf32>, tensor<1xf32>) -> tensor<3xf32>
+  %x = dlc.constant dense<[4, 6]> : tensor<2xi32>
+  %z = dlc.constant dense<[2, 0]> : tensor<2xi32>
+  %q = dlc.div %x, %z : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %one = dlc.constant dense<[1.5]> : tensor<1xf32>
+  %big = dlc.tile %one {multiples = array<i64: 65537>} : (tensor<1xf32>) -> tensor<65537xf32>
+  return %n, %c, %q, %big : tensor<2x2xi1>, tensor<3xf32>, tensor<2xi32>, tensor<65537xf32>
+}
