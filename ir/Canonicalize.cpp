@@ -133,8 +133,8 @@ struct SelectOfNot : OpRewritePattern<SelectOp> {
     return success();
   }
 };
-/// A small elementwise (not a cast), data-movement or reduction op of constants is a
-/// constant, computed by the reference interpreter (ir/Reference.h): a
+/// A small elementwise (not a cast), data-movement or reduction op of constants
+/// is a constant, computed by the reference interpreter (ir/Reference.h): a
 /// causal mask built from tril(ones) by select, not and reshape is one
 /// constant, not a kernel that recomputes it every run. Values of more
 /// than kMaxFoldedElements stay computed (a folded value is stored in the
@@ -153,9 +153,8 @@ struct FoldConstantOperands : RewritePattern {
         op->getParentOfType<KernelOp>() || op->getNumOperands() == 0 ||
         !(op->hasTrait<trait::Elementwise>() ||
           op->hasTrait<trait::DataMovement>() || isa<ReduceOp>(op)) ||
-        llvm::any_of(op->getOperands(), [](Value v) {
-          return !v.getDefiningOp<ConstantOp>();
-        }))
+        llvm::any_of(op->getOperands(),
+                     [](Value v) { return !v.getDefiningOp<ConstantOp>(); }))
       return failure();
     FailureOr<DenseElementsAttr> value =
         evaluateOnConstants(op, kMaxFoldedElements);

@@ -1323,8 +1323,8 @@ mlir::dlc::evaluateOnConstants(Operation *op, int64_t maxElements) {
   }
   std::vector<char> bytes(data.size() * byteSize(e));
   for (size_t j = 0; j < data.size(); ++j)
-    encodeElement(e, data[j], reinterpret_cast<uint8_t *>(bytes.data()) +
-                                  j * byteSize(e));
+    encodeElement(e, data[j],
+                  reinterpret_cast<uint8_t *>(bytes.data()) + j * byteSize(e));
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
 }
 

@@ -986,3 +986,11 @@ func.func @arg_amax_negative(%x: tensor<4xf32> {dlc.amax = -1.0 : f64}) -> tenso
 func.func @arg_unknown(%x: tensor<4xf32> {dlc.range = 1.0 : f64}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @from_conv_not_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.exp' op expects 'dlc.from_conv' as a unit attribute on a dlc.matmul}}
+  %0 = dlc.exp %x {dlc.from_conv} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
