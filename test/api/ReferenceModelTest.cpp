@@ -113,3 +113,44 @@ TEST(ReferenceModel, UnknownWeightNameIsAnError) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ReferenceModel, Bf16PackageStoresTheRoundedWeightOnce) {
+  dlc::CompileOptions options;
+  options.compileCubins = false;
+  options.precision = "bf16";
+  Result<Package> p = dlc::compile(model(), options, "model.mlir");
+  ASSERT_TRUE(p.isOk()) << p.message();
+  // The 1 KiB f32 weight is in the package as 512 bytes of bf16, and the
+  // reference model's copy (the rounded weight widened by a cast) is that
+  // range of the constants: no f32 copy beside it.
+  bool shared = false;
+  for (const dlc::rt::ReferenceBlob &b : p->referenceBlobs) {
+    shared |= b.inConstants && b.size == 32 * 8 * 2;
+    EXPECT_LT(b.inConstants ? 0 : b.data.size(), 64u) << b.key;
+  }
+  EXPECT_TRUE(shared);
+  EXPECT_EQ(p->precision, "bf16");
+}
+
+TEST(ReferenceModel, PrecisionOptionsAreChecked) {
+  dlc::CompileOptions options;
+  options.compileCubins = false;
+  options.precision = "int8";
+  EXPECT_THAT(dlc::compile(model(), options, "model.mlir").message(),
+              HasSubstr("unknown precision 'int8'; expected f32, tf32, bf16, "
+                        "fp16 or fp8"));
+  options.precision = "bf16";
+  options.ioPrecision = "half";
+  EXPECT_THAT(dlc::compile(model(), options, "model.mlir").message(),
+              HasSubstr("unknown io-precision 'half'; expected declared or "
+                        "low"));
+  options.precision = "f32";
+  options.ioPrecision = "low";
+  EXPECT_THAT(dlc::compile(model(), options, "model.mlir").message(),
+              HasSubstr("--io-precision=low needs a low precision "
+                        "(--precision=bf16, fp16 or fp8), not 'f32'"));
+}
+
+} // namespace
