@@ -135,22 +135,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   if (stop == Stage::Lowered)
     return success();
 
-  if (!llvm::is_contained({"f32", "tf32", "bf16", "fp16", "fp8"},
-                          options.precision))
-    return emitError(UnknownLoc::get(context))
-           << "unknown precision '" << options.precision
-           << "'; expected f32, tf32, bf16, fp16 or fp8";
-  const bool low = options.precision == "bf16" || options.precision == "fp16" ||
-                   options.precision == "fp8";
-  if (options.ioPrecision != "declared" && options.ioPrecision != "low")
-    return emitError(UnknownLoc::get(context))
-           << "unknown io-precision '" << options.ioPrecision
-           << "'; expected declared or low";
-  if (options.ioPrecision == "low" && !low)
-    return emitError(UnknownLoc::get(context))
-           << "--io-precision=low needs a low precision (--precision=bf16, "
-              "fp16 or fp8), not '"
-           << options.precision << "'";
+  if (std::string error = checkPipelineOptions(options); !error.empty())
+    return emitError(UnknownLoc::get(context)) << error;
   // The reference model is the lowered one, written once the package's
   // constants are known (its weights are theirs where they can be). With
   // --io-precision=low it takes and returns the package's types.

@@ -107,6 +107,34 @@ void mlir::dlc::setKeepF32(Operation *op) {
   op->setAttr(attr::kPrecision, StringAttr::get(op->getContext(), "f32"));
 }
 
+bool mlir::dlc::isChannelsLast(Operation *conv) {
+  return conv->hasAttr(attr::kChannelsLast);
+}
+void mlir::dlc::setChannelsLast(Operation *conv) {
+  conv->setAttr(attr::kChannelsLast, UnitAttr::get(conv->getContext()));
+}
+ArrayAttr mlir::dlc::getLayoutChoices(Operation *func) {
+  return func->getAttrOfType<ArrayAttr>(attr::kLayouts);
+}
+void mlir::dlc::setLayoutChoices(Operation *func, ArrayAttr choices) {
+  func->setAttr(attr::kLayouts, choices);
+}
+
+/// A layout choice: {layout = "nhwc"|"nchw", convolutions = n : i64,
+/// bytes_saved = b : i64, reason = "..."}.
+static bool isLayoutChoice(Attribute choice) {
+  auto dict = dyn_cast<DictionaryAttr>(choice);
+  if (!dict || dict.size() != 4)
+    return false;
+  auto layout = dyn_cast_or_null<StringAttr>(dict.get("layout"));
+  auto convs = dyn_cast_or_null<IntegerAttr>(dict.get("convolutions"));
+  auto saved = dyn_cast_or_null<IntegerAttr>(dict.get("bytes_saved"));
+  return layout &&
+         (layout.getValue() == "nhwc" || layout.getValue() == "nchw") &&
+         convs && convs.getInt() >= 0 && saved &&
+         isa_and_nonnull<StringAttr>(dict.get("reason"));
+}
+
 /// A fusion note: {operand = i : i64, reason = "..."} or the same with
 /// `result`.
 static bool isFusionNote(Attribute note) {
@@ -142,6 +170,23 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
     if (!isa<UnitAttr>(value) || !isa<MatmulOp>(op))
       return op->emitOpError()
              << "expects '" << name << "' as a unit attribute on a dlc.matmul";
+    return success();
+  }
+  if (name == attr::kChannelsLast) {
+    if (!isa<UnitAttr>(value) || !isa<Conv2DOp>(op))
+      return op->emitOpError()
+             << "expects '" << name << "' as a unit attribute on a dlc.conv2d";
+    return success();
+  }
+  if (name == attr::kLayouts) {
+    auto choices = dyn_cast<ArrayAttr>(value);
+    if (!isa<FunctionOpInterface>(op) || !choices ||
+        !llvm::all_of(choices,
+                      [](Attribute choice) { return isLayoutChoice(choice); }))
+      return op->emitOpError()
+             << "expects '" << name
+             << "' on a function, as an array of {layout = \"nhwc\"|\"nchw\", "
+                "convolutions = n, bytes_saved = b, reason = \"...\"}";
     return success();
   }
   if (name == attr::kArenaBytes || name == attr::kIntermediateBytes ||

@@ -33,6 +33,14 @@ constexpr llvm::StringLiteral kSourceOps = "dlc.source_ops";
 constexpr llvm::StringLiteral kArenaLowerBound = "dlc.arena_lower_bound";
 /// On a dlc.matmul: it computes a convolution (dlc-lower-conv made it).
 constexpr llvm::StringLiteral kFromConv = "dlc.from_conv";
+/// On a dlc.conv2d: layout selection keeps its input and result
+/// channels-last (NHWC), so dlc-lower-conv computes it as a product with the
+/// channels on the columns (dlc-assign-layout).
+constexpr llvm::StringLiteral kChannelsLast = "dlc.channels_last";
+/// On the function: layout selection's choice per cluster of connected
+/// convolutions, as dictionaries {layout = "nhwc"|"nchw", convolutions =
+/// i64, bytes_saved = i64, reason = "..."} (for the fusion report).
+constexpr llvm::StringLiteral kLayouts = "dlc.layouts";
 /// On dlc.kernel: why neighbours stayed out, as dictionaries
 /// {operand|result = index : i64, reason = "..."}.
 constexpr llvm::StringLiteral kFusionNotes = "dlc.fusion_notes";
@@ -68,6 +76,13 @@ void setArenaLowerBound(Operation *func, int64_t bytes);
 /// Whether a dlc.matmul computes a convolution.
 bool isFromConv(Operation *matmul);
 void setFromConv(Operation *matmul);
+
+/// Whether layout selection made a dlc.conv2d channels-last.
+bool isChannelsLast(Operation *conv);
+void setChannelsLast(Operation *conv);
+/// Layout selection's choices (null when it made none).
+ArrayAttr getLayoutChoices(Operation *func);
+void setLayoutChoices(Operation *func, ArrayAttr choices);
 
 /// A kernel's fusion notes (null when it has none).
 ArrayAttr getFusionNotes(Operation *kernel);

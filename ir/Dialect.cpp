@@ -148,30 +148,6 @@ mlir::dlc::verifyBroadcastElementwise(Operation *op,
   return success();
 }
 
-OpFoldResult
-mlir::dlc::foldFloatSplats(Operation *op, ArrayRef<Attribute> operands,
-                           llvm::function_ref<double(ArrayRef<double>)> fn) {
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  auto element = type ? dyn_cast<FloatType>(type.getElementType()) : nullptr;
-  if (!element)
-    return {};
-  SmallVector<double, 2> values;
-  for (Attribute operand : operands) {
-    auto dense = dyn_cast_or_null<DenseFPElementsAttr>(operand);
-    if (!dense || !dense.isSplat())
-      return {};
-    APFloat v = dense.getSplatValue<APFloat>();
-    bool lost = false;
-    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-    values.push_back(v.convertToDouble());
-  }
-  APFloat result(fn(values));
-  bool lost = false;
-  result.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                 &lost);
-  return DenseElementsAttr::get(type, result);
-}
-
 LogicalResult mlir::dlc::verifyFloatElements(Operation *op) {
   Type type = tensorType(op->getOperand(0)).getElementType();
   if (!isa<FloatType>(type))
@@ -736,6 +712,33 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+bool TransposeOp::movesOnlyUnitDims() {
+  ArrayRef<int64_t> shape = tensorType(getInput()).getShape();
+  int64_t last = -1;
+  for (int64_t p : getPerm()) {
+    if (shape[p] == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
+Value mlir::dlc::transposeOf(OpBuilder &b, Location loc, Value value,
+                             ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> composed(perm);
+  if (auto inner = value.getDefiningOp<TransposeOp>()) {
+    for (int64_t &p : composed)
+      p = inner.getPerm()[p];
+    value = inner.getInput();
+  }
+  if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size())))
+    return value;
+  return b.createOrFold<TransposeOp>(
+      loc, permuteType(value.getType(), composed), value, composed);
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput())) {
     if (dense.isSplat())
@@ -1073,6 +1076,18 @@ LogicalResult Conv2DOp::verify() {
   if (auto acc = getAccType(); acc && !isa<FloatType>(*acc))
     return emitOpError() << "acc_type must be a float type, but got " << *acc;
   return success();
+}
+
+bool Conv2DOp::isDirect() {
+  constexpr int64_t kMaxDirectOutputsPerGroup = 4;
+  auto filter = cast<RankedTensorType>(getFilter().getType());
+  return filter.getDimSize(1) == 1 &&
+         filter.getDimSize(0) / getGroups() <= kMaxDirectOutputsPerGroup;
+}
+
+bool Conv2DOp::isGrouped() {
+  auto filter = cast<RankedTensorType>(getFilter().getType());
+  return getGroups() > 1 && filter.getDimSize(1) > 1;
 }
 
 LogicalResult ConvTranspose2DOp::verify() {

@@ -29,11 +29,11 @@ LogicalResult verifyBroadcastElementwise(Operation *op,
                                          bool sameResultElementType);
 /// Checks that the first operand has a floating-point element type.
 LogicalResult verifyFloatElements(Operation *op);
-/// The fold of an elementwise float op whose operands are all splat
-/// constants: a splat of `fn` of their values (in double, rounded to the
-/// result's element type); null otherwise.
-OpFoldResult foldFloatSplats(Operation *op, ArrayRef<Attribute> operands,
-                             llvm::function_ref<double(ArrayRef<double>)> fn);
+/// `value` with its dimensions permuted (new dimension i is old dimension
+/// perm[i]): a transpose of a transpose is composed, the identity is
+/// `value` itself and a constant is folded.
+Value transposeOf(OpBuilder &b, Location loc, Value value,
+                  ArrayRef<int64_t> perm);
 /// The broadcast shape of two equal-rank shapes, or failure.
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
                                                 ArrayRef<int64_t> b);

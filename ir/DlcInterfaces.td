@@ -131,20 +131,34 @@ def Dlc_LayoutOpInterface : OpInterface<"LayoutOpInterface"> {
   let cppNamespace = "::mlir::dlc";
   let description = [{
     How an op's meaning depends on the order of its tensors' dimensions, for
-    layout selection (channels-last where tensor cores want it):
+    layout selection (`dlc-assign-layout`: channels-last where tensor cores
+    and GEMM epilogues want it):
     `Agnostic` where permuting the dimensions of every operand and result
     alike gives the same op (elementwise ops), so a layout passes through it
     unchanged; `Axes` where the op names dimensions in attributes (reduce,
     transpose, slice, concat, pad, tile), so a layout change permutes its
-    attributes. Ops without the interface are `Fixed`: they read their own
-    layout (convolutions and pooling NCHW, products the last two
-    dimensions), and layout selection picks an implementation or inserts a
-    transpose around them.
+    attributes; `Spatial` where the op reads its first operand and writes
+    its result as NCHW images (convolutions, pooling, resize): in another
+    layout it is wrapped in transposes, which its kernel absorbs into its
+    indexing (or `dlc-lower-conv` into the GEMM it becomes). Ops without the
+    interface are `Fixed`: they read their own layout (products the last two
+    dimensions, reshapes the row-major order), so their operands are given
+    to them in the model's layout.
   }];
   let methods = [
     InterfaceMethod<"The op's layout class.",
       "::mlir::dlc::LayoutClass", "getLayoutClass", (ins), [{}],
       [{ return ::mlir::dlc::LayoutClass::Agnostic; }]>,
+    InterfaceMethod<[{
+        For `Agnostic` and `Axes` ops: the same op on `operands`, which are
+        the op's operands with their dimensions permuted by `perm` (new
+        dimension `i` is old dimension `perm[i]`); its results are the op's
+        results permuted alike. Null where the op has no such form.
+      }],
+      "::mlir::Operation *", "permuteLayout",
+      (ins "::mlir::OpBuilder &":$builder, "::llvm::ArrayRef<int64_t>":$perm,
+           "::mlir::ValueRange":$operands), [{}],
+      [{ return ::mlir::dlc::permuteAgnosticOp($_op, builder, perm, operands); }]>,
   ];
 }
 

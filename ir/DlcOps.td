@@ -39,8 +39,12 @@ def Dlc_ConstantOp : Dlc_Op<"constant",
 /// The traits of every elementwise op (layout agnostic).
 defvar Dlc_ElementwiseTraits = [Pure, Dlc_Elementwise, Dlc_KernelBody,
                                 Dlc_LayoutOpInterface];
-/// An op that names dimensions in its attributes (LayoutClass::Axes).
-defvar Dlc_LayoutAxes =
+/// An op that names dimensions in its attributes (LayoutClass::Axes), with
+/// its permuted form in ir/Policies.cpp.
+defvar Dlc_LayoutAxes = DeclareOpInterfaceMethods<Dlc_LayoutOpInterface,
+                                                  ["getLayoutClass", "permuteLayout"]>;
+/// An op on NCHW images (LayoutClass::Spatial).
+defvar Dlc_LayoutSpatial =
     DeclareOpInterfaceMethods<Dlc_LayoutOpInterface, ["getLayoutClass"]>;
 /// An op with a rule in ir/Gradients.cpp.
 defvar Dlc_Differentiable = DeclareOpInterfaceMethods<Dlc_GradientOpInterface>;
@@ -69,45 +73,31 @@ class Dlc_UnaryOp<string mnemonic, string what,
 
 /// `cost`: operations per element (CostOpInterface); the special function
 /// unit's transcendentals and divisions count several FMAs.
-/// `fold`: the value of one element `x` as a C++ double expression; a splat
-/// constant operand folds to a splat constant of it (rounded to the element
-/// type), so that constant subexpressions (a scale computed from a shape)
-/// are computed once, at compile time.
+/// Constant operands fold through the dialect's canonicalization
+/// (FoldConstantOperands, which evaluates the op with the reference
+/// interpreter), so each op's semantics are written once.
 class Dlc_FloatUnaryOp<string mnemonic, string what, int cost = 1,
-                       list<Trait> extra = [], string fold = ""> :
+                       list<Trait> extra = []> :
     Dlc_UnaryOp<mnemonic, what, !listconcat(
         [DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>],
         extra)> {
   let hasVerifier = 1;
-  let hasFolder = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() {
       return verifyFloatElements(getOperation());
     }
     int64_t $cppClass::getOpsPerElement() { return }] # cost # [{; }
-    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
-      return foldFloatSplats(getOperation(), {adaptor.getInput()},
-          [](::llvm::ArrayRef<double> v) { double x = v[0]; return }] # fold # [{; });
-    }
   }];
 }
 
-def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential", 8, [Dlc_Differentiable],
-    "std::exp(x)">;
-def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm", 8, [Dlc_Differentiable],
-    "std::log(x)">;
-def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent", 8, [Dlc_Differentiable],
-    "std::tanh(x)">;
-def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))", 8, [],
-    "1.0 / (1.0 + std::exp(-x))">;
-def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function", 8, [],
-    "std::erf(x)">;
-def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root", 4, [],
-    "1.0 / std::sqrt(x)">;
-def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root", 4, [],
-    "std::sqrt(x)">;
-def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x", 4, [],
-    "1.0 / x">;
+def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential", 8, [Dlc_Differentiable]>;
+def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm", 8, [Dlc_Differentiable]>;
+def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent", 8, [Dlc_Differentiable]>;
+def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))", 8, []>;
+def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function", 8, []>;
+def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root", 4, []>;
+def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root", 4, []>;
+def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x", 4, []>;
 def Dlc_AbsOp : Dlc_UnaryOp<"abs", "the absolute value",
     [Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe]>;
 def Dlc_NegOp : Dlc_UnaryOp<"neg", "negation",
@@ -143,10 +133,8 @@ def Dlc_ClampOp : Dlc_Op<"clamp", !listconcat(Dlc_ElementwiseTraits,
   let hasVerifier = 1;
 }
 
-/// `fold`: as Dlc_FloatUnaryOp's, of float elements `a` and `b` (empty:
-/// no folding).
 class Dlc_BinaryOp<string mnemonic, string what, int cost = 1,
-                   list<Trait> extra = [], string fold = ""> :
+                   list<Trait> extra = []> :
     Dlc_Op<mnemonic, !listconcat(Dlc_ElementwiseTraits,
         [DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>],
         extra)> {
@@ -169,30 +157,17 @@ class Dlc_BinaryOp<string mnemonic, string what, int cost = 1,
       return verifyBroadcastElementwise(getOperation(), /*sameResultElementType=*/true);
     }
     int64_t $cppClass::getOpsPerElement() { return }] # cost # [{; }
-    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
-      }] # !if(!empty(fold), "return {};", [{
-      return foldFloatSplats(getOperation(), {adaptor.getLhs(), adaptor.getRhs()},
-          [](::llvm::ArrayRef<double> v) { double a = v[0], b = v[1]; return }] # fold # [{; });}]) # [{
-    }
   }];
-  let hasFolder = 1;
 }
 
-def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe],
-    "a + b">;
-def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe],
-    "a - b">;
-def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe],
-    "a * b">;
+def Dlc_AddOp : Dlc_BinaryOp<"add", "the sum", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
+def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
+def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
 def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)", 4,
-    [Dlc_Differentiable],
-    "a / b">;
-def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum", 1, [Dlc_ReducedPrecisionSafe],
-    "std::fmax(a, b)">;
-def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum", 1, [Dlc_ReducedPrecisionSafe],
-    "std::fmin(a, b)">;
-def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs", 8, [],
-    "std::pow(a, b)">;
+    [Dlc_Differentiable]>;
+def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum", 1, [Dlc_ReducedPrecisionSafe]>;
+def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum", 1, [Dlc_ReducedPrecisionSafe]>;
+def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs", 8, []>;
 def Dlc_AndOp : Dlc_BinaryOp<"and", "the logical or bitwise and">;
 def Dlc_OrOp : Dlc_BinaryOp<"or", "the logical or bitwise or">;
 
@@ -479,6 +454,11 @@ def Dlc_TransposeOp : Dlc_Op<"transpose", [Pure, Dlc_DataMovement, Dlc_KernelBod
   let hasVerifier = 1;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Whether it only moves dimensions of size 1: the others keep their
+    /// order, so every element stays where it was and it is a reshape.
+    bool movesOnlyUnitDims();
+  }];
 }
 
 def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure, Dlc_DataMovement, Dlc_KernelBody,
@@ -578,7 +558,7 @@ def Dlc_PoolKind : I32EnumAttr<"PoolKind", "pooling combiner", [
 }
 
 def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision]> {
+    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision, Dlc_LayoutSpatial]> {
   let summary = "2-D convolution (ONNX Conv)";
   let description = [{
     `y[n, oc, oh, ow] = sum_{c, kh, kw} x[n, g*C/G + c, oh*sh - top + kh*dh,
@@ -601,10 +581,20 @@ def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure, Dlc_Window, Dlc_KernelBody,
   let assemblyFormat =
       "$input `,` $filter attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether it is computed directly in a fused kernel rather than as a
+    /// GEMM (dlc-lower-conv): a depthwise convolution (one input channel and
+    /// at most 4 output channels per group) has too little arithmetic per
+    /// element for a GEMM.
+    bool isDirect();
+    /// Whether its groups each have several input channels (ResNeXt's
+    /// grouped convolutions, not depthwise ones).
+    bool isGrouped();
+  }];
 }
 
 def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision]> {
+    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision, Dlc_LayoutSpatial]> {
   let summary = "2-D transposed convolution (ONNX ConvTranspose)";
   let description = [{
     The gradient of `dlc.conv2d` with respect to its input: every input
@@ -630,7 +620,7 @@ def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure, Dlc_Window, Dlc_Ke
 }
 
 def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutSpatial]> {
   let summary = "2-D max or average pooling (ONNX MaxPool / AveragePool)";
   let description = [{
     Combines, for each output position, the window `x[n, c, oh*sh - top +
@@ -692,7 +682,7 @@ def Dlc_GatherOp : Dlc_Op<"gather", [Pure, Dlc_Window, Dlc_KernelBody,
 }
 
 def Dlc_ResizeOp : Dlc_Op<"resize", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutSpatial]> {
   let summary = "nearest or linear resampling (ONNX Resize)";
   let description = [{
     Resizes every dimension from the input's size to the result's (scale =

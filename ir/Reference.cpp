@@ -1321,8 +1321,15 @@ mlir::dlc::evaluateOnConstants(Operation *op, int64_t maxElements) {
       bits.push_back(v != 0);
     return DenseElementsAttr::get(type, ArrayRef<bool>(bits));
   }
-  std::vector<char> bytes(data.size() * byteSize(e));
-  for (size_t j = 0; j < data.size(); ++j)
+  // Equal elements make a splat (one element's bytes), which later rewrites
+  // recognize as a scalar.
+  size_t count = data.size();
+  if (llvm::all_of(data, [&](double v) {
+        return std::memcmp(&v, &data[0], sizeof v) == 0;
+      }))
+    count = 1;
+  std::vector<char> bytes(count * byteSize(e));
+  for (size_t j = 0; j < count; ++j)
     encodeElement(e, data[j],
                   reinterpret_cast<uint8_t *>(bytes.data()) + j * byteSize(e));
   return DenseElementsAttr::getFromRawBuffer(type, bytes);

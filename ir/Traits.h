@@ -3,6 +3,7 @@
 #ifndef DLC_IR_TRAITS_H
 #define DLC_IR_TRAITS_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
 
 namespace mlir::dlc {
@@ -15,7 +16,15 @@ int64_t operandAndResultBytes(Operation *op);
 /// How an op may run under reduced precision (PrecisionPolicyOpInterface).
 enum class PrecisionClass { Allow, Prefer, Deny };
 /// How an op depends on the order of dimensions (LayoutOpInterface).
-enum class LayoutClass { Agnostic, Axes, Fixed };
+enum class LayoutClass { Agnostic, Axes, Spatial, Fixed };
+/// `type` (a ranked tensor) with its dimensions permuted: new dimension
+/// `i` is old dimension `perm[i]`.
+Type permuteType(Type type, ArrayRef<int64_t> perm);
+/// LayoutOpInterface::permuteLayout of an op without its own: for an
+/// Agnostic op, a clone on `operands` with results permuted by `perm`; null
+/// for the others.
+Operation *permuteAgnosticOp(Operation *op, OpBuilder &builder,
+                             ArrayRef<int64_t> perm, ValueRange operands);
 
 namespace trait {
 

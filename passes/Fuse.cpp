@@ -55,7 +55,11 @@ bool isFusable(Operation *op) {
 /// (directly or through data movement, which only remaps indices). A window
 /// op reads each input element several times (a 3x3 convolution nine
 /// times), so a computing producer would be recomputed for every read: it
-/// is cheaper materialized. Data movement itself costs nothing to repeat.
+/// is cheaper materialized, unless it is one operation per element (a
+/// clamp, an add, a max: relu6 before a depthwise convolution), whose
+/// operands the window reads as often as it would read its result, so
+/// recomputing it costs a few operations where materializing it costs a
+/// write and a read of the tensor. Data movement costs nothing to repeat.
 bool feedsWindowOp(Operation *p,
                    const llvm::SmallPtrSetImpl<Operation *> &group) {
   SmallVector<Operation *> worklist{p};
@@ -290,7 +294,9 @@ bool Fuser::tryJoin(Operation *p, unsigned groupId, bool asExtraOutput,
   candidate.push_back(p);
   candidate.append(group.ops.begin(), group.ops.end());
   llvm::SmallPtrSet<Operation *, 32> set(candidate.begin(), candidate.end());
-  if (!p->hasTrait<trait::DataMovement>() && feedsWindowOp(p, set)) {
+  bool cheap = p->hasTrait<trait::DataMovement>() ||
+               (p->hasTrait<trait::Elementwise>() && elementCost(p) <= 1);
+  if (!cheap && feedsWindowOp(p, set)) {
     whyNot = "as a window op's producer it would be recomputed for every "
              "read of the window (which reads each element several times)";
     return false;
@@ -802,30 +808,50 @@ LogicalResult Fuser::run() {
 struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
   using FuseBase::FuseBase;
 
-  /// Transposes that only move dimensions of size 1 become reshapes: the
-  /// dimensions of other sizes keep their order, so every element stays
-  /// where it was and the result is a free view.
+  /// Transposes that only move dimensions of size 1 become reshapes (free
+  /// views).
   static void reshapeUnitDimTransposes(func::FuncOp func) {
     SmallVector<TransposeOp> transposes;
     func.walk([&](TransposeOp op) { transposes.push_back(op); });
     for (TransposeOp op : transposes) {
-      ArrayRef<int64_t> shape =
-          cast<RankedTensorType>(op.getInput().getType()).getShape();
-      int64_t last = -1;
-      bool inOrder = true;
-      for (int64_t p : op.getPerm()) {
-        if (shape[p] == 1)
-          continue;
-        inOrder &= p > last;
-        last = p;
-      }
-      if (!inOrder)
+      if (!op.movesOnlyUnitDims())
         continue;
       OpBuilder b(op);
       Value view =
           b.create<ReshapeOp>(op.getLoc(), op.getType(), op.getInput());
       op.getResult().replaceAllUsesWith(view);
       op->erase();
+    }
+  }
+
+  /// A transpose of a value that is in memory anyway (a model input, a
+  /// product, a view of one, a value returned or read by a product) read by
+  /// several ops gets a copy per reader: each copy joins its reader's
+  /// kernel as index arithmetic, where one shared transpose would be a
+  /// kernel of its own (a value several kernels read is written out),
+  /// writing and reading the data once more. A transpose of a value only
+  /// kernels read stays one, for the kernel that makes the value to write.
+  static void copySharedTransposes(func::FuncOp func) {
+    SmallVector<TransposeOp> transposes;
+    func.walk([&](TransposeOp op) { transposes.push_back(op); });
+    for (TransposeOp op : transposes) {
+      Value source = op.getInput();
+      while (auto view = source.getDefiningOp<ReshapeOp>())
+        source = view.getInput();
+      Operation *def = source.getDefiningOp();
+      bool inMemory = !def || !isFusable(def) ||
+                      llvm::any_of(source.getUsers(), [](Operation *user) {
+                        return !isFusable(user) && !isa<ReshapeOp>(user);
+                      });
+      if (!inMemory)
+        continue;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : op->getUses())
+        uses.push_back(&use);
+      for (OpOperand *use : ArrayRef<OpOperand *>(uses).drop_front()) {
+        OpBuilder b(use->getOwner());
+        use->set(b.clone(*op)->getResult(0));
+      }
     }
   }
 
@@ -836,6 +862,7 @@ struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
     if (failed(checkTensorSizes(func)))
       return signalPassFailure();
     reshapeUnitDimTransposes(func);
+    copySharedTransposes(func);
     for (Block &block : func.getBody()) {
       Fuser fuser(block, maxOpsPerKernel,
                   std::max(1u, unsigned(maxOutputsPerKernel)), fusionNotes);

@@ -22,6 +22,7 @@
 // erf-GELU is not cuBLASLt's GELU: it stays for the fused elementwise kernel.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -84,9 +85,9 @@ bool isSplat(Value v) {
 
 class Matcher {
 public:
-  explicit Matcher(MatmulOp matmul)
-      : type(cast<RankedTensorType>(matmul.getType())),
-        element(type.getElementType()) {}
+  /// Matches ops on values of `type`: the product's, or its view's.
+  explicit Matcher(RankedTensorType type)
+      : type(type), element(type.getElementType()) {}
 
   /// Extends `e` with a bias and a residual add of `e.result`, in any order.
   void matchAdds(Epilogue &e) {
@@ -296,21 +297,52 @@ bool canTakeEpilogue(MatmulOp matmul) {
   return k > 0;
 }
 
+/// The single view of a product without an epilogue that keeps the rows'
+/// width (a channels-last convolution's [N*OH*OW, OC] viewed as [N, OH, OW,
+/// OC]): the epilogue is matched on the view. Null if there is none.
+ReshapeOp rowPreservingView(MatmulOp matmul) {
+  Value p = matmul.getResult();
+  if (!p.hasOneUse() || matmul.hasEpilogue())
+    return {};
+  auto view = dyn_cast<ReshapeOp>(*p.getUsers().begin());
+  if (!view || view->getBlock() != matmul->getBlock())
+    return {};
+  auto from = cast<RankedTensorType>(p.getType());
+  auto to = cast<RankedTensorType>(view.getType());
+  return to.getRank() > 0 && to.getShape().back() == from.getShape().back()
+             ? view
+             : ReshapeOp();
+}
+
+/// The epilogue that follows `matmul` (directly or through its view), in
+/// the product's block.
+std::optional<Epilogue> matchEpilogue(MatmulOp matmul, ReshapeOp view) {
+  Epilogue e;
+  e.bias = matmul.getBias();
+  e.addend = matmul.getAddend();
+  e.result = view ? view.getResult() : matmul.getResult();
+  Matcher matcher(cast<RankedTensorType>(e.result.getType()));
+  matcher.matchAdds(e);
+  matcher.matchActivation(e);
+  // The chain is rewritten in the product's block; uses in other blocks
+  // (none before fusion) are left alone.
+  if (llvm::any_of(e.ops, [&](Operation *op) {
+        return op->getBlock() != matmul->getBlock();
+      }))
+    return std::nullopt;
+  return e;
+}
+
 } // namespace
 
 Value mlir::dlc::epilogueEnd(MatmulOp matmul) {
   if (!canTakeEpilogue(matmul))
     return matmul.getResult();
-  Epilogue e;
-  e.result = matmul.getResult();
-  Matcher matcher(matmul);
-  matcher.matchAdds(e);
-  matcher.matchActivation(e);
-  if (llvm::any_of(e.ops, [&](Operation *op) {
-        return op->getBlock() != matmul->getBlock();
-      }))
+  ReshapeOp view = rowPreservingView(matmul);
+  std::optional<Epilogue> e = matchEpilogue(matmul, view);
+  if (!e || e->ops.empty())
     return matmul.getResult();
-  return e.result;
+  return e->result;
 }
 
 namespace {
@@ -319,34 +351,45 @@ namespace {
 bool fuse(MatmulOp matmul) {
   if (!canTakeEpilogue(matmul))
     return false;
-  Epilogue e;
-  e.bias = matmul.getBias();
-  e.addend = matmul.getAddend();
-  e.result = matmul.getResult();
-  Matcher matcher(matmul);
-  matcher.matchAdds(e);
-  matcher.matchActivation(e);
-  // The chain is rewritten in the product's block; uses in other blocks
-  // (none before fusion) are left alone.
-  if (e.ops.empty() || llvm::any_of(e.ops, [&](Operation *op) {
-        return op->getBlock() != matmul->getBlock();
-      }))
+  ReshapeOp view = rowPreservingView(matmul);
+  std::optional<Epilogue> match = matchEpilogue(matmul, view);
+  if (!match || match->ops.empty())
     return false;
+  Epilogue &e = *match;
 
   // At the last op of the chain, every operand is defined (the bias and
   // addend before the adds reading them) and every use of the result is
   // still to come.
   Operation *last = e.result.getDefiningOp();
   OpBuilder b(last);
+  auto type = cast<RankedTensorType>(matmul.getType());
+  Value bias = e.bias, addend = e.addend;
+  if (view) {
+    // The bias as a vector and the addend in the product's shape (views;
+    // a constant bias folds).
+    int64_t n = type.getShape().back();
+    if (bias)
+      bias = b.createOrFold<ReshapeOp>(
+          matmul.getLoc(), RankedTensorType::get({n}, type.getElementType()),
+          bias);
+    if (addend)
+      addend = b.create<ReshapeOp>(matmul.getLoc(), type, addend);
+  }
   auto fused = b.create<MatmulOp>(
-      matmul.getLoc(), matmul.getType(), matmul.getLhs(), matmul.getRhs(),
-      e.bias, e.addend, matmul.getTransposeA(), matmul.getTransposeB(),
-      matmul.getAccTypeAttr(), e.act, matmul.getLhsScaleAttr(),
-      matmul.getRhsScaleAttr());
-  e.result.replaceAllUsesWith(fused.getResult());
+      matmul.getLoc(), type, matmul.getLhs(), matmul.getRhs(), bias, addend,
+      matmul.getTransposeA(), matmul.getTransposeB(), matmul.getAccTypeAttr(),
+      e.act, matmul.getLhsScaleAttr(), matmul.getRhsScaleAttr());
+  if (isFromConv(matmul))
+    setFromConv(fused);
+  Value result = fused.getResult();
+  if (view)
+    result = b.create<ReshapeOp>(view.getLoc(), view.getType(), result);
+  e.result.replaceAllUsesWith(result);
 
   // Erase users before producers; then constants nothing reads any more.
   SmallVector<Operation *> dead(e.ops.begin(), e.ops.end());
+  if (view)
+    dead.push_back(view);
   dead.push_back(matmul);
   llvm::sort(dead,
              [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });

@@ -37,17 +37,6 @@ using namespace mlir::dlc;
 
 namespace {
 
-/// A convolution with one input channel and at most this many output
-/// channels per group runs as a direct kernel.
-constexpr int64_t kMaxDirectOutputsPerGroup = 4;
-
-/// Whether `conv` stays a direct (fused) convolution.
-bool isDirect(Conv2DOp conv) {
-  auto filter = cast<RankedTensorType>(conv.getFilter().getType());
-  int64_t ocPerGroup = filter.getDimSize(0) / conv.getGroups();
-  return filter.getDimSize(1) == 1 && ocPerGroup <= kMaxDirectOutputsPerGroup;
-}
-
 bool isPointwise(Conv2DOp conv) {
   auto filter = cast<RankedTensorType>(conv.getFilter().getType());
   return filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1 &&
@@ -105,6 +94,76 @@ void lowerToGemm(Conv2DOp conv) {
   conv.erase();
 }
 
+/// A `dlc.channels_last` convolution (dlc-assign-layout) as a product with
+/// the channels on the columns, [N*OH*OW, OC] (or [N, OH*OW, OC]), viewed as
+/// NHWC: its bias and activation are then cuBLASLt epilogues and a residual
+/// add its addend. A 1x1, stride-1, unpadded convolution of a channels-last
+/// input multiplies that viewed as [N*H*W, C] by the filter [OC, C]
+/// transposed; any other multiplies its columns [N, K, OH*OW] (the NCHW
+/// input of a 1x1 convolution, im2col's otherwise; either reads a
+/// channels-last input through the transpose in front of it, which its
+/// kernel absorbs), transposed, by the same. Users that wanted the NHWC
+/// value get it; others an NCHW transpose.
+void lowerToChannelsLastGemm(Conv2DOp conv) {
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  auto in = cast<RankedTensorType>(conv.getInput().getType());
+  auto filter = cast<RankedTensorType>(conv.getFilter().getType());
+  auto out = conv.getType();
+  Type element = out.getElementType();
+  int64_t n = in.getDimSize(0), c = in.getDimSize(1);
+  int64_t oc = filter.getDimSize(0), kh = filter.getDimSize(2),
+          kw = filter.getDimSize(3);
+  int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
+  int64_t k = c * kh * kw;
+
+  MatmulOp product;
+  auto input = conv.getInput().getDefiningOp<TransposeOp>();
+  bool nhwcInput = input && input.getPerm() == ArrayRef<int64_t>(kToNCHW);
+  if (isPointwise(conv) && nhwcInput) {
+    Value rows = reshape(b, loc, input.getInput(), {n * oh * ow, c});
+    product = b.create<MatmulOp>(
+        loc, RankedTensorType::get({n * oh * ow, oc}, element), rows,
+        reshape(b, loc, conv.getFilter(), {oc, c}),
+        /*transpose_a=*/false, /*transpose_b=*/true, conv.getAccTypeAttr());
+  } else {
+    // An NCHW input of a 1x1 convolution is its own columns.
+    Value columns = conv.getInput();
+    if (!isPointwise(conv))
+      columns = b.create<Im2ColOp>(
+          loc, RankedTensorType::get({n, 1, k, oh * ow}, element), columns,
+          ArrayRef<int64_t>{kh, kw}, conv.getStrides(), conv.getPads(),
+          conv.getDilations(), 1);
+    // One product when the batch is 1; else batched over N with the
+    // filter broadcast.
+    SmallVector<int64_t> cShape{n, k, oh * ow}, wShape{1, oc, k},
+        pShape{n, oh * ow, oc};
+    if (n == 1) {
+      cShape.erase(cShape.begin());
+      wShape.erase(wShape.begin());
+      pShape.erase(pShape.begin());
+    }
+    product = b.create<MatmulOp>(loc, RankedTensorType::get(pShape, element),
+                                 reshape(b, loc, columns, cShape),
+                                 reshape(b, loc, conv.getFilter(), wShape),
+                                 /*transpose_a=*/true, /*transpose_b=*/true,
+                                 conv.getAccTypeAttr());
+  }
+  setFromConv(product);
+  Value nhwc = reshape(b, loc, product, {n, oh, ow, oc});
+  for (Operation *user : llvm::make_early_inc_range(conv->getUsers()))
+    if (auto t = dyn_cast<TransposeOp>(user);
+        t && t.getPerm() == ArrayRef<int64_t>(kToNHWC)) {
+      t.getResult().replaceAllUsesWith(nhwc);
+      t->erase();
+    }
+  if (!conv->use_empty())
+    conv.replaceAllUsesWith(transposeOf(b, loc, nhwc, kToNCHW));
+  conv.erase();
+  if (input && input->use_empty())
+    input->erase();
+}
+
 struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
   using LowerConvBase::LowerConvBase;
 
@@ -117,12 +176,15 @@ struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
     for (Block &block : func.getBody())
       for (Operation &op : block)
         if (auto conv = dyn_cast<Conv2DOp>(op))
-          if (!isDirect(conv))
+          if (!conv.isDirect())
             convs.push_back(conv);
     for (Conv2DOp conv : convs) {
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": convolution at " << conv.getLoc()
                               << " becomes a GEMM\n");
-      lowerToGemm(conv);
+      if (isChannelsLast(conv) && conv.getGroups() == 1)
+        lowerToChannelsLastGemm(conv);
+      else
+        lowerToGemm(conv);
     }
   }
 };

@@ -18,6 +18,11 @@ namespace mlir::dlc {
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
+/// NCHW to NHWC and back, as permutations (new dimension i is old dimension
+/// perm[i]): dlc-assign-layout and dlc-lower-conv.
+inline constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
+inline constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
+
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 

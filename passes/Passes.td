@@ -288,6 +288,59 @@ def AssignPrecision : Pass<"dlc-assign-precision", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def AssignLayout : Pass<"dlc-assign-layout", "func::FuncOp"> {
+  let summary = "Choose channels-last (NHWC) or NCHW for 4-D activations";
+  let description = [{
+    Layout as a per-value decision. Convolutions, pooling and resizes (the
+    ops of `LayoutClass::Spatial`) and the ops between them whose meaning
+    does not depend on the order of dimensions (`Agnostic`: elementwise) or
+    that name dimensions in attributes (`Axes`: reduce, concat, slice, pad,
+    tile, transpose) form clusters of connected values; each cluster is
+    NCHW (the model's layout) or NHWC. In an NHWC cluster every `Agnostic`
+    and `Axes` op is rebuilt on channels-last operands through its
+    `permuteLayout` (its attributes permuted, constants folded), and every
+    dense convolution is marked `dlc.channels_last`, which `dlc-lower-conv`
+    computes as a product with the channels on the columns, so its bias,
+    activation and residual add fuse into the GEMM's epilogue. Depthwise
+    convolutions, pooling and resizes read and write through transposes that
+    their kernels absorb into their indexing. A transpose that remains sits
+    at the cluster's boundary: a model input or output, or an op of fixed
+    layout (a flatten, a product), where one that only moves size-1
+    dimensions is a free view.
+
+    `layout=auto` decides per cluster, after XLA's and Inductor's rules:
+    NCHW where no convolution is a GEMM, where grouped convolutions carry
+    most of the convolutions' work, where the graph has few convolutions
+    (at least 300 ops per convolution), or where the bytes the fused
+    epilogues save do not pay for the boundary transposes; NHWC otherwise
+    (and for f16/bf16 convolutions whose channel counts are multiples of 8,
+    tensor cores' preferred shape). `nhwc` makes every cluster with a
+    convolution, pooling or resize channels-last; `nchw` keeps the model's
+    layout. The function's `dlc.layouts` records each cluster's choice, its
+    reason and the estimated bytes saved, for the fusion report.
+
+    Before:
+    ```mlir
+    %c = dlc.conv2d %x, %w {...} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+    %b = dlc.add %c, %bias : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+    %r = dlc.max %b, %zero : (tensor<1x8x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x8x4x4xf32>
+    ```
+    After (`layout=nhwc`):
+    ```mlir
+    %c = dlc.conv2d %x, %w {dlc.channels_last, ...} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+    %t = dlc.transpose %c {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+    %b = dlc.add %t, %bias_nhwc : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+    %r = dlc.max %b, %zero : (tensor<1x4x4x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x8xf32>
+    %y = dlc.transpose %r {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let options = [
+    Option<"layout", "layout", "std::string", "\"auto\"",
+           "auto, nchw or nhwc">,
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
 def LowerConv : Pass<"dlc-lower-conv", "func::FuncOp"> {
   let summary = "Compute dense convolutions as matrix products";
   let description = [{

@@ -47,6 +47,12 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
     precisionOptions.ioPrecision = options.ioPrecision;
     fpm.addPass(createAssignPrecision(precisionOptions));
   }
+  // After precision (its choice reads the convolutions' types), before
+  // convolutions become products (a channels-last one becomes another).
+  AssignLayoutOptions layoutOptions;
+  layoutOptions.layout =
+      options.layout == "auto" && !rewrites ? "nchw" : options.layout;
+  fpm.addPass(createAssignLayout(layoutOptions));
   fpm.addPass(createLowerConv());
   if (rewrites)
     fpm.addPass(createFuseEpilogue());

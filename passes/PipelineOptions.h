@@ -42,6 +42,10 @@
     "follows them: f32, tf32 (f32 with TF32 products), bf16, fp16 or fp8 "     \
     "(E4M3 weight products, bf16 elsewhere; dlc-assign-precision; "            \
     "docs/precision.md)")                                                      \
+  X(std::string, layout, "auto", "layout",                                     \
+    "layout of 4-D activations around convolutions: auto (per cluster of "     \
+    "convolutions, where channels-last pays), nchw (the model's) or nhwc "     \
+    "(channels-last; dlc-assign-layout, docs/fusion.md)")                      \
   X(std::string, ioPrecision, "declared", "io-precision",                      \
     "type of the model's f32 inputs and outputs under a low precision: "       \
     "declared (as written) or low (bf16, fp16 under fp16; the caller "         \
@@ -67,6 +71,26 @@ struct PipelineOptions {
     DLC_PIPELINE_KNOBS(DLC_PIPELINE_VISIT)
   }
 };
+
+/// Why the string-valued knobs of `options` are wrong, or "" when they are
+/// right (dlc compile checks them before any work, the compiler again for
+/// the C++ API).
+inline std::string checkPipelineOptions(const PipelineOptions &options) {
+  const std::string &p = options.precision, &io = options.ioPrecision;
+  if (p != "f32" && p != "tf32" && p != "bf16" && p != "fp16" && p != "fp8")
+    return "unknown precision '" + p +
+           "'; expected f32, tf32, bf16, fp16 or fp8";
+  if (io != "declared" && io != "low")
+    return "unknown io-precision '" + io + "'; expected declared or low";
+  if (io == "low" && (p == "f32" || p == "tf32"))
+    return "--io-precision=low needs a low precision (--precision=bf16, "
+           "fp16 or fp8), not '" +
+           p + "'";
+  const std::string &layout = options.layout;
+  if (layout != "auto" && layout != "nchw" && layout != "nhwc")
+    return "unknown layout '" + layout + "'; expected auto, nchw or nhwc";
+  return "";
+}
 
 } // namespace dlc
 

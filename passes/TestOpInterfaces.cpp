@@ -36,6 +36,8 @@ const char *layoutName(LayoutClass c) {
     return "agnostic";
   case LayoutClass::Axes:
     return "axes";
+  case LayoutClass::Spatial:
+    return "spatial";
   case LayoutClass::Fixed:
     return "fixed";
   }

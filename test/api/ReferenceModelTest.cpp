@@ -153,4 +153,15 @@ TEST(ReferenceModel, PrecisionOptionsAreChecked) {
                         "(--precision=bf16, fp16 or fp8), not 'f32'"));
 }
 
+TEST(ReferenceModel, LayoutOptionIsChecked) {
+  dlc::CompileOptions options;
+  options.compileCubins = false;
+  options.layout = "nwhc";
+  EXPECT_THAT(dlc::compile(model(), options, "model.mlir").message(),
+              HasSubstr("unknown layout 'nwhc'; expected auto, nchw or nhwc"));
+  options.layout = "nhwc";
+  auto p = dlc::compile(model(), options, "model.mlir");
+  EXPECT_TRUE(p.isOk()) << p.message();
+}
+
 } // namespace

@@ -9,7 +9,7 @@
 // transposed convolution, gather (with negative indices), resize and the
 // strided slice are direct kernels.
 
-// COMPILE: 25 ops -> 15 fused kernels, 4 GEMM calls
+// COMPILE: 25 ops -> 14 fused kernels, 4 GEMM calls
 // COMPILE-SAME: cubins: sm_80 (at most {{[0-9]+}} registers, no spills) sm_90 (at most {{[0-9]+}} registers, no spills)
 
 // CHECK: check output_0: relative error {{.*}} ok

@@ -994,3 +994,33 @@ func.func @from_conv_not_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = dlc.exp %x {dlc.from_conv} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @channels_last_not_conv(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.exp' op expects 'dlc.channels_last' as a unit attribute on a dlc.conv2d}}
+  %0 = dlc.exp %x {dlc.channels_last} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expects 'dlc.layouts' on a function, as an array of {layout = "nhwc"|"nchw", convolutions = n, bytes_saved = b, reason = "..."}}}
+func.func @layouts_bad_layout(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.layouts = [{layout = "chwn", convolutions = 1 : i64, bytes_saved = 0 : i64, reason = "r"}]} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expects 'dlc.layouts' on a function}}
+func.func @layouts_negative(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.layouts = [{layout = "nhwc", convolutions = -1 : i64, bytes_saved = 0 : i64, reason = "r"}]} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @layouts_not_function(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.exp' op expects 'dlc.layouts' on a function}}
+  %0 = dlc.exp %x {dlc.layouts = []} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

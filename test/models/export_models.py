@@ -120,11 +120,12 @@ class TinyGpt(nn.Module):
     """Token + learned position embedding, one causal decoder block, final
     LayerNorm and the language-model head (GPT-2 layout)."""
 
-    def __init__(self, vocab=512, d_model=256, n_head=4, seq_len=64):
+    def __init__(self, vocab=512, d_model=256, n_head=4, seq_len=64, layers=1):
         super().__init__()
         self.tok = nn.Embedding(vocab, d_model)
         self.pos = nn.Embedding(seq_len, d_model)
-        self.block = GptBlock(d_model, n_head, seq_len)
+        self.blocks = nn.Sequential(
+            *[GptBlock(d_model, n_head, seq_len) for _ in range(layers)])
         self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab, bias=False)
 
@@ -132,7 +133,7 @@ class TinyGpt(nn.Module):
         t = ids.shape[1]
         pos = torch.arange(t, dtype=torch.long, device=ids.device)
         x = self.tok(ids) + self.pos(pos)
-        return self.head(self.ln_f(self.block(x)))
+        return self.head(self.ln_f(self.blocks(x)))
 
 
 def make_gpt_block(gen):
@@ -146,6 +147,19 @@ def make_gpt_block(gen):
     return model, (ids,), ["ids"], ["logits"]
 
 
+def make_gpt4(gen):
+    """A 4-layer GPT (d_model 512, 8 heads, 128 tokens, batch 1)."""
+    model = TinyGpt(vocab=8192, d_model=512, n_head=8, seq_len=128, layers=4)
+    ids = torch.randint(0, 8192, (1, 128), generator=gen, dtype=torch.long)
+    return model, (ids,), ["ids"], ["logits"]
+
+
+def make_vit_b16(gen):
+    """torchvision's ViT-B/16 at 224x224, batch 1."""
+    model = torchvision.models.vit_b_16(weights=None)
+    return model, (image_input(1, gen),), ["image"], ["logits"]
+
+
 MODELS = {
     "resnet18_b1": make_resnet18(1),
     "resnet18_b8": make_resnet18(8),
@@ -153,10 +167,14 @@ MODELS = {
     "mobilenet_v2_b8": make_mobilenet_v2(8),
     "encoder_layer": make_encoder_layer,
     "gpt_block": make_gpt_block,
-    # Not a test: the compile-time benchmark's model (bench/compile_time.sh).
+    # Not tests: the compile-time benchmark's model (bench/compile_time.sh)
+    # and the models of the figures in docs/fusion.md (bench/stats_figures.sh).
     "resnet50_b1": make_resnet50(1),
+    "vit_b16_b1": make_vit_b16,
+    "gpt4_b1": make_gpt4,
 }
-TEST_MODELS = [m for m in MODELS if m != "resnet50_b1"]
+FIGURE_MODELS = ["resnet50_b1", "vit_b16_b1", "gpt4_b1"]
+TEST_MODELS = [m for m in MODELS if m not in FIGURE_MODELS]
 
 
 def export(name, out_dir):

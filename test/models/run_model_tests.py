@@ -117,7 +117,8 @@ def test_model(args, name):
         if args.precision_tolerance:
             extra.append(f"--precision-tolerance={args.precision_tolerance}")
         rc, out, t_compile = run([args.dlc, "compile", onnx_path, "-o", pkg,
-                                  "--no-cubin", f"--precision={args.precision}"]
+                                  "--no-cubin", f"--precision={args.precision}",
+                                  f"--layout={args.layout}"]
                                  + extra, args.timeout)
         if rc != 0:
             return (False, f"{name}: FAILED (dlc compile, {t_compile:.1f} s)",
@@ -215,6 +216,8 @@ def main():
     ap.add_argument("--precision", default="f32",
                     choices=["f32", "tf32", "bf16", "fp16", "fp8"],
                     help="dlc compile --precision (not with --one-step)")
+    ap.add_argument("--layout", default="auto", choices=["auto", "nchw", "nhwc"],
+                    help="dlc compile --layout (not with --one-step)")
     ap.add_argument("--timeout", type=float, default=900,
                     help="seconds per dlc command")
     args = ap.parse_args()

@@ -242,3 +242,43 @@ func.func @splat_addend(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x1
   %r = dlc.add %p, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
+
+// -----
+
+// A channels-last convolution's product [N*H*W, OC] viewed as NHWC: the
+// epilogue is matched on the view (bias [1, 1, 1, OC], a residual of the
+// view's shape, relu) and folded into the product, with the bias as a
+// vector and the residual viewed in the product's shape; the view moves
+// after the product. dlc.from_conv stays.
+// CHECK-LABEL: func.func @through_view
+// CHECK-SAME: (%[[A:.*]]: tensor<32x8xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[R:.*]]: tensor<2x4x4x16xf32>)
+// CHECK-DAG: %[[B:.*]] = dlc.constant dense<1.000000e-01> : tensor<16xf32>
+// CHECK-DAG: %[[RV:.*]] = dlc.reshape %[[R]] : tensor<2x4x4x16xf32> -> tensor<32x16xf32>
+// CHECK: %[[P:.*]] = dlc.matmul %[[A]], %[[W]] bias(%[[B]]) addend(%[[RV]]) epilogue(relu) {dlc.from_conv, transpose_b}
+// CHECK: %[[Y:.*]] = dlc.reshape %[[P]] : tensor<32x16xf32> -> tensor<2x4x4x16xf32>
+// CHECK: return %[[Y]]
+func.func @through_view(%a: tensor<32x8xf32>, %w: tensor<16x8xf32>, %r: tensor<2x4x4x16xf32>) -> tensor<2x4x4x16xf32> {
+  %bias = dlc.constant dense<0.1> : tensor<1x1x1x16xf32>
+  %zero = dlc.constant dense<0.0> : tensor<1x1x1x1xf32>
+  %p = dlc.matmul %a, %w {dlc.from_conv, transpose_b} : (tensor<32x8xf32>, tensor<16x8xf32>) -> tensor<32x16xf32>
+  %v = dlc.reshape %p : tensor<32x16xf32> -> tensor<2x4x4x16xf32>
+  %0 = dlc.add %v, %bias : (tensor<2x4x4x16xf32>, tensor<1x1x1x16xf32>) -> tensor<2x4x4x16xf32>
+  %1 = dlc.add %r, %0 : (tensor<2x4x4x16xf32>, tensor<2x4x4x16xf32>) -> tensor<2x4x4x16xf32>
+  %2 = dlc.max %1, %zero : (tensor<2x4x4x16xf32>, tensor<1x1x1x1xf32>) -> tensor<2x4x4x16xf32>
+  return %2 : tensor<2x4x4x16xf32>
+}
+
+// -----
+
+// A view that changes the rows' width is not looked through.
+// CHECK-LABEL: func.func @other_view
+// CHECK: dlc.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+// CHECK: dlc.reshape
+// CHECK: dlc.add
+func.func @other_view(%a: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x8xf32> {
+  %bias = dlc.constant dense<0.1> : tensor<1x8xf32>
+  %p = dlc.matmul %a, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %v = dlc.reshape %p : tensor<4x16xf32> -> tensor<8x8xf32>
+  %0 = dlc.add %v, %bias : (tensor<8x8xf32>, tensor<1x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}

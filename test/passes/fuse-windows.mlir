@@ -47,21 +47,42 @@ func.func @depthwise_bn_relu6(%x: tensor<1x4x6x6xf32>, %w: tensor<4x1x3x3xf32>, 
 
 // -----
 
-// An elementwise producer of a window op is not fused into it (a 3x3 pool
-// would compute it nine times per output): the relu is a kernel of its own,
-// the pool and its consumer another.
+// A window op recomputes a cheap elementwise producer (one operation per
+// element) for every read of its window: its operand is read as often as
+// its result would be, and nothing is written in between. The relu, the
+// pool and its consumer are one kernel.
 // CHECK-LABEL: func.func @pool_after_relu
-// CHECK: %[[R:.*]] = dlc.kernel
+// CHECK: dlc.kernel(%arg0)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: dlc.clamp
+// CHECK-NEXT: dlc.pool2d
+// CHECK-NEXT: dlc.neg
 // CHECK-NEXT: dlc.yield
-// CHECK: dlc.kernel(%[[R]])
+// CHECK-NOT: dlc.kernel
+func.func @pool_after_relu(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = dlc.clamp %x {min = 0.0 : f64, max = 3.0e38 : f64} : tensor<1x2x8x8xf32>
+  %1 = dlc.pool2d max %0 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %2 = dlc.neg %1 : tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A costlier producer (tanh, several operations per element) is not
+// recomputed nine times per output: it is a kernel of its own, the pool and
+// its consumer another.
+// CHECK-LABEL: func.func @pool_after_tanh
+// CHECK: %[[T:.*]] = dlc.kernel
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: dlc.tanh
+// CHECK-NEXT: dlc.yield
+// CHECK: dlc.kernel(%[[T]])
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: dlc.pool2d
 // CHECK-NEXT: dlc.neg
 // CHECK-NEXT: dlc.yield
-func.func @pool_after_relu(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
-  %0 = dlc.clamp %x {min = 0.0 : f64, max = 3.0e38 : f64} : tensor<1x2x8x8xf32>
+func.func @pool_after_tanh(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = dlc.tanh %x : tensor<1x2x8x8xf32>
   %1 = dlc.pool2d max %0 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
   %2 = dlc.neg %1 : tensor<1x2x4x4xf32>
   return %2 : tensor<1x2x4x4xf32>

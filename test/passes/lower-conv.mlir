@@ -72,3 +72,61 @@ func.func @wide_depthwise(%x: tensor<1x2x6x6xf32>, %w: tensor<16x1x3x3xf32>) -> 
   %0 = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x2x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
   return %0 : tensor<1x16x4x4xf32>
 }
+
+// -----
+
+// Channels-last (dlc.channels_last, from dlc-assign-layout): the product has
+// the channels on its columns, [N*H*W, OC], viewed as NHWC. A 1x1
+// convolution of a channels-last input multiplies that input viewed as
+// [N*H*W, C] by the filter transposed; the transposes around it go.
+// CHECK-LABEL: func.func @channels_last_pointwise
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5x5x4xf32>)
+// CHECK-NOT: dlc.transpose
+// CHECK-DAG: %[[XR:.*]] = dlc.reshape %[[X]] : tensor<2x5x5x4xf32> -> tensor<50x4xf32>
+// CHECK-DAG: %[[W:.*]] = dlc.constant dense<5.000000e-01> : tensor<8x4xf32>
+// CHECK: %[[P:.*]] = dlc.matmul %[[XR]], %[[W]] {dlc.from_conv, transpose_b} : (tensor<50x4xf32>, tensor<8x4xf32>) -> tensor<50x8xf32>
+// CHECK: %[[Y:.*]] = dlc.reshape %[[P]] : tensor<50x8xf32> -> tensor<2x5x5x8xf32>
+// CHECK: return %[[Y]]
+func.func @channels_last_pointwise(%x: tensor<2x5x5x4xf32>) -> tensor<2x5x5x8xf32> {
+  %w = dlc.constant dense<0.5> : tensor<8x4x1x1xf32>
+  %xn = dlc.transpose %x {perm = array<i64: 0, 3, 1, 2>} : (tensor<2x5x5x4xf32>) -> tensor<2x4x5x5xf32>
+  %0 = dlc.conv2d %xn, %w {dlc.channels_last, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<2x4x5x5xf32>, tensor<8x4x1x1xf32>) -> tensor<2x8x5x5xf32>
+  %1 = dlc.transpose %0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x8x5x5xf32>) -> tensor<2x5x5x8xf32>
+  return %1 : tensor<2x5x5x8xf32>
+}
+
+// -----
+
+// Any other channels-last convolution multiplies its im2col columns
+// [N, K, OH*OW], transposed, by the filter [1, OC, K], transposed; an NCHW
+// user gets a transpose of the NHWC product.
+// CHECK-LABEL: func.func @channels_last_general
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<16x3x3x3xf32>)
+// CHECK: %[[C:.*]] = dlc.im2col %[[X]] {{.*}} : (tensor<2x3x8x8xf32>) -> tensor<2x1x27x16xf32>
+// CHECK-DAG: %[[WR:.*]] = dlc.reshape %[[W]] : tensor<16x3x3x3xf32> -> tensor<1x16x27xf32>
+// CHECK-DAG: %[[CR:.*]] = dlc.reshape %[[C]] : tensor<2x1x27x16xf32> -> tensor<2x27x16xf32>
+// CHECK: %[[P:.*]] = dlc.matmul %[[CR]], %[[WR]] {dlc.from_conv, transpose_a, transpose_b} : (tensor<2x27x16xf32>, tensor<1x16x27xf32>) -> tensor<2x16x16xf32>
+// CHECK: %[[Y:.*]] = dlc.reshape %[[P]] : tensor<2x16x16xf32> -> tensor<2x4x4x16xf32>
+// CHECK: %[[N:.*]] = dlc.transpose %[[Y]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: return %[[Y]], %[[N]]
+func.func @channels_last_general(%x: tensor<2x3x8x8xf32>, %w: tensor<16x3x3x3xf32>) -> (tensor<2x4x4x16xf32>, tensor<2x16x4x4xf32>) {
+  %0 = dlc.conv2d %x, %w {dlc.channels_last, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<2x16x4x4xf32>
+  %1 = dlc.transpose %0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x16x4x4xf32>) -> tensor<2x4x4x16xf32>
+  return %1, %0 : tensor<2x4x4x16xf32>, tensor<2x16x4x4xf32>
+}
+
+// -----
+
+// A channels-last 1x1 convolution of an NCHW value (a model input) needs no
+// transpose either: the input viewed as [C, H*W] (batch 1) is its columns.
+// CHECK-LABEL: func.func @channels_last_nchw_input
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x5x5xf32>, %[[W:.*]]: tensor<8x4x1x1xf32>)
+// CHECK-NOT: dlc.transpose
+// CHECK-DAG: %[[WR:.*]] = dlc.reshape %[[W]] : tensor<8x4x1x1xf32> -> tensor<8x4xf32>
+// CHECK-DAG: %[[XR:.*]] = dlc.reshape %[[X]] : tensor<1x4x5x5xf32> -> tensor<4x25xf32>
+// CHECK: dlc.matmul %[[XR]], %[[WR]] {dlc.from_conv, transpose_a, transpose_b} : (tensor<4x25xf32>, tensor<8x4xf32>) -> tensor<25x8xf32>
+func.func @channels_last_nchw_input(%x: tensor<1x4x5x5xf32>, %w: tensor<8x4x1x1xf32>) -> tensor<1x5x5x8xf32> {
+  %0 = dlc.conv2d %x, %w {dlc.channels_last, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x5x5xf32>
+  %1 = dlc.transpose %0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x5x5xf32>) -> tensor<1x5x5x8xf32>
+  return %1 : tensor<1x5x5x8xf32>
+}

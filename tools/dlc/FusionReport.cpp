@@ -16,6 +16,7 @@
 #include "mlir/IR/AsmState.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -231,8 +232,35 @@ void mlir::dlc::printFusionReport(ModuleOp module, llvm::raw_ostream &os) {
   // The reports of every function's top-level ops, in printing order.
   AsmState state(module);
   std::vector<std::vector<std::vector<std::string>>> reports;
+  // Layout selection's choice per cluster of convolutions, before each
+  // function (its dlc.layouts stays in the printed IR, as dlc-opt prints
+  // it).
+  std::vector<std::vector<std::string>> layouts;
   for (auto func : module.getOps<func::FuncOp>()) {
     reports.emplace_back();
+    layouts.emplace_back();
+    if (ArrayAttr choices = getLayoutChoices(func)) {
+      for (Attribute choice : choices) {
+        auto dict = cast<DictionaryAttr>(choice);
+        auto get = [&](StringRef name) {
+          return cast<IntegerAttr>(dict.get(name)).getInt();
+        };
+        std::string line;
+        llvm::raw_string_ostream ls(line);
+        int64_t convs = get("convolutions");
+        ls << "layout " << cast<StringAttr>(dict.get("layout")).getValue()
+           << " for a cluster of " << convs << " GEMM convolution"
+           << (convs == 1 ? "" : "s") << ": "
+           << cast<StringAttr>(dict.get("reason")).getValue() << "; ";
+        int64_t saved = get("bytes_saved");
+        if (saved >= 1048576)
+          ls << llvm::format("%.1f MiB", saved / 1048576.0);
+        else
+          ls << llvm::format("%.1f KiB", saved / 1024.0);
+        ls << " saved (estimate)";
+        layouts.back().push_back(line);
+      }
+    }
     if (func.isExternal())
       continue;
     Block &block = func.getBody().front();
@@ -253,6 +281,9 @@ void mlir::dlc::printFusionReport(ModuleOp module, llvm::raw_ostream &os) {
   bool inFunc = false;
   for (StringRef line : llvm::split(StringRef(text), '\n')) {
     if (line.starts_with("  func.func")) {
+      if (func < layouts.size())
+        for (const std::string &l : layouts[func])
+          os << "  // " << l << "\n";
       inFunc = func < reports.size();
       op = 0;
       ++func;

@@ -872,27 +872,18 @@ static int writeStatsJson(const rt::Package &package, const std::string &out) {
   return 0;
 }
 
-/// The precision options' values, checked before any work (the compiler
-/// checks them too, for the C++ API, where no command line names them).
-static int checkPrecisionOptions() {
-  std::string precision = pipelineFlags.precision.value();
-  std::string io = pipelineFlags.ioPrecision.value();
-  if (!llvm::is_contained({"f32", "tf32", "bf16", "fp16", "fp8"}, precision))
-    return fail("unknown precision '" + precision +
-                "'; expected f32, tf32, bf16, fp16 or fp8");
-  if (io != "declared" && io != "low")
-    return fail("unknown io-precision '" + io + "'; expected declared or low");
-  if (io == "low" && (precision == "f32" || precision == "tf32"))
-    return fail("--io-precision=low needs a low precision (--precision=bf16, "
-                "fp16 or fp8), not '" +
-                precision + "'");
-  return 0;
+/// The pipeline options' values, checked before any work.
+static int checkPipelineFlags() {
+  ::dlc::PipelineOptions options;
+  pipelineFlags.apply(options);
+  std::string error = ::dlc::checkPipelineOptions(options);
+  return error.empty() ? 0 : fail(error);
 }
 
 static int runCompile() {
   if (inputPath.empty())
     return fail("'dlc compile' needs a model file (.mlir or .onnx)");
-  if (int rc = checkPrecisionOptions())
+  if (int rc = checkPipelineFlags())
     return rc;
   ::dlc::Stage stop = ::dlc::Stage::Package;
   if (!emit.empty()) {
@@ -1095,7 +1086,7 @@ static int runRun() {
   std::vector<std::string> argNames;
   if (llvm::StringRef(inputPath).ends_with(".mlir") ||
       ::dlc::isOnnxModelFile(inputPath)) {
-    if (int rc = checkPrecisionOptions())
+    if (int rc = checkPipelineFlags())
       return rc;
     // A model compiled in one step only needs cubins for the GPU at hand.
     if (archs.empty() && kind == rt::DeviceKind::Cuda)
