@@ -1335,6 +1335,21 @@ mlir::dlc::evaluateOnConstants(Operation *op, int64_t maxElements) {
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
 }
 
+FailureOr<std::vector<double>> mlir::dlc::constantValues(ConstantOp op,
+                                                         int64_t maxElements) {
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  if (!type || !type.hasStaticShape() || !elemOf(type.getElementType()) ||
+      type.getNumElements() > maxElements)
+    return failure();
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  Interpreter interp;
+  FailureOr<TensorPtr> value = interp.evaluate(op);
+  if (failed(value))
+    return failure();
+  return (*value)->data;
+}
+
 FailureOr<std::vector<rt::HostTensor>>
 mlir::dlc::evaluateReference(func::FuncOp func,
                              const std::vector<rt::HostTensor> &inputs) {

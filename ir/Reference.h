@@ -63,6 +63,12 @@ evaluateReference(func::FuncOp func, const std::vector<rt::HostTensor> &inputs,
 FailureOr<DenseElementsAttr> evaluateOnConstants(Operation *op,
                                                  int64_t maxElements);
 
+/// The elements of a dlc.constant (dense or dense_resource) as doubles, in
+/// row-major order; failure, with no diagnostic, for one of more than
+/// `maxElements` elements or whose data cannot be read.
+FailureOr<std::vector<double>> constantValues(ConstantOp op,
+                                              int64_t maxElements);
+
 } // namespace mlir::dlc
 
 #endif // DLC_IR_REFERENCE_H

@@ -196,7 +196,8 @@ struct AssignLayoutPass
         Value result = conv.getResult();
         if (result.hasOneUse() &&
             (*result.getUsers().begin())->hasTrait<trait::Elementwise>())
-          c.epilogueBytes += 2 * tensorBytes(cast<ShapedType>(result.getType()));
+          c.epilogueBytes +=
+              2 * tensorBytes(cast<ShapedType>(result.getType()));
       }
     // The boundary: a value made outside the cluster's permutable ops (a
     // model input, an op of fixed layout) that a permutable op of the
@@ -218,7 +219,8 @@ struct AssignLayoutPass
         // A value that is an NHWC value transposed (TOSA's layout) is free
         // to read channels-last, and so is a value an NHWC transpose reads.
         auto transpose = dyn_cast_or_null<TransposeOp>(def);
-        bool fromNhwc = transpose && transpose.getPerm() == ArrayRef<int64_t>(kToNCHW);
+        bool fromNhwc =
+            transpose && transpose.getPerm() == ArrayRef<int64_t>(kToNCHW);
         auto reader = dyn_cast<TransposeOp>(op);
         bool toNhwc = reader && reader.getPerm() == ArrayRef<int64_t>(kToNHWC);
         // A transpose in the cluster composes with the one it would need.
@@ -226,8 +228,8 @@ struct AssignLayoutPass
             !fromNhwc && transposedIn.insert(operand).second)
           if (Cluster *c = clusterOf(op->getResult(0)))
             c->boundaryBytes += bytes;
-        bool unitDims =
-            type.getDimSize(2) * type.getDimSize(3) == 1 || type.getDimSize(1) == 1;
+        bool unitDims = type.getDimSize(2) * type.getDimSize(3) == 1 ||
+                        type.getDimSize(1) == 1;
         if (madePermuted && !transpose && !permutable && !isSpatial(op) &&
             !unitDims && !toNhwc && transposedOut.insert(operand).second)
           if (Cluster *c = clusterOf(operand))

@@ -31,8 +31,10 @@
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
 #include <optional>
@@ -48,6 +50,10 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
+
+/// The most ops a head split is moved out from under (a rotary embedding
+/// has about a dozen).
+constexpr size_t kMaxHoistedOps = 64;
 
 RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
@@ -93,6 +99,14 @@ public:
   LogicalResult run() {
     auto result = op.getType();
     int64_t rank = result.getRank();
+    // Splits under a rotary embedding move out first (q, and k and v under
+    // their repeat).
+    hoistSplit(op.getQ());
+    for (Value kv : {op.getK(), op.getV()})
+      if (std::optional<std::pair<Value, int64_t>> r = peelRepeat(kv))
+        hoistSplit(r->first);
+      else
+        hoistSplit(kv);
     Value operands[3] = {op.getQ(), op.getK(), op.getV()};
     // Keys and values repeated for groups of query heads (grouped-query
     // attention): read once each, with kv_groups, when both are repeated
@@ -248,6 +262,92 @@ public:
   }
 
 private:
+  /// Moves a head split out from under ops that compute per element or
+  /// move data, with constants (a rotary position embedding: q * cos +
+  /// rotate_half(q) * sin, rotate_half a concat of slices of the last
+  /// dimension): `x = f(split(y), constants)` becomes `split(f'(y))`, f'
+  /// being f's ops in y's layout (each op's LayoutOpInterface::
+  /// permuteLayout; the constants permuted at compile time), so that
+  /// findSplit sees the split. Every value f computes but `x` must be read
+  /// only inside f. Returns the value that now stands for `x` (itself when
+  /// nothing moved).
+  Value hoistSplit(Value x) {
+    if (auto reshape = x.getDefiningOp<ReshapeOp>()) {
+      hoistSplit(reshape.getInput());
+      return x;
+    }
+    llvm::SetVector<Operation *> chain;
+    TransposeOp split;
+    SmallVector<Value> worklist{x};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || chain.contains(def) || def == split)
+        continue;
+      if (auto t = dyn_cast<TransposeOp>(def);
+          t && tensorType(t.getResult()).getRank() == 4 &&
+          (t.getPerm() == splitPerm(Layout::BatchFirst) ||
+           t.getPerm() == splitPerm(Layout::SeqFirst))) {
+        if (split && split != t)
+          return x;
+        split = t;
+        continue;
+      }
+      auto layout = dyn_cast<LayoutOpInterface>(def);
+      if (!layout || isa<TransposeOp>(def) || def->getNumResults() != 1 ||
+          layout.getLayoutClass() == LayoutClass::Spatial ||
+          layout.getLayoutClass() == LayoutClass::Fixed ||
+          chain.size() >= kMaxHoistedOps)
+        return x;
+      chain.insert(def);
+      for (Value operand : def->getOperands())
+        if (!operand.getDefiningOp<ConstantOp>())
+          worklist.push_back(operand);
+    }
+    if (!split || chain.empty())
+      return x;
+    for (Operation *op : chain)
+      for (Operation *user : op->getUsers())
+        if (!chain.contains(user) && op->getResult(0) != x)
+          return x;
+    // The split's inverse permutes [B, H, S, D] back to y's layout.
+    ArrayRef<int64_t> perm = split.getPerm();
+    SmallVector<int64_t> inverse(perm.size());
+    for (auto [i, p] : llvm::enumerate(perm))
+      inverse[p] = i;
+    SmallVector<Operation *> ordered(chain.begin(), chain.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    OpBuilder b(x.getDefiningOp());
+    IRMapping map;
+    map.map(split.getResult(), split.getInput());
+    for (Operation *op : ordered) {
+      SmallVector<Value> operands;
+      for (Value operand : op->getOperands())
+        operands.push_back(
+            map.contains(operand)
+                ? map.lookup(operand)
+                : transposeOf(b, op->getLoc(), operand, inverse));
+      Operation *moved =
+          cast<LayoutOpInterface>(op).permuteLayout(b, inverse, operands);
+      if (!moved)
+        return x; // The ops built so far are unused; dead code goes later.
+      map.map(op->getResult(0), moved->getResult(0));
+    }
+    Value hoisted =
+        b.create<TransposeOp>(split.getLoc(), x.getType(), map.lookup(x), perm);
+    x.replaceAllUsesWith(hoisted);
+    for (Operation *op : llvm::reverse(ordered))
+      op->erase();
+    if (split->use_empty())
+      split->erase();
+    LLVM_DEBUG(llvm::dbgs()
+               << DEBUG_TYPE ": a head split moved out of " << ordered.size()
+               << " ops at " << hoisted.getLoc() << "\n");
+    return hoisted;
+  }
+
   /// Behind `x` ([B, H, S, D] or [B * H, S, D]), keys or values of
   /// `H / G` heads each repeated for G consecutive query heads, as exported
   /// models write it (`repeat_kv`: unsqueeze, expand, reshape): a reshape of

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Attributes.h"
 #include "ir/ElementType.h"
+#include "ir/Reference.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -109,23 +110,13 @@ std::optional<ConstantValues> evaluateConstant(Value v, int depth = 0) {
   out.shape.assign(type.getShape().begin(), type.getShape().end());
   int64_t n = type.getNumElements();
   if (auto constant = dyn_cast<ConstantOp>(def)) {
-    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-    if (!dense)
+    // Dense or dense_resource (an ONNX initializer's mask buffer), read as
+    // the reference interpreter reads it.
+    FailureOr<std::vector<double>> values =
+        constantValues(constant, kMaxEvaluatedMask);
+    if (failed(values) || int64_t(values->size()) != n)
       return std::nullopt;
-    Type element = dense.getElementType();
-    out.data.reserve(n);
-    if (isa<FloatType>(element)) {
-      for (APFloat f : dense.getValues<APFloat>())
-        out.data.push_back(toDouble(f));
-    } else if (element.isInteger(1)) {
-      for (bool b : dense.getValues<bool>())
-        out.data.push_back(b ? 1 : 0);
-    } else if (isa<IntegerType>(element)) {
-      for (APInt i : dense.getValues<APInt>())
-        out.data.push_back(double(i.getSExtValue()));
-    } else {
-      return std::nullopt;
-    }
+    out.data = std::move(*values);
     return out;
   }
   // A reshape keeps the values in order; so does a cast, to float types

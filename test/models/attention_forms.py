@@ -9,7 +9,10 @@ k.size(-1)); GPT-2 (torch.where on a registered tril buffer with the dtype's
 lowest value); masked_fill(buffer == 0, -inf); BERT's additive mask input;
 torch.nn.MultiheadAttention (batch_first), whose export computes
 sequence-first inside: its transposes at the model's input and output may
-stay (they move data between the caller's layout and the model's).
+stay (they move data between the caller's layout and the model's); Hugging
+Face Llama's eager attention (rotary embedding on q and k, grouped-query
+attention with repeat_kv, an additive causal mask of the dtype's lowest
+value).
 
 usage: attention_forms.py --dlc build/bin/dlc --work-dir DIR
 Exit status: 0 all passed, 1 a form failed, 77 torch/onnx missing.
@@ -30,6 +33,56 @@ except ImportError as e:
     sys.exit(77)
 
 T, E, H = 16, 64, 4
+KV = 2  # the Llama form's key/value heads (grouped-query attention)
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def repeat_kv(x, n_rep):
+    """Hugging Face Llama's repeat_kv: (b, kv, t, d) -> (b, kv * n_rep, t, d)."""
+    b, kv, t, d = x.shape
+    return x[:, :, None, :, :].expand(b, kv, n_rep, t, d).reshape(b, kv * n_rep, t, d)
+
+
+class LlamaAttention(nn.Module):
+    """Hugging Face Llama's eager attention: q/k/v projections without bias,
+    rotary position embedding on q and k, grouped-query attention (the
+    key/value heads repeated), an additive causal mask of the dtype's lowest
+    value, softmax in f32."""
+
+    def __init__(self):
+        super().__init__()
+        hd = E // H
+        self.q_proj = nn.Linear(E, E, bias=False)
+        self.k_proj = nn.Linear(E, KV * hd, bias=False)
+        self.v_proj = nn.Linear(E, KV * hd, bias=False)
+        self.o_proj = nn.Linear(E, E, bias=False)
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        freqs = torch.outer(torch.arange(T).float(), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer("cos", emb.cos()[None, None], persistent=False)
+        self.register_buffer("sin", emb.sin()[None, None], persistent=False)
+        mask = torch.full((T, T), torch.finfo(torch.float32).min).triu(1)
+        self.register_buffer("mask", mask[None, None], persistent=False)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        hd = c // H
+        q = self.q_proj(x).view(b, t, H, hd).transpose(1, 2)
+        k = self.k_proj(x).view(b, t, KV, hd).transpose(1, 2)
+        v = self.v_proj(x).view(b, t, KV, hd).transpose(1, 2)
+        q = q * self.cos + rotate_half(q) * self.sin
+        k = k * self.cos + rotate_half(k) * self.sin
+        k = repeat_kv(k, H // KV)
+        v = repeat_kv(v, H // KV)
+        att = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(hd)
+        att = att + self.mask[:, :, :t, :t]
+        att = torch.softmax(att, dim=-1, dtype=torch.float32).to(q.dtype)
+        y = torch.matmul(att, v).transpose(1, 2).contiguous().reshape(b, t, c)
+        return self.o_proj(y)
 
 
 class Block(nn.Module):
@@ -74,9 +127,9 @@ def main():
     torch.manual_seed(0)
     failures = []
     forms = [("nanogpt", True), ("gpt2_where", True), ("buffer_eq0", True),
-             ("bert_additive", False), ("mha", False)]
+             ("bert_additive", False), ("mha", False), ("llama", True)]
     for form, causal in forms:
-        model = Block(form).eval()
+        model = (LlamaAttention() if form == "llama" else Block(form)).eval()
         x = torch.randn(2, T, E)
         path = os.path.join(args.work_dir, form + ".onnx")
         if form == "bert_additive":
@@ -92,10 +145,14 @@ def main():
         # Kernels other than attention; MultiheadAttention's may only move
         # data at the model's input and output.
         kernels = re.findall(r"// kernel k\d+: [^(]*\(([^;]*);", fused)
-        if form == "mha":
-            kernels = [k for k in kernels
-                       if set(re.split(r"[:,] *", k.replace("matmul epilogue", "")))
-                       - {"", "transpose", "reshape"}]
+        # Ops a kernel besides attention may have: MultiheadAttention's
+        # transposes at the model's input and output; Llama's rotary
+        # embedding of q and k (no repeat of k and v, no transpose).
+        allowed = {"mha": {"transpose", "reshape"},
+                   "llama": {"slice", "reshape", "mul", "neg", "concat", "add"}}
+        kernels = [k for k in kernels
+                   if set(re.split(r"[:,] *", k.replace("matmul epilogue", "")))
+                   - {""} - allowed.get(form, set())]
         problems = []
         if len(attention) != 1:
             problems.append("%d attention ops" % len(attention))

@@ -308,3 +308,58 @@ func.func @only_keys_repeated(%q0: tensor<2x16x64xf32>, %k0: tensor<2x16x32xf32>
   %r = dlc.reshape %ot : tensor<2x16x4x16xf32> -> tensor<2x16x64xf32>
   return %r : tensor<2x16x64xf32>
 }
+
+// -----
+
+// A rotary position embedding between the head split and attention (Llama:
+// q * cos + rotate_half(q) * sin, rotate_half a concat of the negated upper
+// and the lower half of the last dimension), on q and on the keys before
+// their repeat: the split moves out from under it (the ops rebuilt in the
+// projections' layout, cos and sin permuted at compile time), so attention
+// reads q, the unrepeated keys and values in that layout with kv_groups,
+// and no transpose is left.
+// CHECK-LABEL: func.func @rotary_gqa
+// CHECK-NOT: dlc.transpose
+// CHECK-NOT: dlc.tile
+// CHECK: %[[Q:.*]] = dlc.reshape %arg0 : tensor<2x8x64xf32> -> tensor<2x8x4x16xf32>
+// CHECK: dlc.slice %[[Q]] {start = array<i64: 0, 0, 0, 8>} : (tensor<2x8x4x16xf32>) -> tensor<2x8x4x8xf32>
+// CHECK: dlc.concat %{{.*}}, %{{.*}} {axis = 3 : i64} : (tensor<2x8x4x8xf32>, tensor<2x8x4x8xf32>) -> tensor<2x8x4x16xf32>
+// CHECK: %[[COS:.*]] = dlc.constant dense<5.000000e-01> : tensor<1x8x1x16xf32>
+// CHECK: dlc.mul %[[Q]], %[[COS]] : (tensor<2x8x4x16xf32>, tensor<1x8x1x16xf32>)
+// CHECK: %[[V:.*]] = dlc.reshape %arg2 : tensor<2x8x32xf32> -> tensor<2x8x2x16xf32>
+// CHECK: %[[O:.*]] = dlc.attention %{{.*}}, %{{.*}}, %[[V]] {causal, head_offsets = array<i64: 0, 0, 0>, kv_groups = 2 : i64, scale = 2.500000e-01 : f64} : (tensor<2x8x4x16xf32>, tensor<2x8x2x16xf32>, tensor<2x8x2x16xf32>) -> tensor<2x8x4x16xf32>
+// CHECK: dlc.reshape %[[O]] : tensor<2x8x4x16xf32> -> tensor<2x8x64xf32>
+func.func @rotary_gqa(%x: tensor<2x8x64xf32>, %kx: tensor<2x8x32xf32>, %vx: tensor<2x8x32xf32>) -> tensor<2x8x64xf32> {
+  %cos = dlc.constant dense<0.5> : tensor<1x1x8x16xf32>
+  %sin = dlc.constant dense<0.25> : tensor<1x1x8x16xf32>
+  %qr = dlc.reshape %x : tensor<2x8x64xf32> -> tensor<2x8x4x16xf32>
+  %q = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x8x4x16xf32>) -> tensor<2x4x8x16xf32>
+  %q1 = dlc.slice %q {start = array<i64: 0, 0, 0, 0>} : (tensor<2x4x8x16xf32>) -> tensor<2x4x8x8xf32>
+  %q2 = dlc.slice %q {start = array<i64: 0, 0, 0, 8>} : (tensor<2x4x8x16xf32>) -> tensor<2x4x8x8xf32>
+  %q2n = dlc.neg %q2 : tensor<2x4x8x8xf32>
+  %qh = dlc.concat %q2n, %q1 {axis = 3 : i64} : (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x16xf32>
+  %qc = dlc.mul %q, %cos : (tensor<2x4x8x16xf32>, tensor<1x1x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %qs = dlc.mul %qh, %sin : (tensor<2x4x8x16xf32>, tensor<1x1x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %qe = dlc.add %qc, %qs : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %kr = dlc.reshape %kx : tensor<2x8x32xf32> -> tensor<2x8x2x16xf32>
+  %kt = dlc.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x8x2x16xf32>) -> tensor<2x2x8x16xf32>
+  %k1 = dlc.slice %kt {start = array<i64: 0, 0, 0, 0>} : (tensor<2x2x8x16xf32>) -> tensor<2x2x8x8xf32>
+  %k2 = dlc.slice %kt {start = array<i64: 0, 0, 0, 8>} : (tensor<2x2x8x16xf32>) -> tensor<2x2x8x8xf32>
+  %k2n = dlc.neg %k2 : tensor<2x2x8x8xf32>
+  %kh = dlc.concat %k2n, %k1 {axis = 3 : i64} : (tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>) -> tensor<2x2x8x16xf32>
+  %kc = dlc.mul %kt, %cos : (tensor<2x2x8x16xf32>, tensor<1x1x8x16xf32>) -> tensor<2x2x8x16xf32>
+  %ks = dlc.mul %kh, %sin : (tensor<2x2x8x16xf32>, tensor<1x1x8x16xf32>) -> tensor<2x2x8x16xf32>
+  %ke = dlc.add %kc, %ks : (tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>) -> tensor<2x2x8x16xf32>
+  %ku = dlc.reshape %ke : tensor<2x2x8x16xf32> -> tensor<2x2x1x8x16xf32>
+  %kp = dlc.tile %ku {multiples = array<i64: 1, 1, 2, 1, 1>} : (tensor<2x2x1x8x16xf32>) -> tensor<2x2x2x8x16xf32>
+  %k = dlc.reshape %kp : tensor<2x2x2x8x16xf32> -> tensor<2x4x8x16xf32>
+  %vr = dlc.reshape %vx : tensor<2x8x32xf32> -> tensor<2x8x2x16xf32>
+  %vt = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x8x2x16xf32>) -> tensor<2x2x8x16xf32>
+  %vu = dlc.reshape %vt : tensor<2x2x8x16xf32> -> tensor<2x2x1x8x16xf32>
+  %vp = dlc.tile %vu {multiples = array<i64: 1, 1, 2, 1, 1>} : (tensor<2x2x1x8x16xf32>) -> tensor<2x2x2x8x16xf32>
+  %v = dlc.reshape %vp : tensor<2x2x2x8x16xf32> -> tensor<2x4x8x16xf32>
+  %o = dlc.attention %qe, %k, %v {causal, scale = 2.500000e-01 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x8x16xf32>) -> tensor<2x8x4x16xf32>
+  %r = dlc.reshape %ot : tensor<2x8x4x16xf32> -> tensor<2x8x64xf32>
+  return %r : tensor<2x8x64xf32>
+}
