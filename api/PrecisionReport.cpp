@@ -180,6 +180,8 @@ FailureOr<Measurement> measure(ModuleOp lowered, const CompileOptions &options,
           see(v.getDefiningOp(), v, "kernel");
       } else if (isa<mlir::dlc::MatmulOp>(op)) {
         see(&op, op.getResult(0), "gemm");
+      } else if (isa<mlir::dlc::ConvOp>(op)) {
+        see(&op, op.getResult(0), "conv");
       } else if (isa<mlir::dlc::AttentionOp>(op)) {
         see(&op, op.getResult(0), "attention");
       }

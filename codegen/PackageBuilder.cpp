@@ -57,6 +57,7 @@ private:
                           uint32_t sharedBytes, const std::string &label,
                           std::optional<ValueRange> inputs = std::nullopt);
   LogicalResult addMatmul(MatmulOp op);
+  LogicalResult addConv(ConvOp op);
   /// The package's figures (rt::PackageStats), once its steps are built.
   rt::PackageStats stats();
 
@@ -246,6 +247,76 @@ PackageBuilder::addLaunch(Operation *op, const rt::KernelInfo &info,
     sig.params.push_back({byteSize(v), /*writes=*/true});
   }
   pkg.kernels.push_back(std::move(signedInfo));
+  pkg.steps.push_back(std::move(step));
+  return success();
+}
+
+LogicalResult PackageBuilder::addConv(ConvOp op) {
+  if (failed(resultStorage(op)))
+    return failure();
+  auto in = cast<RankedTensorType>(op.getInput().getType()).getShape();
+  auto w = cast<RankedTensorType>(op.getFilter().getType()).getShape();
+  auto out = op.getType().getShape();
+  if (ShapedType::getNumElements(out) == 0)
+    return success(); // nothing to write
+  // cuDNN takes int sizes: a larger convolution is reported at the op.
+  for (int64_t d :
+       {in[0], in[1], in[2], in[3], w[0], w[1], w[2], out[1], out[2]})
+    if (d > INT32_MAX)
+      return op.emitOpError() << "has a dimension of " << d
+                              << "; library convolutions take sizes below 2^31";
+  rt::ConvStep c;
+  c.dtype = *dtypeOf(op.getType());
+  c.n = in[0];
+  c.h = in[1];
+  c.w = in[2];
+  c.c = in[3];
+  c.k = w[0];
+  c.r = w[1];
+  c.s = w[2];
+  c.p = out[1];
+  c.q = out[2];
+  c.groups = op.getGroups();
+  ArrayRef<int64_t> st = op.getStrides(), pd = op.getPads(),
+                    dl = op.getDilations();
+  c.strideH = st[0];
+  c.strideW = st[1];
+  c.padH = pd[0];
+  c.padW = pd[1];
+  c.dilH = dl[0];
+  c.dilW = dl[1];
+  c.x = storageOf(op.getInput());
+  c.filter = storageOf(op.getFilter());
+  c.y = storage[op.getResult()];
+  if (Value bias = op.getBias())
+    c.bias = storageOf(bias);
+  if (Value addend = op.getAddend())
+    c.addend = storageOf(addend);
+  c.epilogue = op.getEpilogue() == EpilogueKind::relu ? rt::GemmEpilogue::Relu
+                                                      : rt::GemmEpilogue::None;
+  c.tf32 = options.tf32 && c.dtype == rt::DType::F32;
+  rt::Step step;
+  step.kind = rt::Step::Kind::Conv;
+  // "conv 3x3/2 56x56x64->28x28x128 bias+addend+relu".
+  step.label = fmt::format("conv {}x{}", c.r, c.s);
+  if (c.strideH != 1 || c.strideW != 1)
+    step.label += fmt::format("/{}", c.strideH);
+  step.label +=
+      fmt::format(" {}x{}x{}->{}x{}x{}", c.h, c.w, c.c, c.p, c.q, c.k);
+  SmallVector<std::string> parts;
+  if (c.bias)
+    parts.push_back("bias");
+  if (c.addend)
+    parts.push_back("addend");
+  if (c.epilogue != rt::GemmEpilogue::None)
+    parts.push_back(rt::gemmEpilogueName(c.epilogue));
+  if (!parts.empty())
+    step.label += " " + llvm::join(parts, "+");
+  if (c.tf32)
+    step.label += " tf32";
+  else if (c.dtype != rt::DType::F32)
+    step.label += std::string(" ") + rt::dtypeName(c.dtype);
+  step.conv = c;
   pkg.steps.push_back(std::move(step));
   return success();
 }
@@ -572,6 +643,9 @@ FailureOr<rt::Package> PackageBuilder::build() {
     } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
       if (failed(addMatmul(matmul)))
         return failure();
+    } else if (auto conv = dyn_cast<ConvOp>(op)) {
+      if (failed(addConv(conv)))
+        return failure();
     } else if (auto attention = dyn_cast<AttentionOp>(op)) {
       assert(nextAttention < attentions.size() &&
              attentions[nextAttention].op == attention &&
@@ -675,6 +749,8 @@ rt::PackageStats PackageBuilder::stats() {
     } else if (isa<MatmulOp>(op)) {
       ++s.gemms;
       s.convolutions += isFromConv(&op);
+    } else if (isa<ConvOp>(op)) {
+      ++s.convolutions;
     }
   }
   s.launches = pkg.steps.size();

@@ -728,7 +728,7 @@ bool TransposeOp::movesOnlyUnitDims() {
 Value mlir::dlc::transposeOf(OpBuilder &b, Location loc, Value value,
                              ArrayRef<int64_t> perm) {
   SmallVector<int64_t> composed(perm);
-  if (auto inner = value.getDefiningOp<TransposeOp>()) {
+  while (auto inner = value.getDefiningOp<TransposeOp>()) {
     for (int64_t &p : composed)
       p = inner.getPerm()[p];
     value = inner.getInput();
@@ -1075,6 +1075,59 @@ LogicalResult Conv2DOp::verify() {
     return failure();
   if (auto acc = getAccType(); acc && !isa<FloatType>(*acc))
     return emitOpError() << "acc_type must be a float type, but got " << *acc;
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  auto result = getType();
+  if (failed(
+          verifyFloatWindowTypes(*this, {getInput(), getFilter()}, result)) ||
+      failed(verifyWindow(*this, getStrides(), getPads(), getDilations(),
+                          std::nullopt)))
+    return failure();
+  Type element = result.getElementType();
+  if (!element.isF32() && !element.isF16() && !element.isBF16())
+    return emitOpError() << "convolves " << element
+                         << " tensors; library convolutions take f32, f16 "
+                            "and bf16";
+  ArrayRef<int64_t> in = tensorType(getInput()).getShape();
+  ArrayRef<int64_t> w = tensorType(getFilter()).getShape();
+  ArrayRef<int64_t> p = getPads();
+  if (p[0] != p[2] || p[1] != p[3])
+    return emitOpError() << "expects symmetric pads (top = bottom, left = "
+                            "right), but got "
+                         << formatShape(p);
+  int64_t g = getGroups(), c = in[3], oc = w[0];
+  if (g < 1 || c % g != 0 || oc % g != 0)
+    return emitOpError() << "expects groups (" << g
+                         << ") to be positive and to divide the " << c
+                         << " input channels and the " << oc
+                         << " output channels";
+  if (w[3] != c / g)
+    return emitOpError() << "expects a filter of shape [OC, KH, KW, C/groups] "
+                         << "with C/groups = " << c / g << ", but got "
+                         << formatShape(w);
+  // The output size as for NCHW: the spatial dimensions moved.
+  SmallVector<int64_t> nchw{in[0], in[3], in[1], in[2]};
+  auto size =
+      convOutputSize(*this, nchw, w[1], w[2], getStrides(), p, getDilations());
+  if (failed(size) ||
+      failed(checkResultShape(*this, {in[0], size->first, size->second, oc})))
+    return failure();
+  if (Value bias = getBias()) {
+    auto type = tensorType(bias);
+    if (type.getElementType() != element ||
+        type.getShape() != ArrayRef<int64_t>{oc})
+      return emitOpError() << "expects a bias of " << oc << " " << element
+                           << " elements, but got " << type;
+  }
+  if (Value addend = getAddend(); addend && addend.getType() != result)
+    return emitOpError() << "expects an addend of the result's type " << result
+                         << ", but got " << addend.getType();
+  if (getEpilogue() != EpilogueKind::none &&
+      getEpilogue() != EpilogueKind::relu)
+    return emitOpError() << "takes a relu epilogue or none, not "
+                         << stringifyEpilogueKind(getEpilogue());
   return success();
 }
 

@@ -30,7 +30,7 @@ LogicalResult verifyBroadcastElementwise(Operation *op,
 /// Checks that the first operand has a floating-point element type.
 LogicalResult verifyFloatElements(Operation *op);
 /// `value` with its dimensions permuted (new dimension i is old dimension
-/// perm[i]): a transpose of a transpose is composed, the identity is
+/// perm[i]): a chain of transposes is composed into one, the identity is
 /// `value` itself and a constant is folded.
 Value transposeOf(OpBuilder &b, Location loc, Value value,
                   ArrayRef<int64_t> perm);

@@ -593,6 +593,50 @@ def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure, Dlc_Window, Dlc_KernelBody,
   }];
 }
 
+def Dlc_ConvOp : Dlc_Op<"conv", [Pure, AttrSizedOperandSegments,
+    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision]> {
+  let summary = "channels-last convolution by a library, with an optional epilogue";
+  let description = [{
+    `dlc.conv2d` on NHWC tensors, computed by a convolution library (cuDNN
+    on the cuda device, a CPU convolution on sim) rather than as im2col and
+    a GEMM, so no window copies are written:
+    `result[n, oh, ow, oc] = act(sum_{kh, kw, c} input[n, oh*sh - top +
+    kh*dh, ow*sw - left + kw*dw, g*C/G + c] * filter[oc, kh, kw, c] +
+    bias[oc] + addend[n, oh, ow, oc])` with `g = oc / (OC/G)`; positions
+    outside the input read 0. The filter is `[OC, KH, KW, C/G]` (cuDNN's
+    KRSC). `pads` is `[top, left, bottom, right]` and symmetric (top =
+    bottom, left = right: cuDNN's padding). The epilogue (formed by
+    `dlc-fuse-epilogue`) is optional: `bias` of OC elements, `addend` of the
+    result's type (a residual), `epilogue` none or relu; the sum is rounded
+    to the element type once, at the end. Products accumulate in f32.
+    `dlc-lower-conv` makes it of a channels-last `dlc.conv2d`.
+
+    ```mlir
+    %y = dlc.conv %x, %w bias(%b) epilogue(relu) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, Dlc_Tensor:$filter,
+                       Optional<Dlc_Tensor>:$bias,
+                       Optional<Dlc_Tensor>:$addend,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups,
+                       DefaultValuedAttr<Dlc_EpilogueKind,
+                                         "::mlir::dlc::EpilogueKind::none">:$epilogue);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter (`bias` `(` $bias^ `)`)? (`addend` `(` $addend^ `)`)?
+    (`epilogue` `(` $epilogue^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether it has an epilogue: a bias, an addend or an activation.
+    bool hasEpilogue() {
+      return getBias() || getAddend() ||
+             getEpilogue() != ::mlir::dlc::EpilogueKind::none;
+    }
+  }];
+}
+
 def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure, Dlc_Window, Dlc_KernelBody,
     Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision, Dlc_LayoutSpatial]> {
   let summary = "2-D transposed convolution (ONNX ConvTranspose)";

@@ -15,6 +15,7 @@ PrecisionClass AttentionOp::getPrecisionClass() {
   return PrecisionClass::Prefer;
 }
 PrecisionClass Conv2DOp::getPrecisionClass() { return PrecisionClass::Prefer; }
+PrecisionClass ConvOp::getPrecisionClass() { return PrecisionClass::Prefer; }
 PrecisionClass ConvTranspose2DOp::getPrecisionClass() {
   return PrecisionClass::Prefer;
 }

@@ -298,6 +298,7 @@ private:
   Tensor evalPad(PadOp op, Elem e);
   Tensor evalTile(TileOp op);
   Tensor evalConv2D(Conv2DOp op);
+  Tensor evalConv(ConvOp op);
   Tensor evalConvTranspose2D(ConvTranspose2DOp op);
   Tensor evalPool2D(Pool2DOp op);
   Tensor evalIm2Col(Im2ColOp op);
@@ -436,6 +437,8 @@ LogicalResult Interpreter::evalOp(Operation *op) {
     out = evalTile(tile);
   } else if (auto conv = dyn_cast<Conv2DOp>(op)) {
     out = evalConv2D(conv);
+  } else if (auto conv = dyn_cast<ConvOp>(op)) {
+    out = evalConv(conv);
   } else if (auto convT = dyn_cast<ConvTranspose2DOp>(op)) {
     out = evalConvTranspose2D(convT);
   } else if (auto pool = dyn_cast<Pool2DOp>(op)) {
@@ -1094,6 +1097,43 @@ Tensor Interpreter::evalConv2D(Conv2DOp op) {
           acc += at4(x, i[0], g * cPerGroup + c, i[2] * s[0] - p[0] + a * d[0],
                      i[3] * s[1] - p[1] + b * d[1]) *
                  w.data[((i[1] * cPerGroup + c) * kh + a) * kw + b];
+    out.data[flat] = acc;
+  });
+  return out;
+}
+
+/// conv2d's sum in NHWC with a KRSC filter, then the epilogue (bias,
+/// addend, relu); f16/bf16 results are rounded once, by evalOp.
+Tensor Interpreter::evalConv(ConvOp op) {
+  const Tensor &x = get(op.getInput());
+  const Tensor &w = get(op.getFilter());
+  const Tensor *bias = op.getBias() ? &get(op.getBias()) : nullptr;
+  const Tensor *addend = op.getAddend() ? &get(op.getAddend()) : nullptr;
+  Tensor out = emptyLike(op.getResult());
+  ArrayRef<int64_t> s = op.getStrides(), p = op.getPads(),
+                    d = op.getDilations();
+  int64_t h = x.shape[1], wd = x.shape[2], c = x.shape[3];
+  int64_t oc = out.shape[3], ocPerGroup = oc / op.getGroups();
+  int64_t kh = w.shape[1], kw = w.shape[2], cPerGroup = w.shape[3];
+  forEachIndex(out.shape, [&](ArrayRef<int64_t> i, int64_t flat) {
+    int64_t g = i[3] / ocPerGroup;
+    double acc = 0;
+    for (int64_t a = 0; a < kh; ++a)
+      for (int64_t b = 0; b < kw; ++b) {
+        int64_t y = i[1] * s[0] - p[0] + a * d[0];
+        int64_t z = i[2] * s[1] - p[1] + b * d[1];
+        if (y < 0 || y >= h || z < 0 || z >= wd)
+          continue;
+        for (int64_t ch = 0; ch < cPerGroup; ++ch)
+          acc += x.data[((i[0] * h + y) * wd + z) * c + g * cPerGroup + ch] *
+                 w.data[((i[3] * kh + a) * kw + b) * cPerGroup + ch];
+      }
+    if (bias)
+      acc += bias->data[i[3]];
+    if (addend)
+      acc += addend->data[flat];
+    if (op.getEpilogue() == EpilogueKind::relu)
+      acc = std::fmax(acc, 0.0);
     out.data[flat] = acc;
   });
   return out;

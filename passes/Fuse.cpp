@@ -145,6 +145,10 @@ struct Group {
 /// Why a matmul's consumers do not contain it.
 constexpr const char *kMatmulNote =
     "it is a matmul (a cuBLAS call; an epilogue runs as its own kernel)";
+/// Why a dlc.conv's consumers do not contain it.
+constexpr const char *kConvNote =
+    "it is a library convolution (a cuDNN call; what its epilogue does not "
+    "take runs as a kernel of its own)";
 /// Why a dlc.attention's consumers do not contain it.
 constexpr const char *kAttentionNote =
     "it is an attention (a flash-attention kernel of its own)";
@@ -729,6 +733,8 @@ LogicalResult Fuser::run() {
       // only a matmul is a neighbour worth explaining.
       if (isa<MatmulOp>(p))
         noteOnUsers(kMatmulNote, ~0u);
+      else if (isa<ConvOp>(p))
+        noteOnUsers(kConvNote, ~0u);
       else if (isa<AttentionOp>(p))
         noteOnUsers(kAttentionNote, ~0u);
       continue;
@@ -751,6 +757,9 @@ LogicalResult Fuser::run() {
       else if (isa<MatmulOp>(reader))
         why = "its value is also read by a matmul (a cuBLAS call), so it is "
               "written to memory";
+      else if (isa<ConvOp>(reader))
+        why = "its value is also read by a library convolution (a cuDNN "
+              "call), so it is written to memory";
       else
         why = "its value is also used outside kernels (by '" +
               reader->getName().getStringRef().str() + "')";
@@ -790,7 +799,7 @@ LogicalResult Fuser::run() {
     noteOnUsers(why, ~0u);
     // The consumers that rejected it, and a matmul reading it, explain why
     // the new kernel ends at `p`; a return does not.
-    if (!userGroups.empty() || isa_and_nonnull<MatmulOp>(outsideUser))
+    if (!userGroups.empty() || isa_and_nonnull<MatmulOp, ConvOp>(outsideUser))
       groups[groupOf[p]].notes.push_back({/*isProducer=*/false, p, why});
   }
 
@@ -848,6 +857,8 @@ struct FusePass : public ::mlir::dlc::impl::FuseBase<FusePass> {
       SmallVector<OpOperand *> uses;
       for (OpOperand &use : op->getUses())
         uses.push_back(&use);
+      if (uses.size() < 2)
+        continue;
       for (OpOperand *use : ArrayRef<OpOperand *>(uses).drop_front()) {
         OpBuilder b(use->getOwner());
         use->set(b.clone(*op)->getResult(0));

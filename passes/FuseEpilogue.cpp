@@ -109,18 +109,25 @@ public:
     }
   }
 
+  /// Extends `e` with a relu applied to `e.result`; whether it did.
+  bool matchRelu(Epilogue &e) {
+    Value x = e.result;
+    if (!x.hasOneUse())
+      return false;
+    Operation *user = *x.getUsers().begin();
+    if (!isRelu(user, x))
+      return false;
+    e.act = EpilogueKind::relu;
+    e.ops.insert(user);
+    e.result = user->getResult(0);
+    return true;
+  }
+
   /// Extends `e` with the activation applied to `e.result`.
   void matchActivation(Epilogue &e) {
     Value x = e.result;
-    if (x.hasOneUse()) {
-      Operation *user = *x.getUsers().begin();
-      if (isRelu(user, x)) {
-        e.act = EpilogueKind::relu;
-        e.ops.insert(user);
-        e.result = user->getResult(0);
-        return;
-      }
-    }
+    if (matchRelu(e))
+      return;
     // GELU reads x several times: try every product x feeds, directly or
     // through single-use products, as the last op of the pattern.
     llvm::SmallPtrSet<Operation *, 8> tried;
@@ -406,6 +413,46 @@ bool fuse(MatmulOp matmul) {
   return true;
 }
 
+/// Folds a bias add, a residual add and a relu after a library convolution
+/// (cuDNN's fused convolution, bias and activation) into it; false when
+/// nothing follows it.
+bool fuseConv(ConvOp conv) {
+  if (conv.hasEpilogue())
+    return false;
+  Epilogue e;
+  e.result = conv.getResult();
+  Matcher matcher(conv.getType());
+  matcher.matchAdds(e);
+  matcher.matchRelu(e);
+  if (e.ops.empty() || llvm::any_of(e.ops, [&](Operation *op) {
+        return op->getBlock() != conv->getBlock();
+      }))
+    return false;
+  Operation *last = e.result.getDefiningOp();
+  OpBuilder b(last);
+  Value bias = e.bias;
+  if (bias) {
+    auto type = conv.getType();
+    bias = b.createOrFold<ReshapeOp>(
+        conv.getLoc(),
+        RankedTensorType::get({type.getShape().back()}, type.getElementType()),
+        bias);
+  }
+  auto fused = b.create<ConvOp>(
+      conv.getLoc(), conv.getType(), conv.getInput(), conv.getFilter(), bias,
+      e.addend, conv.getStridesAttr(), conv.getPadsAttr(),
+      conv.getDilationsAttr(), conv.getGroupsAttr(),
+      EpilogueKindAttr::get(conv.getContext(), e.act));
+  e.result.replaceAllUsesWith(fused.getResult());
+  SmallVector<Operation *> dead(e.ops.begin(), e.ops.end());
+  dead.push_back(conv);
+  llvm::sort(dead,
+             [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+  for (Operation *op : dead)
+    op->erase();
+  return true;
+}
+
 struct FuseEpiloguePass
     : public ::mlir::dlc::impl::FuseEpilogueBase<FuseEpiloguePass> {
   using FuseEpilogueBase::FuseEpilogueBase;
@@ -422,6 +469,13 @@ struct FuseEpiloguePass
       LLVM_DEBUG(llvm::dbgs()
                  << DEBUG_TYPE ": product at " << op.getLoc() << "\n");
       fuse(op);
+    }
+    SmallVector<ConvOp> convs;
+    func.walk([&](ConvOp op) { convs.push_back(op); });
+    for (ConvOp op : convs) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << DEBUG_TYPE ": convolution at " << op.getLoc() << "\n");
+      fuseConv(op);
     }
   }
 };

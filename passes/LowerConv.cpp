@@ -104,6 +104,55 @@ void lowerToGemm(Conv2DOp conv) {
 /// channels-last input through the transpose in front of it, which its
 /// kernel absorbs), transposed, by the same. Users that wanted the NHWC
 /// value get it; others an NCHW transpose.
+/// Whether a library convolution (dlc.conv) computes `conv`: symmetric
+/// padding (cuDNN's), f32, f16 or bf16 with f32 accumulation, and not a 1x1,
+/// stride-1 convolution (a GEMM with a cuBLASLt epilogue already).
+bool takesLibraryConv(Conv2DOp conv) {
+  ArrayRef<int64_t> p = conv.getPads();
+  Type element = conv.getType().getElementType();
+  auto acc = conv.getAccType();
+  return !isPointwise(conv) && p[0] == p[2] && p[1] == p[3] &&
+         (element.isF32() || element.isF16() || element.isBF16()) &&
+         (!acc || acc->isF32());
+}
+
+/// A channels-last convolution as a dlc.conv: the input NHWC (through a
+/// transpose where it is NCHW), the filter KRSC (permuted at compile time
+/// when it is a constant). Users that wanted the NHWC value get it; others
+/// an NCHW transpose.
+void lowerToLibraryConv(Conv2DOp conv) {
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  auto out = conv.getType();
+  Value input = transposeOf(b, loc, conv.getInput(), kToNHWC);
+  Value filter = transposeOf(b, loc, conv.getFilter(), kToNHWC);
+  auto type = cast<RankedTensorType>(permuteType(out, kToNHWC));
+  auto lib = b.create<ConvOp>(
+      loc, type, input, filter, /*bias=*/Value(), /*addend=*/Value(),
+      conv.getStridesAttr(), conv.getPadsAttr(), conv.getDilationsAttr(),
+      conv.getGroupsAttr(),
+      EpilogueKindAttr::get(b.getContext(), EpilogueKind::none));
+  Value nhwc = lib.getResult();
+  for (Operation *user : llvm::make_early_inc_range(conv->getUsers()))
+    if (auto t = dyn_cast<TransposeOp>(user);
+        t && t.getPerm() == ArrayRef<int64_t>(kToNHWC)) {
+      t.getResult().replaceAllUsesWith(nhwc);
+      t->erase();
+    }
+  if (!conv->use_empty())
+    conv.replaceAllUsesWith(transposeOf(b, loc, nhwc, kToNCHW));
+  // The transposes the conv2d read through (the NCHW views of an NHWC
+  // input, of TOSA's OHWI filter) when nothing else reads them.
+  SmallVector<Operation *> inputs;
+  for (Value operand : conv->getOperands())
+    if (auto t = operand.getDefiningOp<TransposeOp>())
+      inputs.push_back(t);
+  conv.erase();
+  for (Operation *t : inputs)
+    if (t->use_empty())
+      t->erase();
+}
+
 void lowerToChannelsLastGemm(Conv2DOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
@@ -178,14 +227,25 @@ struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
         if (auto conv = dyn_cast<Conv2DOp>(op))
           if (!conv.isDirect())
             convs.push_back(conv);
+    bool channelsLast = false;
     for (Conv2DOp conv : convs) {
+      channelsLast |= isChannelsLast(conv);
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": convolution at " << conv.getLoc()
                               << " becomes a GEMM\n");
-      if (isChannelsLast(conv) && conv.getGroups() == 1)
+      if (isChannelsLast(conv) && libraryConv && takesLibraryConv(conv))
+        lowerToLibraryConv(conv);
+      else if (isChannelsLast(conv) && conv.getGroups() == 1)
         lowerToChannelsLastGemm(conv);
       else
         lowerToGemm(conv);
     }
+    // Layout changes leave transposes (and their constants) that nothing
+    // reads once composed: removed, users before producers.
+    if (channelsLast)
+      for (Block &block : func.getBody())
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+          if (isa<TransposeOp, ReshapeOp, ConstantOp>(op) && op.use_empty())
+            op.erase();
   }
 };
 

@@ -367,6 +367,12 @@ def LowerConv : Pass<"dlc-lower-conv", "func::FuncOp"> {
     %y = dlc.reshape %p : tensor<1x16x64xf32> -> tensor<1x16x8x8xf32>
     ```
   }];
+  let options = [
+    Option<"libraryConv", "library-conv", "bool", "true",
+           "a channels-last convolution other than a 1x1 one becomes a "
+           "library convolution (dlc.conv) where one takes it: symmetric "
+           "padding, f32, f16 or bf16">,
+  ];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 

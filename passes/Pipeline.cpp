@@ -53,7 +53,9 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   layoutOptions.layout =
       options.layout == "auto" && !rewrites ? "nchw" : options.layout;
   fpm.addPass(createAssignLayout(layoutOptions));
-  fpm.addPass(createLowerConv());
+  LowerConvOptions convOptions;
+  convOptions.libraryConv = options.libraryConv;
+  fpm.addPass(createLowerConv(convOptions));
   if (rewrites)
     fpm.addPass(createFuseEpilogue());
   FuseOptions fuseOptions;

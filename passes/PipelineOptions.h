@@ -46,6 +46,9 @@
     "layout of 4-D activations around convolutions: auto (per cluster of "     \
     "convolutions, where channels-last pays), nchw (the model's) or nhwc "     \
     "(channels-last; dlc-assign-layout, docs/fusion.md)")                      \
+  X(bool, libraryConv, true, "library-conv",                                   \
+    "channels-last convolutions other than 1x1 as library convolutions "       \
+    "(cuDNN on cuda, a CPU convolution on sim; off: im2col and a GEMM)")       \
   X(std::string, ioPrecision, "declared", "io-precision",                      \
     "type of the model's f32 inputs and outputs under a low precision: "       \
     "declared (as written) or low (bf16, fp16 under fp16; the caller "         \

@@ -122,7 +122,7 @@ void PlanMemoryPass::runOnOperation() {
   DenseMap<Value, unsigned> bufferOf;
   for (auto [i, op] : llvm::enumerate(block)) {
     position[&op] = i;
-    if (!isa<KernelOp, MatmulOp, AttentionOp>(op))
+    if (!isa<KernelOp, MatmulOp, ConvOp, AttentionOp>(op))
       continue;
     for (Value result : op.getResults()) {
       Buffer buffer;
@@ -299,7 +299,7 @@ void PlanMemoryPass::runOnOperation() {
       buffer.offset = slots[slotOf[buffer.cls]].offset;
 
   for (Operation &op : block) {
-    if (!isa<KernelOp, MatmulOp, AttentionOp>(op))
+    if (!isa<KernelOp, MatmulOp, ConvOp, AttentionOp>(op))
       continue;
     SmallVector<int64_t> offsets;
     for (Value result : op.getResults())

@@ -3,7 +3,8 @@
 // A CUDA device uses the GPU's primary context (the one the CUDA runtime
 // inside cuBLAS also uses), one stream, one arena allocation and the
 // constants uploaded once. Steps run in order on the stream: kernels through
-// cuLaunchKernel, GEMMs through cuBLAS or cuBLASLt (CudaBlas.cpp), copies
+// cuLaunchKernel, GEMMs through cuBLAS or cuBLASLt (CudaBlas.cpp),
+// convolutions through cuDNN (CudaDnn.cpp), copies
 // through cuMemcpyDtoDAsync; runs after the first replay a CUDA Graph
 // (CudaGraph.cpp). CudaDevice.h lists the parts.
 //
@@ -18,8 +19,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CudaDevice.h"
+
 #include "runtime/RuntimeImpl.h"
 #include "runtime/Support.h"
+#include <algorithm>
 
 #include <cstdlib>
 
@@ -120,7 +123,7 @@ public:
   CudaDevice(const Package &pkg, const SessionOptions &opts, bool forceFallback,
              const CudaDriver *cu)
       : pkg_(pkg), opts_(opts), forceFallback_(forceFallback), ctx_(cu),
-        blas_(ctx_, pkg) {
+        blas_(ctx_, pkg), dnn_(ctx_, pkg) {
     const char *sync = std::getenv("DLC_CUDA_SYNC_STEPS");
     syncSteps_ = sync && *sync && std::string(sync) != "0";
   }
@@ -153,6 +156,10 @@ public:
   Result<bool> gemm(const StepOp &op, const GemmStep &g,
                     const GemmOperands &ops) override;
   Status prepareGemm() override { return blas_.initBlas(); }
+  Status conv(const StepOp &op, const ConvStep &,
+              const ConvOperands &ops) override {
+    return dnn_.conv(op.step, ops);
+  }
   Status copy(const StepOp &op, DevicePtr dst, DevicePtr src,
               uint64_t bytes) override {
     return ctx_.check(ctx_.cu->cuMemcpyDtoDAsync(dst, src, bytes, ctx_.stream),
@@ -182,6 +189,7 @@ private:
   CudaContext ctx_;
   CudaModule module_;
   CudaBlas blas_;
+  CudaDnn dnn_;
   CudaGraph graph_;
   /// The context made current by enter().
   std::unique_ptr<ContextScope> scope_;
@@ -237,6 +245,7 @@ CudaDevice::~CudaDevice() {
       cu->cuStreamSynchronize(ctx_.stream);
     graph_.release(cu);
     blas_.release();
+    dnn_.release();
     for (CUdeviceptr p : inputBuffers_)
       if (p)
         cu->cuMemFree(p);
@@ -325,6 +334,9 @@ Status CudaDevice::init() {
   // now when forced, else when first needed (on the first, uncaptured run).
   if (hasGemm || (hasFallback && forceFallback_))
     DLC_RT_RETURN_IF_ERROR(blas_.initBlas());
+  if (std::any_of(pkg_.steps.begin(), pkg_.steps.end(),
+                  [](const Step &s) { return s.kind == Step::Kind::Conv; }))
+    DLC_RT_RETURN_IF_ERROR(dnn_.init());
   return Status::ok();
 }
 

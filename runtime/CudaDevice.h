@@ -132,6 +132,48 @@ private:
   std::vector<int> ltIndex_;
 };
 
+/// Convolution steps on cuDNN (CudaDnn.cpp): one handle, per step its
+/// descriptors and the algorithm cuDNN's heuristics choose, made once when
+/// the session starts, and one workspace for all of them, allocated before
+/// any graph capture.
+class CudaDnn {
+public:
+  CudaDnn(CudaContext &ctx, const Package &pkg) : ctx_(ctx), pkg_(pkg) {}
+  /// Loads cuDNN and makes the handle, the descriptors and algorithms of
+  /// every convolution step and the workspace.
+  Status init();
+  /// Destroys the handle and descriptors and frees the buffers (the context
+  /// current).
+  void release();
+  /// Enqueues convolution step `i`.
+  Status conv(size_t i, const ConvOperands &ops);
+
+private:
+  struct Conv {
+    cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+    cudnnFilterDescriptor_t filter = nullptr;
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    cudnnActivationDescriptor_t activation = nullptr;
+    int algo = 0;
+    size_t workspaceBytes = 0;
+    /// Zeros for a step with an epilogue but no bias (cuDNN's fused call
+    /// takes one).
+    CUdeviceptr zeroBias = 0;
+  };
+  Status check(cudnnStatus_t st, const char *call, size_t step) const;
+  Status prepare(size_t step, Conv &c);
+
+  CudaContext &ctx_;
+  const Package &pkg_;
+  const Cudnn *dnn_ = nullptr;
+  cudnnHandle_t handle_ = nullptr;
+  CUdeviceptr workspace_ = 0;
+  size_t workspaceBytes_ = 0;
+  /// Index into convs_ per step; -1 for the others.
+  std::vector<int> index_;
+  std::vector<Conv> convs_;
+};
+
 /// Runs captured into a CUDA Graph and replayed (CudaGraph.cpp). The
 /// first run executes the steps directly (which also lets cuBLAS finish
 /// its lazy setup); the next one captures them into a graph that later

@@ -81,7 +81,7 @@ static bool resolveEntry(void *handle, const char *symbol, E &slot,
 //===----------------------------------------------------------------------===//
 
 namespace {
-constexpr int kResourceKinds = int(detail::Resource::CublasLtDescriptor) + 1;
+constexpr int kResourceKinds = int(detail::Resource::CudnnDescriptor) + 1;
 std::atomic<int64_t> gLive[kResourceKinds];
 std::atomic<int> gPendingKernelFault{CUDA_SUCCESS};
 } // namespace
@@ -118,6 +118,8 @@ LiveCudaObjects liveCudaObjects() {
   o.cublasHandles = get(Resource::CublasHandle);
   o.cublasLtHandles = get(Resource::CublasLtHandle);
   o.cublasLtDescriptors = get(Resource::CublasLtDescriptor);
+  o.cudnnHandles = get(Resource::CudnnHandle);
+  o.cudnnDescriptors = get(Resource::CudnnDescriptor);
   return o;
 }
 
@@ -128,7 +130,9 @@ bool LiveCudaObjects::operator==(const LiveCudaObjects &o) const {
          graphExecs == o.graphExecs && events == o.events &&
          nvrtcPrograms == o.nvrtcPrograms && cublasHandles == o.cublasHandles &&
          cublasLtHandles == o.cublasLtHandles &&
-         cublasLtDescriptors == o.cublasLtDescriptors;
+         cublasLtDescriptors == o.cublasLtDescriptors &&
+         cudnnHandles == o.cudnnHandles &&
+         cudnnDescriptors == o.cudnnDescriptors;
 }
 
 std::string LiveCudaObjects::describe() const {
@@ -152,6 +156,8 @@ std::string LiveCudaObjects::describe() const {
   add(cublasHandles, "cuBLAS handles");
   add(cublasLtHandles, "cuBLASLt handles");
   add(cublasLtDescriptors, "cuBLASLt descriptors");
+  add(cudnnHandles, "cuDNN handles");
+  add(cudnnDescriptors, "cuDNN descriptors");
   return out.empty() ? "none" : out;
 }
 
@@ -434,5 +440,52 @@ const CublasLt *loadCublasLt(std::string *why) {
   }
   return &lt;
 }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+std::string Cudnn::statusName(cudnnStatus_t status) const {
+  const char *name =
+      cudnnGetErrorString ? cudnnGetErrorString(status) : nullptr;
+  return name ? name : "cuDNN status " + std::to_string(int(status));
+}
+
+const Cudnn *loadCudnn(std::string *why) {
+  static Cudnn dnn;
+  static std::string error;
+  static bool ok = false;
+  static std::once_flag once;
+  if (fault::shouldFail("libcudnn-missing")) {
+    if (why)
+      *why = libraryOverride("DLC_CUDNN_LIB", "libcudnn.so.9") + " not found";
+    return nullptr;
+  }
+  std::call_once(once, [] {
+    std::string path = libraryOverride("DLC_CUDNN_LIB", "");
+    void *h = nullptr;
+    if (!path.empty()) {
+      h = openFirst({path}, RTLD_NOW | RTLD_LOCAL, path, error);
+    } else {
+      path = "libcudnn.so.9";
+      h = openFirst(cudaLibraryCandidates(path), RTLD_NOW | RTLD_LOCAL, path,
+                    error);
+    }
+    if (!h)
+      return;
+#define DLC_RESOLVE(fn, injected, mode, resource, delta)                       \
+  if (!resolveEntry(h, #fn, dnn.fn, #fn, injected, detail::FaultMode::mode,    \
+                    detail::Resource::resource, delta, &dnn, path, error))     \
+    return;
+    DLC_CUDNN_FUNCTIONS(DLC_RESOLVE)
+#undef DLC_RESOLVE
+    ok = true;
+  });
+  if (!ok) {
+    if (why)
+      *why = error;
+    return nullptr;
+  }
+  return &dnn;
+}
+#pragma GCC diagnostic pop
 
 } // namespace dlc::rt

@@ -18,6 +18,7 @@
 #include <cublasLt.h>
 #include <cublas_api.h>
 #include <cuda.h>
+#include <cudnn.h>
 #include <nvrtc.h>
 
 #include "runtime/FaultInjection.h"
@@ -139,6 +140,47 @@ namespace dlc::rt {
     0)                                                                         \
   X(cublasLtMatmul, CUBLAS_STATUS_EXECUTION_FAILED, Before, None, 0)
 
+// cuDNN 9's convolution API (libcudnn.so.9; the legacy convolution calls
+// are deprecated there but kept, and are what a fixed convolution with a
+// fused bias, residual and relu needs): X(function, injected status, mode,
+// resource, delta), the fault site the function's name. cudnnGetErrorString
+// returns a string: its fault returns null.
+#define DLC_CUDNN_FUNCTIONS(X)                                                 \
+  X(cudnnGetVersion, size_t(0), Before, None, 0)                               \
+  X(cudnnGetErrorString, nullptr, Before, None, 0)                             \
+  X(cudnnCreate, CUDNN_STATUS_NOT_INITIALIZED, Before, CudnnHandle, 1)         \
+  X(cudnnDestroy, CUDNN_STATUS_BAD_PARAM, After, CudnnHandle, -1)              \
+  X(cudnnSetStream, CUDNN_STATUS_BAD_PARAM, Before, None, 0)                   \
+  X(cudnnCreateTensorDescriptor, CUDNN_STATUS_ALLOC_FAILED, Before,            \
+    CudnnDescriptor, 1)                                                        \
+  X(cudnnDestroyTensorDescriptor, CUDNN_STATUS_BAD_PARAM, After,               \
+    CudnnDescriptor, -1)                                                       \
+  X(cudnnSetTensor4dDescriptor, CUDNN_STATUS_BAD_PARAM, Before, None, 0)       \
+  X(cudnnCreateFilterDescriptor, CUDNN_STATUS_ALLOC_FAILED, Before,            \
+    CudnnDescriptor, 1)                                                        \
+  X(cudnnDestroyFilterDescriptor, CUDNN_STATUS_BAD_PARAM, After,               \
+    CudnnDescriptor, -1)                                                       \
+  X(cudnnSetFilter4dDescriptor, CUDNN_STATUS_BAD_PARAM, Before, None, 0)       \
+  X(cudnnCreateConvolutionDescriptor, CUDNN_STATUS_ALLOC_FAILED, Before,       \
+    CudnnDescriptor, 1)                                                        \
+  X(cudnnDestroyConvolutionDescriptor, CUDNN_STATUS_BAD_PARAM, After,          \
+    CudnnDescriptor, -1)                                                       \
+  X(cudnnSetConvolution2dDescriptor, CUDNN_STATUS_BAD_PARAM, Before, None, 0)  \
+  X(cudnnSetConvolutionGroupCount, CUDNN_STATUS_BAD_PARAM, Before, None, 0)    \
+  X(cudnnSetConvolutionMathType, CUDNN_STATUS_BAD_PARAM, Before, None, 0)      \
+  X(cudnnCreateActivationDescriptor, CUDNN_STATUS_ALLOC_FAILED, Before,        \
+    CudnnDescriptor, 1)                                                        \
+  X(cudnnDestroyActivationDescriptor, CUDNN_STATUS_BAD_PARAM, After,           \
+    CudnnDescriptor, -1)                                                       \
+  X(cudnnSetActivationDescriptor, CUDNN_STATUS_BAD_PARAM, Before, None, 0)     \
+  X(cudnnGetConvolutionForwardAlgorithm_v7, CUDNN_STATUS_NOT_SUPPORTED,        \
+    Before, None, 0)                                                           \
+  X(cudnnGetConvolutionForwardWorkspaceSize, CUDNN_STATUS_NOT_SUPPORTED,       \
+    Before, None, 0)                                                           \
+  X(cudnnConvolutionForward, CUDNN_STATUS_EXECUTION_FAILED, Before, None, 0)   \
+  X(cudnnConvolutionBiasActivationForward, CUDNN_STATUS_EXECUTION_FAILED,      \
+    Before, None, 0)
+
 /// Objects the CUDA libraries hand out, counted through the entry points
 /// (successful acquisitions minus successful releases), process-wide.
 struct LiveCudaObjects {
@@ -155,6 +197,9 @@ struct LiveCudaObjects {
   int64_t cublasLtHandles = 0;
   /// cuBLASLt matmul, matrix layout and preference descriptors.
   int64_t cublasLtDescriptors = 0;
+  int64_t cudnnHandles = 0;
+  /// cuDNN tensor, filter, convolution and activation descriptors.
+  int64_t cudnnDescriptors = 0;
   bool operator==(const LiveCudaObjects &o) const;
   bool operator!=(const LiveCudaObjects &o) const { return !(*this == o); }
   /// "2 allocations, 1 module" (only the nonzero counts), for messages.
@@ -178,6 +223,8 @@ enum class Resource : uint8_t {
   CublasHandle,
   CublasLtHandle,
   CublasLtDescriptor,
+  CudnnHandle,
+  CudnnDescriptor,
 };
 
 /// What an armed fault site of an entry point does.
@@ -348,6 +395,16 @@ struct CublasLt {
   std::string statusName(cublasStatus_t status) const;
 };
 
+// The legacy convolution API is deprecated in cuDNN 9 (its types too).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+struct Cudnn {
+  DLC_CUDNN_FUNCTIONS(DLC_DECLARE_ENTRY)
+  /// "CUDNN_STATUS_NOT_SUPPORTED".
+  std::string statusName(cudnnStatus_t status) const;
+};
+#pragma GCC diagnostic pop
+
 #undef DLC_DECLARE_ENTRY
 
 /// Each loader opens its library once per process (thread-safe) and returns
@@ -367,6 +424,9 @@ bool openCudaDriverLibrary(const std::string &path, CudaDriver &driver,
 const Nvrtc *loadNvrtc(std::string *why);
 const Cublas *loadCublas(std::string *why);
 const CublasLt *loadCublasLt(std::string *why);
+/// cuDNN 9 (libcudnn.so.9, or $DLC_CUDNN_LIB); the fault site
+/// libcudnn-missing makes it fail as if it were not installed.
+const Cudnn *loadCudnn(std::string *why);
 
 /// Where a CUDA library is looked for: its soname (the dynamic loader's
 /// search path) first, then the CUDA toolkit's lib64 directories.

@@ -64,6 +64,12 @@ struct GemmOperands {
   DevicePtr a = 0, b = 0, c = 0, bias = 0, addend = 0;
 };
 
+/// The resolved operands of a convolution step; `bias` and `addend` are 0
+/// when the step has none.
+struct ConvOperands {
+  DevicePtr x = 0, filter = 0, y = 0, bias = 0, addend = 0;
+};
+
 /// Where a run reads its inputs and writes its outputs, in the package's
 /// order.
 struct RunBuffers {
@@ -155,6 +161,10 @@ public:
   /// for a package whose GEMMs all have epilogues), before an epilogue
   /// fallback.
   virtual Status prepareGemm() { return Status::ok(); }
+  /// The convolution `conv` with its epilogue (cuDNN on cuda, a CPU
+  /// convolution on sim).
+  virtual Status conv(const StepOp &op, const ConvStep &conv,
+                      const ConvOperands &operands) = 0;
   /// Copies `bytes` bytes from `src` to `dst` in device memory.
   virtual Status copy(const StepOp &op, DevicePtr dst, DevicePtr src,
                       uint64_t bytes) = 0;

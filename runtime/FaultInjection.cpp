@@ -78,12 +78,14 @@ std::vector<SiteInfo> makeSites() {
   out.push_back(                                                               \
       {#fn, errorOf(#injected), modeEffect(#injected, FaultMode::mode)});
   DLC_CUBLASLT_FUNCTIONS(DLC_SITE)
+  DLC_CUDNN_FUNCTIONS(DLC_SITE)
 #undef DLC_SITE
   out.push_back({"libcuda-missing", "",
                  "the CUDA driver library does not load, as if not installed"});
   out.push_back({"libnvrtc-missing", "", "NVRTC does not load"});
   out.push_back({"libcublas-missing", "", "cuBLAS does not load"});
   out.push_back({"libcublaslt-missing", "", "cuBLASLt does not load"});
+  out.push_back({"libcudnn-missing", "", "cuDNN does not load"});
   out.push_back(
       {"kernel-fault", "",
        "a kernel faults: on CUDA the launch (cuLaunchKernel or cuGraphLaunch) "

@@ -428,7 +428,8 @@ Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
     uint8_t kind;
     if (!r.u8(kind) || !r.string(s.label))
       return p.failure();
-    if (kind > uint8_t(Step::Kind::Copy))
+    if (kind > uint8_t(Step::Kind::Conv) ||
+        (kind == uint8_t(Step::Kind::Conv) && version < kConvVersion))
       return p.corrupt("holds an invalid step kind " + std::to_string(kind));
     s.kind = Step::Kind(kind);
     switch (s.kind) {
@@ -470,6 +471,18 @@ Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
       if (!(p.ref(s.copy.src) && p.ref(s.copy.dst)))
         return p.failure();
       break;
+    case Step::Kind::Conv: {
+      ConvStep &c = s.conv;
+      if (!(p.dtype(c.dtype) && r.i64(c.n) && r.i64(c.h) && r.i64(c.w) &&
+            r.i64(c.c) && r.i64(c.k) && r.i64(c.r) && r.i64(c.s) &&
+            r.i64(c.p) && r.i64(c.q) && r.i64(c.groups) && r.i64(c.strideH) &&
+            r.i64(c.strideW) && r.i64(c.padH) && r.i64(c.padW) &&
+            r.i64(c.dilH) && r.i64(c.dilW) && p.ref(c.x) && p.ref(c.filter) &&
+            p.ref(c.y) && p.optionalRef(c.bias) && p.optionalRef(c.addend) &&
+            p.epilogue(c.epilogue) && p.flag(c.tf32)))
+        return p.failure();
+      break;
+    }
     }
   }
   return p.finish();
@@ -615,6 +628,24 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       writeRef(w, s.copy.src);
       writeRef(w, s.copy.dst);
       break;
+    case Step::Kind::Conv: {
+      const ConvStep &c = s.conv;
+      w.u8(uint8_t(c.dtype));
+      for (int64_t v : {c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q, c.groups,
+                        c.strideH, c.strideW, c.padH, c.padW, c.dilH, c.dilW})
+        w.i64(v);
+      writeRef(w, c.x);
+      writeRef(w, c.filter);
+      writeRef(w, c.y);
+      for (const std::optional<BufferRef> *r : {&c.bias, &c.addend}) {
+        w.u8(r->has_value() ? 1 : 0);
+        if (r->has_value())
+          writeRef(w, **r);
+      }
+      w.u8(uint8_t(c.epilogue));
+      w.u8(c.tf32 ? 1 : 0);
+      break;
+    }
     }
   }
   writeSection(payload, kSteps, body);
@@ -1013,6 +1044,74 @@ Status checkGemmOperand(const char *name, const BufferRef &ref, int64_t rows,
   return Status::ok();
 }
 
+/// Checks a convolution step: positive sizes whose output size follows
+/// from the input, filter, stride, padding and dilation; groups dividing the
+/// channels; each operand's bytes (checked arithmetic) inside its buffer
+/// reference; the output in writable memory.
+Status checkConvStep(const Package &pkg, const ConvStep &c,
+                     const std::string &where) {
+  if (c.dtype != DType::F32 && c.dtype != DType::F16 && c.dtype != DType::BF16)
+    return Status::error(where + ": convolution on " + dtypeName(c.dtype) +
+                         " is not supported (f32, f16 and bf16 are)");
+  for (int64_t v : {c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q, c.groups,
+                    c.strideH, c.strideW, c.dilH, c.dilW})
+    if (v <= 0)
+      return Status::error(where +
+                           ": convolution with a size, stride, "
+                           "dilation or group count of " +
+                           std::to_string(v) + " (each must be positive)");
+  if (c.padH < 0 || c.padW < 0)
+    return Status::error(where + ": convolution with negative padding");
+  if (c.c % c.groups != 0 || c.k % c.groups != 0)
+    return Status::error(where + ": " + std::to_string(c.groups) +
+                         " groups do not divide " + std::to_string(c.c) +
+                         " input and " + std::to_string(c.k) +
+                         " output channels");
+  // The output size: (H + 2 pad - dil (R - 1) - 1) / stride + 1, each term
+  // checked (a window larger than the padded input is refused).
+  auto outSize = [](int64_t in, int64_t pad, int64_t k, int64_t dil,
+                    int64_t stride) -> std::optional<int64_t> {
+    Checked padded = Checked::fromSigned(in) + Checked::fromSigned(pad) * 2;
+    Checked span = Checked::fromSigned(dil) * Checked::fromSigned(k - 1) + 1;
+    if (!padded.ok() || !span.ok() || *span.value() > *padded.value())
+      return std::nullopt;
+    return int64_t((*padded.value() - *span.value()) / uint64_t(stride) + 1);
+  };
+  std::optional<int64_t> p = outSize(c.h, c.padH, c.r, c.dilH, c.strideH),
+                         q = outSize(c.w, c.padW, c.s, c.dilW, c.strideW);
+  if (!p || !q || *p != c.p || *q != c.q)
+    return Status::error(where + ": convolution output of " +
+                         std::to_string(c.p) + " x " + std::to_string(c.q) +
+                         " does not follow from its input, filter, stride, "
+                         "padding and dilation");
+  if (uint8_t(c.epilogue) > uint8_t(GemmEpilogue::Relu))
+    return Status::error(where + ": convolution with the epilogue " +
+                         std::string(gemmEpilogueName(c.epilogue)) +
+                         " (none or relu are supported)");
+  const uint64_t es = dtypeSize(c.dtype);
+  auto check = [&](const BufferRef &ref, const char *name,
+                   std::vector<int64_t> shape) -> Status {
+    std::string what = where + ": " + name;
+    DLC_RT_RETURN_IF_ERROR(checkRef(pkg, ref, what));
+    Checked needed = checkedProduct(shape) * es;
+    if (!needed.fitsIn(ref.bytes))
+      return Status::error(what + " needs " + show(needed) +
+                           " bytes but its buffer reference covers " +
+                           std::to_string(ref.bytes));
+    return Status::ok();
+  };
+  DLC_RT_RETURN_IF_ERROR(check(c.x, "input", {c.n, c.h, c.w, c.c}));
+  DLC_RT_RETURN_IF_ERROR(
+      check(c.filter, "filter", {c.k, c.r, c.s, c.c / c.groups}));
+  DLC_RT_RETURN_IF_ERROR(check(c.y, "output", {c.n, c.p, c.q, c.k}));
+  DLC_RT_RETURN_IF_ERROR(checkWritable(c.y, where + ": output"));
+  if (c.bias)
+    DLC_RT_RETURN_IF_ERROR(check(*c.bias, "bias", {c.k}));
+  if (c.addend)
+    DLC_RT_RETURN_IF_ERROR(check(*c.addend, "addend", {c.n, c.p, c.q, c.k}));
+  return Status::ok();
+}
+
 /// "kernel #3 (k3)".
 std::string kernelName(const Package &pkg, size_t kernel) {
   return "kernel #" + std::to_string(kernel) + " (" + pkg.kernels[kernel].name +
@@ -1357,6 +1456,9 @@ Status validatePackage(const Package &pkg) {
                              std::to_string(c.dst.bytes));
       break;
     }
+    case Step::Kind::Conv:
+      DLC_RT_RETURN_IF_ERROR(checkConvStep(pkg, s.conv, where));
+      break;
     default:
       return Status::error(where + " has an invalid kind");
     }
@@ -1418,6 +1520,15 @@ uint64_t stepBytes(const Step &step) {
     add(step.copy.src);
     add(step.copy.dst);
     break;
+  case Step::Kind::Conv:
+    add(step.conv.x);
+    add(step.conv.filter);
+    add(step.conv.y);
+    if (step.conv.bias)
+      add(*step.conv.bias);
+    if (step.conv.addend)
+      add(*step.conv.addend);
+    break;
   }
   return total;
 }
@@ -1426,6 +1537,12 @@ double stepFlops(const Step &step) {
   if (step.kind == Step::Kind::Gemm)
     return 2.0 * double(step.gemm.m) * double(step.gemm.n) *
            double(step.gemm.k) * double(step.gemm.batch);
+  if (step.kind == Step::Kind::Conv) {
+    const ConvStep &c = step.conv;
+    return 2.0 * double(c.n) * double(c.p) * double(c.q) * double(c.k) *
+           double(c.r) * double(c.s) *
+           double(c.c / std::max<int64_t>(c.groups, 1));
+  }
   if (step.kind == Step::Kind::Kernel)
     return step.kernel.flops;
   return 0;
@@ -1490,6 +1607,8 @@ const char *stepKindName(Step::Kind kind) {
     return "gemm";
   case Step::Kind::Copy:
     return "copy";
+  case Step::Kind::Conv:
+    return "conv";
   }
   return "?";
 }

@@ -24,9 +24,9 @@ namespace dlc::rt {
 /// The format version written by this build. Versions 1 (GEMM steps
 /// without epilogues), 2 (without the TF32 flag), 3 (FNV-1a checksum,
 /// weights inside the reference model), 4 (kernels without signatures) and
-/// 5 (GEMM steps without FP8 types and scales) are still read; other
-/// versions are rejected.
-constexpr uint32_t kPackageVersion = 6;
+/// 5 (GEMM steps without FP8 types and scales) and 6 (no convolution
+/// steps) are still read; other versions are rejected.
+constexpr uint32_t kPackageVersion = 7;
 /// The oldest format version this build reads.
 constexpr uint32_t kOldestPackageVersion = 1;
 /// The first format version whose kernels carry their signatures
@@ -35,6 +35,8 @@ constexpr uint32_t kSignatureVersion = 5;
 /// The first format version whose GEMM steps carry C's type and the FP8
 /// scales (GemmStep::cType, scaleA, scaleB).
 constexpr uint32_t kFp8Version = 6;
+/// The first format version with convolution steps (Step::Kind::Conv).
+constexpr uint32_t kConvVersion = 7;
 
 /// The most threads one kernel launch may have (grid x * y * z times the
 /// threads of a block): a generated kernel computes its thread's index as
@@ -159,17 +161,47 @@ constexpr uint32_t kEpilogueThreads = 256;
 /// The most blocks the runtime launches an epilogue kernel with.
 constexpr uint32_t kEpilogueMaxBlocks = 65535;
 
+/// A convolution on channels-last tensors by a library (cuDNN on cuda, a
+/// CPU convolution on sim), with an optional epilogue:
+///   y[n, oh, ow, o] = act(sum_{r, s, c} x[n, oh*strideH - padH + r*dilH,
+///                                         ow*strideW - padW + s*dilW,
+///                                         g*C/G + c] * w[o, r, s, c]
+///                         + bias[o] + addend[n, oh, ow, o])
+/// with g = o / (K/G); positions outside x read 0. x is [N, H, W, C], w
+/// [K, R, S, C/G] (KRSC), y and the addend [N, P, Q, K], the bias K
+/// elements, all of `dtype` (f32, f16 or bf16), accumulated in f32 and
+/// rounded to y's type once.
+struct ConvStep {
+  DType dtype = DType::F32;
+  int64_t n = 0, h = 0, w = 0, c = 0; ///< input
+  int64_t k = 0, r = 0, s = 0;        ///< output channels, filter size
+  int64_t p = 0, q = 0;               ///< output height and width
+  int64_t groups = 1;
+  int64_t strideH = 1, strideW = 1, padH = 0, padW = 0, dilH = 1, dilW = 1;
+  BufferRef x, filter, y;
+  std::optional<BufferRef> bias, addend;
+  /// None or Relu.
+  GemmEpilogue epilogue = GemmEpilogue::None;
+  /// f32 convolutions on tensor cores with TF32 inputs (cuDNN's default
+  /// math); off: exact f32 (CUDNN_FMA_MATH).
+  bool tf32 = false;
+  bool hasEpilogue() const {
+    return epilogue != GemmEpilogue::None || bias || addend;
+  }
+};
+
 /// Device-to-device copy of `src.bytes` bytes.
 struct CopyStep {
   BufferRef src, dst;
 };
 
 struct Step {
-  enum class Kind : uint8_t { Kernel = 0, Gemm = 1, Copy = 2 };
+  enum class Kind : uint8_t { Kernel = 0, Gemm = 1, Copy = 2, Conv = 3 };
   Kind kind = Kind::Kernel;
   KernelStep kernel;
   GemmStep gemm;
   CopyStep copy;
+  ConvStep conv;
   /// What the step computes, for errors and profiles ("k3: add+exp+reduce").
   std::string label;
 };

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/CpuConv.h"
 #include "runtime/CpuGemm.h"
 #include "runtime/Device.h"
 #include "runtime/FaultInjection.h"
@@ -163,6 +164,14 @@ public:
                 const std::vector<DevicePtr> &args) override;
   Result<bool> gemm(const StepOp &op, const GemmStep &g,
                     const GemmOperands &ops) override;
+  Status conv(const StepOp &, const ConvStep &c,
+              const ConvOperands &ops) override {
+    cpuConv(c, fromDevicePtr(ops.x), fromDevicePtr(ops.filter),
+            fromDevicePtr(ops.y), threads_,
+            c.bias ? fromDevicePtr(ops.bias) : nullptr,
+            c.addend ? fromDevicePtr(ops.addend) : nullptr);
+    return Status::ok();
+  }
   Status copy(const StepOp &, DevicePtr dst, DevicePtr src,
               uint64_t bytes) override {
     std::memmove(fromDevicePtr(dst), fromDevicePtr(src), bytes);

@@ -111,6 +111,19 @@ Status StepExecutor::enqueueSteps(const RunBuffers &buffers,
       DLC_RT_RETURN_IF_ERROR(enqueueGemm(i, g, ops));
       break;
     }
+    case Step::Kind::Conv: {
+      const ConvStep &c = step.conv;
+      ConvOperands ops;
+      ops.x = resolve(buffers, c.x);
+      ops.filter = resolve(buffers, c.filter);
+      ops.y = resolve(buffers, c.y);
+      if (c.bias)
+        ops.bias = resolve(buffers, *c.bias);
+      if (c.addend)
+        ops.addend = resolve(buffers, *c.addend);
+      DLC_RT_RETURN_IF_ERROR(device_->conv({i}, c, ops));
+      break;
+    }
     case Step::Kind::Copy: {
       const CopyStep &c = step.copy;
       if (c.src.bytes == 0)

@@ -1024,3 +1024,67 @@ func.func @layouts_not_function(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = dlc.exp %x {dlc.layouts = []} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @conv_asymmetric(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>) -> tensor<1x7x7x6xf32> {
+  // expected-error @+1 {{'dlc.conv' op expects symmetric pads (top = bottom, left = right), but got [1, 1, 0, 0]}}
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>) -> tensor<1x7x7x6xf32>
+  return %0 : tensor<1x7x7x6xf32>
+}
+
+// -----
+
+func.func @conv_filter(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x2xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'dlc.conv' op expects a filter of shape [OC, KH, KW, C/groups] with C/groups = 4, but got [6, 3, 3, 2]}}
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_groups(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x2xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'dlc.conv' op expects groups (3) to be positive and to divide the 4 input channels and the 6 output channels}}
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 3 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_type(%x: tensor<1x8x8x4xf8E4M3FN>, %w: tensor<6x3x3x4xf8E4M3FN>) -> tensor<1x8x8x6xf8E4M3FN> {
+  // expected-error @+1 {{'dlc.conv' op convolves 'f8E4M3FN' tensors; library convolutions take f32, f16 and bf16}}
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf8E4M3FN>, tensor<6x3x3x4xf8E4M3FN>) -> tensor<1x8x8x6xf8E4M3FN>
+  return %0 : tensor<1x8x8x6xf8E4M3FN>
+}
+
+// -----
+
+func.func @conv_bias(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<4xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'dlc.conv' op expects a bias of 6 'f32' elements, but got 'tensor<4xf32>'}}
+  %0 = dlc.conv %x, %w bias(%b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<4xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_addend(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %z: tensor<1x8x8x4xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'dlc.conv' op expects an addend of the result's type 'tensor<1x8x8x6xf32>', but got 'tensor<1x8x8x4xf32>'}}
+  %0 = dlc.conv %x, %w addend(%z) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<1x8x8x4xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_gelu(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'dlc.conv' op takes a relu epilogue or none, not gelu_tanh}}
+  %0 = dlc.conv %x, %w epilogue(gelu_tanh) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_result(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>) -> tensor<1x8x8x5xf32> {
+  // expected-error @+1 {{'dlc.conv' op}}
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>) -> tensor<1x8x8x5xf32>
+  return %0 : tensor<1x8x8x5xf32>
+}

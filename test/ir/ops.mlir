@@ -189,3 +189,13 @@ func.func @windows(%x: tensor<1x4x8x8xf32>, %w: tensor<8x2x3x3xf32>, %t: tensor<
   %8 = dlc.im2col %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x2x18x64xf32>
   return
 }
+
+// A library convolution (channels-last), plain and with its epilogue.
+// CHECK-LABEL: func.func @library_conv
+// CHECK: dlc.conv %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x4x4x6xf32>
+// CHECK: dlc.conv %{{.*}}, %{{.*}} bias(%{{.*}}) addend(%{{.*}}) epilogue(relu) {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x6xbf16>, tensor<6x1x1x6xbf16>, tensor<6xbf16>, tensor<1x4x4x6xbf16>) -> tensor<1x4x4x6xbf16>
+func.func @library_conv(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x2xf32>, %y: tensor<1x4x4x6xbf16>, %v: tensor<6x1x1x6xbf16>, %b: tensor<6xbf16>) -> (tensor<1x4x4x6xf32>, tensor<1x4x4x6xbf16>) {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x4x4x6xf32>
+  %1 = dlc.conv %y, %v bias(%b) addend(%y) epilogue(relu) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x4x6xbf16>, tensor<6x1x1x6xbf16>, tensor<6xbf16>, tensor<1x4x4x6xbf16>) -> tensor<1x4x4x6xbf16>
+  return %0, %1 : tensor<1x4x4x6xf32>, tensor<1x4x4x6xbf16>
+}

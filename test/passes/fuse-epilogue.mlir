@@ -282,3 +282,37 @@ func.func @other_view(%a: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x8xf
   %0 = dlc.add %v, %bias : (tensor<8x8xf32>, tensor<1x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+// A library convolution takes a bias ([1, 1, 1, OC], made a vector), a
+// residual and a relu: cuDNN's fused convolution.
+// CHECK-LABEL: func.func @conv_epilogue
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<6x3x3x4xf32>, %[[R:.*]]: tensor<1x8x8x6xf32>)
+// CHECK: %[[B:.*]] = dlc.constant dense<1.000000e-01> : tensor<6xf32>
+// CHECK: %[[Y:.*]] = dlc.conv %[[X]], %[[W]] bias(%[[B]]) addend(%[[R]]) epilogue(relu)
+// CHECK-NEXT: return %[[Y]]
+func.func @conv_epilogue(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %r: tensor<1x8x8x6xf32>) -> tensor<1x8x8x6xf32> {
+  %bias = dlc.constant dense<0.1> : tensor<1x1x1x6xf32>
+  %zero = dlc.constant dense<0.0> : tensor<1x1x1x1xf32>
+  %c = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>) -> tensor<1x8x8x6xf32>
+  %0 = dlc.add %c, %bias : (tensor<1x8x8x6xf32>, tensor<1x1x1x6xf32>) -> tensor<1x8x8x6xf32>
+  %1 = dlc.add %0, %r : (tensor<1x8x8x6xf32>, tensor<1x8x8x6xf32>) -> tensor<1x8x8x6xf32>
+  %2 = dlc.max %1, %zero : (tensor<1x8x8x6xf32>, tensor<1x1x1x1xf32>) -> tensor<1x8x8x6xf32>
+  return %2 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+// cuDNN's fused activation is relu or none: a tanh-GELU after a library
+// convolution stays an elementwise kernel (the bias folds).
+// CHECK-LABEL: func.func @conv_no_gelu
+// CHECK: dlc.conv %{{.*}}, %{{.*}} bias(%{{.*}}) {
+// CHECK: dlc.tanh
+func.func @conv_no_gelu(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>) -> tensor<1x8x8x6xf32> {
+  %bias = dlc.constant dense<0.1> : tensor<1x1x1x6xf32>
+  %c = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>) -> tensor<1x8x8x6xf32>
+  %0 = dlc.add %c, %bias : (tensor<1x8x8x6xf32>, tensor<1x1x1x6xf32>) -> tensor<1x8x8x6xf32>
+  %1 = dlc.tanh %0 : tensor<1x8x8x6xf32>
+  return %1 : tensor<1x8x8x6xf32>
+}

@@ -1,4 +1,5 @@
-// RUN: dlc-opt --split-input-file --dlc-lower-conv %s | FileCheck %s
+// RUN: dlc-opt --split-input-file --dlc-lower-conv=library-conv=false %s | FileCheck %s
+// RUN: dlc-opt --split-input-file --dlc-lower-conv %s | FileCheck %s --check-prefix=LIB
 
 // A 3x3 convolution: im2col into [N, G, C*KH*KW, OH*OW], then one GEMM with
 // the filter viewed as [1, OC, C*KH*KW] (rank 3 without groups); the product
@@ -87,6 +88,9 @@ func.func @wide_depthwise(%x: tensor<1x2x6x6xf32>, %w: tensor<16x1x3x3xf32>) -> 
 // CHECK: %[[P:.*]] = dlc.matmul %[[XR]], %[[W]] {dlc.from_conv, transpose_b} : (tensor<50x4xf32>, tensor<8x4xf32>) -> tensor<50x8xf32>
 // CHECK: %[[Y:.*]] = dlc.reshape %[[P]] : tensor<50x8xf32> -> tensor<2x5x5x8xf32>
 // CHECK: return %[[Y]]
+// LIB-LABEL: func.func @channels_last_pointwise
+// LIB: dlc.matmul
+// LIB-NOT: dlc.conv
 func.func @channels_last_pointwise(%x: tensor<2x5x5x4xf32>) -> tensor<2x5x5x8xf32> {
   %w = dlc.constant dense<0.5> : tensor<8x4x1x1xf32>
   %xn = dlc.transpose %x {perm = array<i64: 0, 3, 1, 2>} : (tensor<2x5x5x4xf32>) -> tensor<2x4x5x5xf32>
@@ -109,6 +113,17 @@ func.func @channels_last_pointwise(%x: tensor<2x5x5x4xf32>) -> tensor<2x5x5x8xf3
 // CHECK: %[[Y:.*]] = dlc.reshape %[[P]] : tensor<2x16x16xf32> -> tensor<2x4x4x16xf32>
 // CHECK: %[[N:.*]] = dlc.transpose %[[Y]] {perm = array<i64: 0, 3, 1, 2>}
 // CHECK: return %[[Y]], %[[N]]
+// With library convolutions (the default) the same convolution is one
+// dlc.conv: its NCHW input transposed to NHWC (a model input), the filter
+// to KRSC, no im2col.
+// LIB-LABEL: func.func @channels_last_general
+// LIB-SAME: (%[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<16x3x3x3xf32>)
+// LIB-NOT: dlc.im2col
+// LIB-DAG: %[[XT:.*]] = dlc.transpose %[[X]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x3x8x8xf32>) -> tensor<2x8x8x3xf32>
+// LIB-DAG: %[[WT:.*]] = dlc.transpose %[[W]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<16x3x3x3xf32>) -> tensor<16x3x3x3xf32>
+// LIB: %[[Y:.*]] = dlc.conv %[[XT]], %[[WT]] {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x8x8x3xf32>, tensor<16x3x3x3xf32>) -> tensor<2x4x4x16xf32>
+// LIB: %[[N:.*]] = dlc.transpose %[[Y]] {perm = array<i64: 0, 3, 1, 2>}
+// LIB: return %[[Y]], %[[N]]
 func.func @channels_last_general(%x: tensor<2x3x8x8xf32>, %w: tensor<16x3x3x3xf32>) -> (tensor<2x4x4x16xf32>, tensor<2x16x4x4xf32>) {
   %0 = dlc.conv2d %x, %w {dlc.channels_last, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<2x16x4x4xf32>
   %1 = dlc.transpose %0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x16x4x4xf32>) -> tensor<2x4x4x16xf32>
@@ -129,4 +144,17 @@ func.func @channels_last_nchw_input(%x: tensor<1x4x5x5xf32>, %w: tensor<8x4x1x1x
   %0 = dlc.conv2d %x, %w {dlc.channels_last, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x5x5xf32>
   %1 = dlc.transpose %0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x5x5xf32>) -> tensor<1x5x5x8xf32>
   return %1 : tensor<1x5x5x8xf32>
+}
+
+// -----
+
+// Asymmetric padding (TensorFlow's SAME with an even window) is not
+// cuDNN's: the convolution stays im2col and a GEMM.
+// LIB-LABEL: func.func @asymmetric
+// LIB: dlc.im2col
+// LIB: dlc.matmul
+// LIB-NOT: dlc.conv
+func.func @asymmetric(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x2x2xf32>) -> tensor<1x4x8x8xf32> {
+  %0 = dlc.conv2d %x, %w {dlc.channels_last, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x2x2xf32>) -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
 }

@@ -18,6 +18,7 @@
 #include <cublasLt.h>
 #include <cublas_api.h>
 #include <cuda.h>
+#include <cudnn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -712,6 +713,50 @@ const char *errorName(CUresult r) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
+// cuDNN's state: the opaque handle and descriptor structs cudnn.h declares
+//===----------------------------------------------------------------------===//
+
+struct cudnnContext {
+  CUstream stream = nullptr;
+};
+struct cudnnTensorStruct {
+  bool set = false;
+  cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW;
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
+  int n = 0, c = 0, h = 0, w = 0;
+};
+struct cudnnFilterStruct {
+  bool set = false;
+  cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW;
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
+  int k = 0, c = 0, h = 0, w = 0;
+};
+struct cudnnConvolutionStruct {
+  bool set = false;
+  int padH = 0, padW = 0, strideH = 1, strideW = 1, dilH = 1, dilW = 1;
+  int groups = 1;
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+};
+struct cudnnActivationStruct {
+  bool set = false;
+  cudnnActivationMode_t mode = CUDNN_ACTIVATION_RELU;
+};
+
+namespace {
+struct DnnState {
+  std::set<cudnnContext *> handles;
+  std::set<cudnnTensorStruct *> tensors;
+  std::set<cudnnFilterStruct *> filters;
+  std::set<cudnnConvolutionStruct *> convs;
+  std::set<cudnnActivationStruct *> activations;
+};
+DnnState &dnnState() {
+  static DnnState s;
+  return s;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
 // Control functions
 //===----------------------------------------------------------------------===//
 
@@ -734,6 +779,10 @@ extern "C" void dlcFakeCudaStats(FakeCudaStats *out) {
   s.cublasLtDescriptors =
       int64_t(ltState().descs.size() + ltState().layouts.size() +
               ltState().prefs.size());
+  s.cudnnHandles = int64_t(dnnState().handles.size());
+  s.cudnnDescriptors =
+      int64_t(dnnState().tensors.size() + dnnState().filters.size() +
+              dnnState().convs.size() + dnnState().activations.size());
   *out = s;
 }
 
@@ -1826,3 +1875,394 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
 }
 
 } // extern "C"
+
+//===----------------------------------------------------------------------===//
+// cuDNN: the legacy convolution API dlc uses (runtime/CudaDnn.cpp)
+//===----------------------------------------------------------------------===//
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace {
+
+cudnnStatus_t dnnFail(cudnnStatus_t r, const std::string &why) {
+  state().lastError = why;
+  return r;
+}
+
+/// The element type cuDNN's data type names, as cuBLAS names it.
+bool dnnType(cudnnDataType_t t, cudaDataType &out) {
+  switch (t) {
+  case CUDNN_DATA_FLOAT:
+    out = CUDA_R_32F;
+    return true;
+  case CUDNN_DATA_HALF:
+    out = CUDA_R_16F;
+    return true;
+  case CUDNN_DATA_BFLOAT16:
+    out = CUDA_R_16BF;
+    return true;
+  default:
+    return false;
+  }
+}
+
+template <typename T> cudnnStatus_t create(T **out, std::set<T *> &live) {
+  if (!out)
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, "create: null output");
+  T *t = new T();
+  live.insert(t);
+  *out = t;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+template <typename T> cudnnStatus_t destroy(T *t, std::set<T *> &live) {
+  if (!live.erase(t))
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, "destroy: unknown descriptor");
+  delete t;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+/// Checks a convolution's descriptors as cuDNN does: known objects, set,
+/// NHWC data of one emulated type, shapes that agree.
+cudnnStatus_t checkConv(cudnnHandle_t handle, cudnnTensorStruct *x,
+                        cudnnFilterStruct *w, cudnnConvolutionStruct *conv,
+                        cudnnTensorStruct *y, const char *call) {
+  DnnState &D = dnnState();
+  std::string where = call;
+  if (!D.handles.count(handle))
+    return dnnFail(CUDNN_STATUS_NOT_INITIALIZED, where + ": bad handle");
+  if (!D.tensors.count(x) || !D.tensors.count(y) || !D.filters.count(w) ||
+      !D.convs.count(conv) || !x->set || !y->set || !w->set || !conv->set)
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, where + ": bad descriptor");
+  cudaDataType t = CUDA_R_32F;
+  if (x->format != CUDNN_TENSOR_NHWC || y->format != CUDNN_TENSOR_NHWC ||
+      w->format != CUDNN_TENSOR_NHWC || x->type != y->type ||
+      x->type != w->type || !dnnType(x->type, t))
+    return dnnFail(CUDNN_STATUS_NOT_SUPPORTED,
+                   where + ": the fake emulates NHWC f32, f16 and bf16 only");
+  auto out = [](int in, int pad, int k, int dil, int stride) {
+    return (in + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+  };
+  if (x->c != w->c * conv->groups || y->c != w->k || y->n != x->n ||
+      w->k % conv->groups != 0 ||
+      y->h != out(x->h, conv->padH, w->h, conv->dilH, conv->strideH) ||
+      y->w != out(x->w, conv->padW, w->w, conv->dilW, conv->strideW))
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, where + ": shapes disagree");
+  return CUDNN_STATUS_SUCCESS;
+}
+
+/// Enqueues y = act(alpha * conv(x, w) + alpha2 * z + bias) (bias and act
+/// optional) on the handle's stream, computed directly in f32.
+cudnnStatus_t enqueueConv(cudnnHandle_t handle, float alpha,
+                          const cudnnTensorStruct x, const void *xData,
+                          const cudnnFilterStruct w, const void *wData,
+                          const cudnnConvolutionStruct conv, float beta,
+                          float alpha2, const void *z, const void *bias,
+                          bool relu, const cudnnTensorStruct y, void *yData,
+                          const char *call) {
+  cudaDataType t = CUDA_R_32F;
+  dnnType(x.type, t);
+  const size_t es = elementBytes(t);
+  // (By value: the operation may run later, from a graph.)
+  auto bytes = [es](int64_t a, int64_t b, int64_t c, int64_t d) {
+    return uint64_t(a) * uint64_t(b) * uint64_t(c) * uint64_t(d) * es;
+  };
+  ++state().stats.cudnnConvs;
+  std::string where = call;
+  return enqueue(
+             handle->stream,
+             [=]() -> CUresult {
+               if (!inAllocation(uintptr_t(xData), bytes(x.n, x.h, x.w, x.c)) ||
+                   !inAllocation(uintptr_t(wData), bytes(w.k, w.h, w.w, w.c)) ||
+                   !inAllocation(uintptr_t(yData), bytes(y.n, y.h, y.w, y.c)) ||
+                   (z &&
+                    !inAllocation(uintptr_t(z), bytes(y.n, y.h, y.w, y.c))) ||
+                   (bias &&
+                    !inAllocation(uintptr_t(bias), bytes(1, 1, 1, y.c))))
+                 return fail(CUDA_ERROR_ILLEGAL_ADDRESS,
+                             where + ": an operand lies outside device memory");
+               const int kg = w.k / conv.groups;
+               std::vector<float> out(size_t(y.n) * y.h * y.w * y.c);
+               for (int n = 0; n < y.n; ++n)
+                 for (int p = 0; p < y.h; ++p)
+                   for (int q = 0; q < y.w; ++q)
+                     for (int k = 0; k < y.c; ++k) {
+                       const int g = k / kg;
+                       float acc = 0.0f;
+                       for (int r = 0; r < w.h; ++r)
+                         for (int s2 = 0; s2 < w.w; ++s2) {
+                           int ih =
+                               p * conv.strideH - conv.padH + r * conv.dilH;
+                           int iw =
+                               q * conv.strideW - conv.padW + s2 * conv.dilW;
+                           if (ih < 0 || ih >= x.h || iw < 0 || iw >= x.w)
+                             continue;
+                           for (int c = 0; c < w.c; ++c) {
+                             float xv = loadElement(
+                                 xData, t,
+                                 ((int64_t(n) * x.h + ih) * x.w + iw) * x.c +
+                                     g * w.c + c);
+                             float wv = loadElement(
+                                 wData, t,
+                                 ((int64_t(k) * w.h + r) * w.w + s2) * w.c + c);
+                             if (t == CUDA_R_32F &&
+                                 conv.math != CUDNN_FMA_MATH) {
+                               xv = roundToTf32(xv);
+                               wv = roundToTf32(wv);
+                             }
+                             acc += xv * wv;
+                           }
+                         }
+                       const int64_t i =
+                           ((int64_t(n) * y.h + p) * y.w + q) * y.c + k;
+                       float v = alpha * acc;
+                       if (beta != 0.0f)
+                         v += beta * loadElement(yData, t, i);
+                       if (z && alpha2 != 0.0f)
+                         v += alpha2 * loadElement(z, t, i);
+                       if (bias)
+                         v += loadElement(bias, t, k);
+                       if (relu)
+                         v = std::fmax(v, 0.0f);
+                       out[i] = v;
+                     }
+               for (size_t i = 0; i < out.size(); ++i)
+                 storeElement(yData, t, int64_t(i), out[i]);
+               return CUDA_SUCCESS;
+             }) == CUDA_SUCCESS
+             ? CUDNN_STATUS_SUCCESS
+             : dnnFail(CUDNN_STATUS_EXECUTION_FAILED, where + ": bad stream");
+}
+
+} // namespace
+
+extern "C" {
+
+size_t cudnnGetVersion() { return CUDNN_VERSION; }
+
+const char *cudnnGetErrorString(cudnnStatus_t status) {
+  switch (status) {
+  case CUDNN_STATUS_SUCCESS:
+    return "CUDNN_STATUS_SUCCESS";
+  case CUDNN_STATUS_NOT_INITIALIZED:
+    return "CUDNN_STATUS_NOT_INITIALIZED";
+  case CUDNN_STATUS_ALLOC_FAILED:
+    return "CUDNN_STATUS_ALLOC_FAILED";
+  case CUDNN_STATUS_BAD_PARAM:
+    return "CUDNN_STATUS_BAD_PARAM";
+  case CUDNN_STATUS_NOT_SUPPORTED:
+    return "CUDNN_STATUS_NOT_SUPPORTED";
+  case CUDNN_STATUS_EXECUTION_FAILED:
+    return "CUDNN_STATUS_EXECUTION_FAILED";
+  default:
+    return "CUDNN_STATUS_INTERNAL_ERROR";
+  }
+}
+
+cudnnStatus_t cudnnCreate(cudnnHandle_t *handle) {
+  FAKE_LOCK;
+  if (!S.initialized)
+    return dnnFail(CUDNN_STATUS_NOT_INITIALIZED, "cudnnCreate: no cuInit");
+  return create(handle, dnnState().handles);
+}
+cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
+  FAKE_LOCK;
+  return destroy(handle, dnnState().handles);
+}
+cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t stream) {
+  FAKE_LOCK;
+  CUstream s = reinterpret_cast<CUstream>(stream);
+  if (!dnnState().handles.count(handle) || !validStream(s))
+    return dnnFail(CUDNN_STATUS_BAD_PARAM,
+                   "cudnnSetStream: bad handle or stream");
+  handle->stream = s;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d) {
+  FAKE_LOCK;
+  return create(d, dnnState().tensors);
+}
+cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) {
+  FAKE_LOCK;
+  return destroy(d, dnnState().tensors);
+}
+cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d,
+                                         cudnnTensorFormat_t format,
+                                         cudnnDataType_t type, int n, int c,
+                                         int h, int w) {
+  FAKE_LOCK;
+  if (!dnnState().tensors.count(d) || n <= 0 || c <= 0 || h <= 0 || w <= 0)
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, "cudnnSetTensor4dDescriptor");
+  *d = {true, format, type, n, c, h, w};
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d) {
+  FAKE_LOCK;
+  return create(d, dnnState().filters);
+}
+cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) {
+  FAKE_LOCK;
+  return destroy(d, dnnState().filters);
+}
+cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d,
+                                         cudnnDataType_t type,
+                                         cudnnTensorFormat_t format, int k,
+                                         int c, int h, int w) {
+  FAKE_LOCK;
+  if (!dnnState().filters.count(d) || k <= 0 || c <= 0 || h <= 0 || w <= 0)
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, "cudnnSetFilter4dDescriptor");
+  *d = {true, format, type, k, c, h, w};
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t
+cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *d) {
+  FAKE_LOCK;
+  return create(d, dnnState().convs);
+}
+cudnnStatus_t
+cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d) {
+  FAKE_LOCK;
+  return destroy(d, dnnState().convs);
+}
+cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d,
+                                              int padH, int padW, int u, int v,
+                                              int dilH, int dilW,
+                                              cudnnConvolutionMode_t mode,
+                                              cudnnDataType_t compute) {
+  FAKE_LOCK;
+  if (!dnnState().convs.count(d) || padH < 0 || padW < 0 || u <= 0 || v <= 0 ||
+      dilH <= 0 || dilW <= 0 || mode != CUDNN_CROSS_CORRELATION ||
+      compute != CUDNN_DATA_FLOAT)
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, "cudnnSetConvolution2dDescriptor");
+  d->set = true;
+  d->padH = padH;
+  d->padW = padW;
+  d->strideH = u;
+  d->strideW = v;
+  d->dilH = dilH;
+  d->dilW = dilW;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t d,
+                                            int groups) {
+  FAKE_LOCK;
+  if (!dnnState().convs.count(d) || groups <= 0)
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, "cudnnSetConvolutionGroupCount");
+  d->groups = groups;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t d,
+                                          cudnnMathType_t math) {
+  FAKE_LOCK;
+  if (!dnnState().convs.count(d))
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, "cudnnSetConvolutionMathType");
+  d->math = math;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *d) {
+  FAKE_LOCK;
+  return create(d, dnnState().activations);
+}
+cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t d) {
+  FAKE_LOCK;
+  return destroy(d, dnnState().activations);
+}
+cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t d,
+                                           cudnnActivationMode_t mode,
+                                           cudnnNanPropagation_t, double) {
+  FAKE_LOCK;
+  if (!dnnState().activations.count(d) ||
+      (mode != CUDNN_ACTIVATION_RELU && mode != CUDNN_ACTIVATION_IDENTITY))
+    return dnnFail(CUDNN_STATUS_BAD_PARAM, "cudnnSetActivationDescriptor");
+  d->set = true;
+  d->mode = mode;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+    cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, int requested,
+    int *returned, cudnnConvolutionFwdAlgoPerf_t *perf) {
+  FAKE_LOCK;
+  if (cudnnStatus_t st = checkConv(handle, x, w, conv, y,
+                                   "cudnnGetConvolutionForwardAlgorithm_v7"))
+    return st;
+  if (requested < 1 || !returned || !perf)
+    return dnnFail(CUDNN_STATUS_BAD_PARAM,
+                   "cudnnGetConvolutionForwardAlgorithm_v7: no room");
+  perf[0] = {};
+  perf[0].algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  perf[0].status = CUDNN_STATUS_SUCCESS;
+  perf[0].memory = 1024;
+  *returned = 1;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
+    cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y,
+    cudnnConvolutionFwdAlgo_t, size_t *bytes) {
+  FAKE_LOCK;
+  if (cudnnStatus_t st = checkConv(handle, x, w, conv, y,
+                                   "cudnnGetConvolutionForwardWorkspaceSize"))
+    return st;
+  if (!bytes)
+    return dnnFail(CUDNN_STATUS_BAD_PARAM,
+                   "cudnnGetConvolutionForwardWorkspaceSize: null size");
+  *bytes = 1024; // the fake asks for a workspace, so that one is passed
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnConvolutionForward(
+    cudnnHandle_t handle, const void *alpha, cudnnTensorDescriptor_t x,
+    const void *xData, cudnnFilterDescriptor_t w, const void *wData,
+    cudnnConvolutionDescriptor_t conv, cudnnConvolutionFwdAlgo_t,
+    void *workspace, size_t workspaceBytes, const void *beta,
+    cudnnTensorDescriptor_t y, void *yData) {
+  FAKE_LOCK;
+  if (cudnnStatus_t st =
+          checkConv(handle, x, w, conv, y, "cudnnConvolutionForward"))
+    return st;
+  if (!alpha || !beta || workspaceBytes < 1024 ||
+      !inAllocation(uintptr_t(workspace), workspaceBytes))
+    return dnnFail(CUDNN_STATUS_BAD_PARAM,
+                   "cudnnConvolutionForward: no scales or workspace");
+  return enqueueConv(handle, *static_cast<const float *>(alpha), *x, xData, *w,
+                     wData, *conv, *static_cast<const float *>(beta), 0.0f,
+                     nullptr, nullptr, false, *y, yData,
+                     "cudnnConvolutionForward");
+}
+cudnnStatus_t cudnnConvolutionBiasActivationForward(
+    cudnnHandle_t handle, const void *alpha1, cudnnTensorDescriptor_t x,
+    const void *xData, cudnnFilterDescriptor_t w, const void *wData,
+    cudnnConvolutionDescriptor_t conv, cudnnConvolutionFwdAlgo_t algo,
+    void *workspace, size_t workspaceBytes, const void *alpha2,
+    cudnnTensorDescriptor_t zDesc, const void *z, cudnnTensorDescriptor_t bias,
+    const void *biasData, cudnnActivationDescriptor_t act,
+    cudnnTensorDescriptor_t y, void *yData) {
+  FAKE_LOCK;
+  const char *call = "cudnnConvolutionBiasActivationForward";
+  if (cudnnStatus_t st = checkConv(handle, x, w, conv, y, call))
+    return st;
+  DnnState &D = dnnState();
+  if (!alpha1 || !alpha2 || !D.tensors.count(zDesc) || !D.tensors.count(bias) ||
+      !D.activations.count(act) || !act->set || !biasData || zDesc->c != y->c ||
+      bias->c != y->c || workspaceBytes < 1024 ||
+      !inAllocation(uintptr_t(workspace), workspaceBytes))
+    return dnnFail(CUDNN_STATUS_BAD_PARAM,
+                   std::string(call) +
+                       ": bad z, bias, activation or workspace");
+  // As cuDNN: the identity activation only with the implicit precomputed
+  // GEMM.
+  if (act->mode == CUDNN_ACTIVATION_IDENTITY &&
+      algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
+    return dnnFail(CUDNN_STATUS_NOT_SUPPORTED,
+                   std::string(call) +
+                       ": identity needs IMPLICIT_PRECOMP_GEMM");
+  return enqueueConv(handle, *static_cast<const float *>(alpha1), *x, xData, *w,
+                     wData, *conv, 0.0f, *static_cast<const float *>(alpha2), z,
+                     biasData, act->mode == CUDNN_ACTIVATION_RELU, *y, yData,
+                     call);
+}
+
+} // extern "C"
+
+#pragma GCC diagnostic pop

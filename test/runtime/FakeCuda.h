@@ -59,6 +59,10 @@ struct FakeCudaStats {
   int64_t cublasLtDescriptors = 0;
   uint64_t ltMatmuls = 0;    ///< cublasLtMatmul calls enqueued
   uint64_t ltHeuristics = 0; ///< cublasLtMatmulAlgoGetHeuristic calls
+  int64_t cudnnHandles = 0;
+  /// cuDNN tensor, filter, convolution and activation descriptors alive.
+  int64_t cudnnDescriptors = 0;
+  uint64_t cudnnConvs = 0; ///< cuDNN convolutions enqueued
 };
 
 /// The control functions the fake exports besides the CUDA API.

@@ -119,9 +119,9 @@ TEST_F(FaultInjection, EveryEntryPointIsASiteAndEverySiteIsDocumented) {
     EXPECT_TRUE(names.insert(s.name).second) << "duplicate " << s.name;
     EXPECT_FALSE(s.effect.empty()) << s.name;
   }
-  // 37 driver, 9 NVRTC, 7 cuBLAS and 14 cuBLASLt entry points, and 11
-  // other sites.
-  EXPECT_EQ(names.size(), 37u + 9u + 7u + 14u + 11u);
+  // 37 driver, 9 NVRTC, 7 cuBLAS, 14 cuBLASLt and 23 cuDNN entry points,
+  // and 12 other sites.
+  EXPECT_EQ(names.size(), 37u + 9u + 7u + 14u + 23u + 12u);
   for (const char *n :
        {"cuMemAlloc", "cuGraphInstantiate", "cuStreamEndCapture",
         "nvrtcCompileProgram", "cublasGemmStridedBatchedEx", "cublasLtMatmul",

@@ -461,6 +461,37 @@ inline std::vector<Mutant> hostileMutants(const Package &base) {
           Expect::RefusedOrRuns, "");
       break;
     }
+    case Step::Kind::Conv: {
+      for (auto [name, member] :
+           {std::pair<const char *, BufferRef ConvStep::*>{"input",
+                                                           &ConvStep::x},
+            {"filter", &ConvStep::filter},
+            {"output", &ConvStep::y}}) {
+        auto ref = [i, member = member](Package &p) -> BufferRef & {
+          return p.steps[i].conv.*member;
+        };
+        detail::refMutants(base, label + ": " + name, where, ref, add);
+      }
+      using Size = int64_t ConvStep::*;
+      for (auto [name, member] :
+           {std::pair<const char *, Size>{"batch", &ConvStep::n},
+            {"channels", &ConvStep::c},
+            {"output channels", &ConvStep::k},
+            {"output height", &ConvStep::p},
+            {"groups", &ConvStep::groups},
+            {"stride", &ConvStep::strideH},
+            {"dilation", &ConvStep::dilW}})
+        for (int64_t v : {int64_t(0), int64_t(-1), int64_t(1) << 62})
+          add(
+              label + ": " + name + " " + std::to_string(v),
+              [=, member = member](Package &p) { p.steps[i].conv.*member = v; },
+              Expect::Refused, where);
+      add(
+          label + ": negative padding",
+          [=](Package &p) { p.steps[i].conv.padW = -1; }, Expect::Refused,
+          where);
+      break;
+    }
     case Step::Kind::Copy: {
       const CopyStep &c = step.copy;
       for (auto [name, member] :

@@ -60,6 +60,11 @@ TEST(HostilePackage, GemmEpilogues) {
   EXPECT_GT(t.mutants, 300u);
 }
 
+TEST(HostilePackage, ConvolutionSteps) {
+  Tally t = checkMutants(convPackage());
+  EXPECT_GT(t.mutants, 150u);
+}
+
 TEST(HostilePackage, GemmEpilogueKernel) {
   // The epilogue kernel runs (instead of the CPU GEMM's own epilogue).
   ScopedEnv fallback("DLC_GEMM_EPILOGUE_FALLBACK", "1");

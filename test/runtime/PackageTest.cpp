@@ -503,10 +503,10 @@ std::string readError(const TempDir &dir, const std::vector<uint8_t> &bytes) {
 TEST(Package, RejectsOtherVersions) {
   TempDir dir;
   std::vector<uint8_t> bytes = serializePackage(samplePackage());
-  bytes[8] = 7;
+  bytes[8] = 8;
   EXPECT_EQ(readError(dir, bytes),
             dir.file("model.dlcpkg") +
-                ": package format version 7, this dlc reads versions 1 to 6 "
+                ": package format version 8, this dlc reads versions 1 to 7 "
                 "(recompile the model)");
 }
 

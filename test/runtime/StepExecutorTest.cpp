@@ -82,6 +82,15 @@ public:
     log_.push_back("prepare gemm");
     return Status::ok();
   }
+  Status conv(const StepOp &op, const ConvStep &c,
+              const ConvOperands &o) override {
+    std::ostringstream s;
+    s << std::hex << "conv " << op.step << (c.hasEpilogue() ? " epilogue" : "")
+      << " " << o.x << " " << o.filter << " " << o.y << " " << o.bias << " "
+      << o.addend;
+    log_.push_back(s.str());
+    return Status::ok();
+  }
   Status copy(const StepOp &op, DevicePtr dst, DevicePtr src,
               uint64_t bytes) override {
     std::ostringstream s;

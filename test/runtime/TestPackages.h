@@ -682,6 +682,93 @@ extern "C" void dlc_sim_entry_gemm_epi0(void* const* args) {
   return p;
 }
 
+/// Convolution steps (library convolutions, channels-last): an f32 one with
+/// groups, stride, padding, a bias, a residual and relu (cuDNN's fused call),
+/// an f32 plain one with dilation, and a bf16 plain one. Every operand is an
+/// input, so tests choose the values.
+inline Package convPackage() {
+  Package p;
+  p.inputs = {{DType::F32, {2, 6, 6, 4}}, {DType::F32, {8, 3, 3, 2}},
+              {DType::F32, {8}},          {DType::F32, {2, 3, 3, 8}},
+              {DType::F32, {3, 3, 3, 4}}, {DType::BF16, {1, 5, 5, 3}},
+              {DType::BF16, {4, 3, 3, 3}}};
+  p.outputs = {{DType::F32, {2, 3, 3, 8}},
+               {DType::F32, {2, 2, 2, 3}},
+               {DType::BF16, {1, 5, 5, 4}}};
+  auto conv = [&](const char *label) -> ConvStep & {
+    Step s;
+    s.kind = Step::Kind::Conv;
+    s.label = label;
+    p.steps.push_back(s);
+    return p.steps.back().conv;
+  };
+  ConvStep &a = conv("conv 3x3/2 bias+addend+relu");
+  a.n = 2, a.h = 6, a.w = 6, a.c = 4, a.k = 8, a.r = 3, a.s = 3, a.p = 3;
+  a.q = 3, a.groups = 2, a.strideH = 2, a.strideW = 2, a.padH = 1, a.padW = 1;
+  a.x = inputRef(0, 2 * 6 * 6 * 4 * 4);
+  a.filter = inputRef(1, 8 * 3 * 3 * 2 * 4);
+  a.bias = inputRef(2, 8 * 4);
+  a.addend = inputRef(3, 2 * 3 * 3 * 8 * 4);
+  a.y = outputRef(0, 2 * 3 * 3 * 8 * 4);
+  a.epilogue = GemmEpilogue::Relu;
+  ConvStep &b = conv("conv 3x3 dilated");
+  b.n = 2, b.h = 6, b.w = 6, b.c = 4, b.k = 3, b.r = 3, b.s = 3, b.p = 2;
+  b.q = 2, b.dilH = 2, b.dilW = 2;
+  b.x = inputRef(0, 2 * 6 * 6 * 4 * 4);
+  b.filter = inputRef(4, 3 * 3 * 3 * 4 * 4);
+  b.y = outputRef(1, 2 * 2 * 2 * 3 * 4);
+  ConvStep &c = conv("conv 3x3 bf16");
+  c.dtype = DType::BF16;
+  c.n = 1, c.h = 5, c.w = 5, c.c = 3, c.k = 4, c.r = 3, c.s = 3, c.p = 5;
+  c.q = 5, c.padH = 1, c.padW = 1;
+  c.x = inputRef(5, 5 * 5 * 3 * 2);
+  c.filter = inputRef(6, 4 * 3 * 3 * 3 * 2);
+  c.y = outputRef(2, 5 * 5 * 4 * 2);
+  return p;
+}
+
+/// convPackage()'s outputs computed directly (in double) from `in`, rounded
+/// to the outputs' types.
+inline std::vector<HostTensor>
+convReference(const std::vector<HostTensor> &in) {
+  Package p = convPackage();
+  std::vector<HostTensor> out;
+  const int inputOf[3][5] = {{0, 1, 2, 3}, {0, 4, -1, -1}, {5, 6, -1, -1}};
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const ConvStep &c = p.steps[i].conv;
+    const HostTensor &x = in[inputOf[i][0]], &w = in[inputOf[i][1]];
+    HostTensor y(p.outputs[i].dtype, p.outputs[i].shape);
+    int64_t cg = c.c / c.groups, kg = c.k / c.groups;
+    for (int64_t n = 0; n < c.n; ++n)
+      for (int64_t oh = 0; oh < c.p; ++oh)
+        for (int64_t ow = 0; ow < c.q; ++ow)
+          for (int64_t k = 0; k < c.k; ++k) {
+            double acc = 0;
+            for (int64_t r = 0; r < c.r; ++r)
+              for (int64_t s = 0; s < c.s; ++s) {
+                int64_t ih = oh * c.strideH - c.padH + r * c.dilH;
+                int64_t iw = ow * c.strideW - c.padW + s * c.dilW;
+                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w)
+                  continue;
+                for (int64_t ch = 0; ch < cg; ++ch)
+                  acc += x.getAsDouble(((n * c.h + ih) * c.w + iw) * c.c +
+                                       k / kg * cg + ch) *
+                         w.getAsDouble(((k * c.r + r) * c.s + s) * cg + ch);
+              }
+            int64_t o = ((n * c.p + oh) * c.q + ow) * c.k + k;
+            if (c.bias)
+              acc += in[inputOf[i][2]].getAsDouble(k);
+            if (c.addend)
+              acc += in[inputOf[i][3]].getAsDouble(o);
+            if (c.epilogue == GemmEpilogue::Relu)
+              acc = std::max(acc, 0.0);
+            y.setFromDouble(o, acc);
+          }
+    out.push_back(std::move(y));
+  }
+  return out;
+}
+
 /// Inputs of epiloguePackage(), uniform in [-2, 2) (rounded to f16/bf16).
 inline std::vector<HostTensor> epilogueInputs(uint64_t seed = 31) {
   std::vector<HostTensor> in;

@@ -56,6 +56,8 @@ public:
       reportKernel(kernel, lines);
     else if (auto matmul = dyn_cast<MatmulOp>(op))
       reportMatmul(matmul, lines);
+    else if (auto conv = dyn_cast<ConvOp>(op))
+      reportConv(conv, lines);
     else if (auto attention = dyn_cast<AttentionOp>(op))
       reportAttention(attention, lines);
     return lines;
@@ -197,6 +199,26 @@ private:
                     ": attention (a flash-attention kernel; the scores stay "
                     "on chip), never fused");
     lines.push_back("  " + bytesLine(read, inputs.size(), written, 1));
+  }
+
+  void reportConv(ConvOp conv, std::vector<std::string> &lines) {
+    int64_t read = 0;
+    for (Value v : conv->getOperands())
+      read += tensorBytes(v.getType());
+    int64_t written = tensorBytes(conv.getType());
+    SmallVector<StringRef> parts;
+    if (conv.getBias())
+      parts.push_back("bias");
+    if (conv.getAddend())
+      parts.push_back("addend");
+    if (conv.getEpilogue() != EpilogueKind::none)
+      parts.push_back(stringifyEpilogueKind(conv.getEpilogue()));
+    lines.push_back("convolution: a cuDNN call (a CPU convolution on sim)" +
+                    (parts.empty()
+                         ? std::string()
+                         : " with epilogue " + llvm::join(parts, "+")) +
+                    ", no im2col buffer, never fused");
+    lines.push_back("  " + bytesLine(read, conv->getNumOperands(), written, 1));
   }
 
   void reportMatmul(MatmulOp matmul, std::vector<std::string> &lines) {

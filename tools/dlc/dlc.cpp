@@ -598,12 +598,14 @@ static std::string humanBytes(uint64_t bytes) {
 }
 
 static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
-  unsigned kernels = 0, gemms = 0, copies = 0;
+  unsigned kernels = 0, gemms = 0, convs = 0, copies = 0;
   for (const rt::Step &step : package.steps) {
     if (step.kind == rt::Step::Kind::Kernel)
       ++kernels;
     else if (step.kind == rt::Step::Kind::Gemm)
       ++gemms;
+    else if (step.kind == rt::Step::Kind::Conv)
+      ++convs;
     else
       ++copies;
   }
@@ -617,6 +619,8 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
        << (castKernels == 1 ? " of them only converts a model input or output"
                             : " of them only convert model inputs or outputs")
        << ")";
+  if (convs)
+    os << ", " << convs << (convs == 1 ? " convolution" : " convolutions");
   if (copies)
     os << ", " << copies << " copies";
   os << "; arena " << humanBytes(package.arenaBytes) << " for "

@@ -84,7 +84,7 @@ def xxh64(data, seed=0):
 
 # The format version dlc writes (rt::kPackageVersion); the sections this
 # script edits (RFIR) are the same in every version that has them.
-VERSION = 6
+VERSION = 7
 
 
 def read_sections(path):
