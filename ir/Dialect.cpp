@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -740,51 +741,77 @@ Value mlir::dlc::transposeOf(OpBuilder &b, Location loc, Value value,
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput())) {
-    if (dense.isSplat())
-      return dense.resizeSplat(getType());
-    // Constant weights in another layout (TOSA's NHWC filters) are permuted
-    // once here rather than by a kernel on every run.
-    constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
-    auto inType = tensorType(getInput());
-    if (inType.getNumElements() <= kMaxFoldedElements) {
-      ArrayRef<int64_t> inShape = inType.getShape();
-      SmallVector<int64_t> inStrides(inShape.size(), 1);
-      for (int64_t d = (int64_t)inShape.size() - 2; d >= 0; --d)
-        inStrides[d] = inStrides[d + 1] * inShape[d + 1];
-      ArrayRef<int64_t> outShape = getType().getShape();
-      // Visits the result in order; `pos` is the source element.
-      auto forEachSource = [&](auto fn) {
-        SmallVector<int64_t> idx(outShape.size(), 0);
-        for (int64_t n = 0, e = getType().getNumElements(); n < e; ++n) {
-          int64_t pos = 0;
-          for (size_t d = 0; d < idx.size(); ++d)
-            pos += idx[d] * inStrides[getPerm()[d]];
-          fn(pos);
-          for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
-            if (++idx[d] < outShape[d])
-              break;
-            idx[d] = 0;
-          }
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  auto resource =
+      dyn_cast_or_null<DenseResourceElementsAttr>(adaptor.getInput());
+  if (dense && dense.isSplat())
+    return dense.resizeSplat(getType());
+  // Constant weights in another layout (TOSA's NHWC filters, a filter made
+  // KRSC for a library convolution, an ONNX initializer's dense_resource)
+  // are permuted once here rather than by a kernel on every run.
+  constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
+  auto inType = tensorType(getInput());
+  Type element = inType.getElementType();
+  if ((dense || resource) && inType.getNumElements() <= kMaxFoldedElements &&
+      !(resource && element.isInteger(1))) {
+    ArrayRef<int64_t> inShape = inType.getShape();
+    SmallVector<int64_t> inStrides(inShape.size(), 1);
+    for (int64_t d = (int64_t)inShape.size() - 2; d >= 0; --d)
+      inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+    ArrayRef<int64_t> outShape = getType().getShape();
+    // Visits the result in order; `pos` is the source element.
+    auto forEachSource = [&](auto fn) {
+      SmallVector<int64_t> idx(outShape.size(), 0);
+      for (int64_t n = 0, e = getType().getNumElements(); n < e; ++n) {
+        int64_t pos = 0;
+        for (size_t d = 0; d < idx.size(); ++d)
+          pos += idx[d] * inStrides[getPerm()[d]];
+        fn(pos);
+        for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
+          if (++idx[d] < outShape[d])
+            break;
+          idx[d] = 0;
         }
-      };
-      Type element = inType.getElementType();
-      if (element.isInteger(1)) { // bit-packed storage
-        SmallVector<bool> values(dense.getValues<bool>());
-        SmallVector<bool> permuted;
-        forEachSource([&](int64_t pos) { permuted.push_back(values[pos]); });
-        return DenseElementsAttr::get(getType(), ArrayRef<bool>(permuted));
       }
-      // Raw bytes, element by element: no attribute per value.
-      size_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
-      ArrayRef<char> raw = dense.getRawData();
-      std::vector<char> permuted;
-      permuted.reserve(raw.size());
+    };
+    if (dense && element.isInteger(1)) { // bit-packed storage
+      SmallVector<bool> values(dense.getValues<bool>());
+      SmallVector<bool> permuted;
+      forEachSource([&](int64_t pos) { permuted.push_back(values[pos]); });
+      return DenseElementsAttr::get(getType(), ArrayRef<bool>(permuted));
+    }
+    // Raw bytes, element by element: no attribute per value.
+    size_t bytes = elementBytes(element);
+    ArrayRef<char> raw;
+    if (dense) {
+      raw = dense.getRawData();
+    } else if (AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+               blob && resourceSizeError(inType, blob->getData().size(),
+                                         resource.getRawHandle().getKey())
+                           .empty()) {
+      raw = blob->getData();
+    }
+    if (!raw.empty() || inType.getNumElements() == 0) {
+      if (dense) {
+        std::vector<char> permuted;
+        permuted.reserve(raw.size());
+        forEachSource([&](int64_t pos) {
+          permuted.insert(permuted.end(), raw.begin() + pos * bytes,
+                          raw.begin() + (pos + 1) * bytes);
+        });
+        return DenseElementsAttr::getFromRawBuffer(getType(), permuted);
+      }
+      // A resource stays a resource (large weights are not printed inline).
+      AsmResourceBlob blob =
+          HeapAsmResourceBlob::allocate(raw.size(), std::max<size_t>(bytes, 8));
+      char *out = blob.getMutableData().data();
       forEachSource([&](int64_t pos) {
-        permuted.insert(permuted.end(), raw.begin() + pos * bytes,
-                        raw.begin() + (pos + 1) * bytes);
+        std::memcpy(out, raw.data() + pos * bytes, bytes);
+        out += bytes;
       });
-      return DenseElementsAttr::getFromRawBuffer(getType(), permuted);
+      return DenseResourceElementsAttr::get(
+          getType(), resource.getRawHandle().getKey().str() + "_t",
+          std::move(blob));
     }
   }
   for (auto [i, p] : llvm::enumerate(getPerm()))

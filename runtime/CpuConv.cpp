@@ -66,16 +66,17 @@ void cpuConv(const ConvStep &c, const void *x, const void *filter, void *y,
                 std::memset(dst, 0, uint64_t(cg) * es);
                 continue;
               }
-              std::memcpy(dst,
-                          in + uint64_t(((n * c.h + ih) * c.w + iw) * c.c +
-                                        grp * cg) *
-                                   es,
-                          uint64_t(cg) * es);
+              std::memcpy(
+                  dst,
+                  in + uint64_t(((n * c.h + ih) * c.w + iw) * c.c + grp * cg) *
+                           es,
+                  uint64_t(cg) * es);
             }
         }
       uint64_t outOffset = uint64_t(n * pq * c.k + grp * kg) * es;
       cpuGemm(g, panel.data(), w + uint64_t(grp * kg * rsc) * es,
-              out + outOffset, threads, b ? b + uint64_t(grp * kg) * es : nullptr,
+              out + outOffset, threads,
+              b ? b + uint64_t(grp * kg) * es : nullptr,
               z ? z + outOffset : nullptr);
     }
 }

@@ -1,4 +1,5 @@
-//===- CpuConv.h - Convolution steps on the CPU (the sim device) -*- C++ -*-===//
+//===- CpuConv.h - Convolution steps on the CPU (the sim device) -*- C++
+//-*-===//
 #ifndef DLC_RUNTIME_CPUCONV_H
 #define DLC_RUNTIME_CPUCONV_H
 

@@ -55,34 +55,29 @@ Status CudaDnn::prepare(size_t i, Conv &c) {
   for (int64_t v : {s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.p, s.q, s.groups,
                     s.strideH, s.strideW, s.padH, s.padW, s.dilH, s.dilW})
     if (!fitsInt(v))
-      return Status::error(describeStep(pkg_, i) +
-                           ": a convolution size of " + std::to_string(v) +
-                           " is beyond cuDNN's int sizes");
+      return Status::error(describeStep(pkg_, i) + ": a convolution size of " +
+                           std::to_string(v) + " is beyond cuDNN's int sizes");
   cudnnDataType_t type = cudnnTypeOf(s.dtype);
   DLC_RT_RETURN_IF_ERROR(check(dnn_->cudnnCreateTensorDescriptor(&c.x),
                                "cudnnCreateTensorDescriptor", i));
-  DLC_RT_RETURN_IF_ERROR(
-      check(dnn_->cudnnSetTensor4dDescriptor(c.x, CUDNN_TENSOR_NHWC, type,
-                                             int(s.n), int(s.c), int(s.h),
-                                             int(s.w)),
-            "cudnnSetTensor4dDescriptor", i));
+  DLC_RT_RETURN_IF_ERROR(check(
+      dnn_->cudnnSetTensor4dDescriptor(c.x, CUDNN_TENSOR_NHWC, type, int(s.n),
+                                       int(s.c), int(s.h), int(s.w)),
+      "cudnnSetTensor4dDescriptor", i));
   DLC_RT_RETURN_IF_ERROR(check(dnn_->cudnnCreateTensorDescriptor(&c.y),
                                "cudnnCreateTensorDescriptor", i));
-  DLC_RT_RETURN_IF_ERROR(
-      check(dnn_->cudnnSetTensor4dDescriptor(c.y, CUDNN_TENSOR_NHWC, type,
-                                             int(s.n), int(s.k), int(s.p),
-                                             int(s.q)),
-            "cudnnSetTensor4dDescriptor", i));
+  DLC_RT_RETURN_IF_ERROR(check(
+      dnn_->cudnnSetTensor4dDescriptor(c.y, CUDNN_TENSOR_NHWC, type, int(s.n),
+                                       int(s.k), int(s.p), int(s.q)),
+      "cudnnSetTensor4dDescriptor", i));
   DLC_RT_RETURN_IF_ERROR(check(dnn_->cudnnCreateFilterDescriptor(&c.filter),
                                "cudnnCreateFilterDescriptor", i));
-  DLC_RT_RETURN_IF_ERROR(check(
-      dnn_->cudnnSetFilter4dDescriptor(c.filter, type, CUDNN_TENSOR_NHWC,
-                                       int(s.k), int(s.c / s.groups), int(s.r),
-                                       int(s.s)),
-      "cudnnSetFilter4dDescriptor", i));
-  DLC_RT_RETURN_IF_ERROR(
-      check(dnn_->cudnnCreateConvolutionDescriptor(&c.conv),
-            "cudnnCreateConvolutionDescriptor", i));
+  DLC_RT_RETURN_IF_ERROR(check(dnn_->cudnnSetFilter4dDescriptor(
+                                   c.filter, type, CUDNN_TENSOR_NHWC, int(s.k),
+                                   int(s.c / s.groups), int(s.r), int(s.s)),
+                               "cudnnSetFilter4dDescriptor", i));
+  DLC_RT_RETURN_IF_ERROR(check(dnn_->cudnnCreateConvolutionDescriptor(&c.conv),
+                               "cudnnCreateConvolutionDescriptor", i));
   DLC_RT_RETURN_IF_ERROR(check(
       dnn_->cudnnSetConvolution2dDescriptor(
           c.conv, int(s.padH), int(s.padW), int(s.strideH), int(s.strideW),
@@ -92,37 +87,36 @@ Status CudaDnn::prepare(size_t i, Conv &c) {
       check(dnn_->cudnnSetConvolutionGroupCount(c.conv, int(s.groups)),
             "cudnnSetConvolutionGroupCount", i));
   cudnnMathType_t math = s.dtype != DType::F32 ? CUDNN_TENSOR_OP_MATH
-                         : s.tf32             ? CUDNN_DEFAULT_MATH
-                                              : CUDNN_FMA_MATH;
-  DLC_RT_RETURN_IF_ERROR(
-      check(dnn_->cudnnSetConvolutionMathType(c.conv, math),
-            "cudnnSetConvolutionMathType", i));
+                         : s.tf32              ? CUDNN_DEFAULT_MATH
+                                               : CUDNN_FMA_MATH;
+  DLC_RT_RETURN_IF_ERROR(check(dnn_->cudnnSetConvolutionMathType(c.conv, math),
+                               "cudnnSetConvolutionMathType", i));
   if (s.hasEpilogue()) {
     DLC_RT_RETURN_IF_ERROR(check(dnn_->cudnnCreateTensorDescriptor(&c.bias),
                                  "cudnnCreateTensorDescriptor", i));
-    DLC_RT_RETURN_IF_ERROR(check(
-        dnn_->cudnnSetTensor4dDescriptor(c.bias, CUDNN_TENSOR_NHWC, type, 1,
-                                         int(s.k), 1, 1),
-        "cudnnSetTensor4dDescriptor", i));
+    DLC_RT_RETURN_IF_ERROR(
+        check(dnn_->cudnnSetTensor4dDescriptor(c.bias, CUDNN_TENSOR_NHWC, type,
+                                               1, int(s.k), 1, 1),
+              "cudnnSetTensor4dDescriptor", i));
     DLC_RT_RETURN_IF_ERROR(
         check(dnn_->cudnnCreateActivationDescriptor(&c.activation),
               "cudnnCreateActivationDescriptor", i));
     // relu as dlc.max(x, 0): NaN becomes 0.
     DLC_RT_RETURN_IF_ERROR(check(
-        dnn_->cudnnSetActivationDescriptor(
-            c.activation,
-            s.epilogue == GemmEpilogue::Relu ? CUDNN_ACTIVATION_RELU
-                                             : CUDNN_ACTIVATION_IDENTITY,
-            CUDNN_NOT_PROPAGATE_NAN, 0.0),
+        dnn_->cudnnSetActivationDescriptor(c.activation,
+                                           s.epilogue == GemmEpilogue::Relu
+                                               ? CUDNN_ACTIVATION_RELU
+                                               : CUDNN_ACTIVATION_IDENTITY,
+                                           CUDNN_NOT_PROPAGATE_NAN, 0.0),
         "cudnnSetActivationDescriptor", i));
     if (!s.bias) {
       uint64_t bytes = uint64_t(s.k) * dtypeSize(s.dtype);
       DLC_RT_RETURN_IF_ERROR(
           ctx_.allocate(c.zeroBias, bytes, describeStep(pkg_, i) + "'s bias"));
       std::vector<uint8_t> zeros(bytes, 0);
-      DLC_RT_RETURN_IF_ERROR(ctx_.check(
-          ctx_.cu->cuMemcpyHtoD(c.zeroBias, zeros.data(), bytes),
-          "cuMemcpyHtoD", describeStep(pkg_, i) + "'s bias"));
+      DLC_RT_RETURN_IF_ERROR(
+          ctx_.check(ctx_.cu->cuMemcpyHtoD(c.zeroBias, zeros.data(), bytes),
+                     "cuMemcpyHtoD", describeStep(pkg_, i) + "'s bias"));
     }
   }
   // The heuristics' first algorithm that runs; the fused call without an
@@ -132,11 +126,10 @@ Status CudaDnn::prepare(size_t i, Conv &c) {
   } else {
     std::array<cudnnConvolutionFwdAlgoPerf_t, 8> perf{};
     int count = 0;
-    DLC_RT_RETURN_IF_ERROR(
-        check(dnn_->cudnnGetConvolutionForwardAlgorithm_v7(
-                  handle_, c.x, c.filter, c.conv, c.y, int(perf.size()), &count,
-                  perf.data()),
-              "cudnnGetConvolutionForwardAlgorithm_v7", i));
+    DLC_RT_RETURN_IF_ERROR(check(dnn_->cudnnGetConvolutionForwardAlgorithm_v7(
+                                     handle_, c.x, c.filter, c.conv, c.y,
+                                     int(perf.size()), &count, perf.data()),
+                                 "cudnnGetConvolutionForwardAlgorithm_v7", i));
     int chosen = -1;
     for (int a = 0; a < count && a < int(perf.size()); ++a)
       if (perf[a].status == CUDNN_STATUS_SUCCESS) {
@@ -173,7 +166,8 @@ Status CudaDnn::init() {
   if (st != CUDNN_STATUS_SUCCESS)
     return Status::error("cudnnCreate failed: " + dnn_->statusName(st));
   handle_ = handle;
-  st = dnn_->cudnnSetStream(handle_, reinterpret_cast<cudaStream_t>(ctx_.stream));
+  st = dnn_->cudnnSetStream(handle_,
+                            reinterpret_cast<cudaStream_t>(ctx_.stream));
   if (st != CUDNN_STATUS_SUCCESS)
     return Status::error("cudnnSetStream failed: " + dnn_->statusName(st));
   index_.assign(pkg_.steps.size(), -1);

@@ -71,8 +71,8 @@ TEST(ConvStep, FormatRoundTripsAndCountsBytesAndFlops) {
   EXPECT_EQ(back->steps[2].conv.dtype, DType::BF16);
   EXPECT_STREQ(stepKindName(Step::Kind::Conv), "conv");
   // x, filter, y, bias, addend; 2 N P Q K R S C/G.
-  EXPECT_EQ(stepBytes(p.steps[0]),
-            uint64_t(4 * (2 * 6 * 6 * 4 + 8 * 3 * 3 * 2 + 8 + 2 * 2 * 3 * 3 * 8)));
+  EXPECT_EQ(stepBytes(p.steps[0]), uint64_t(4 * (2 * 6 * 6 * 4 + 8 * 3 * 3 * 2 +
+                                                 8 + 2 * 2 * 3 * 3 * 8)));
   EXPECT_EQ(stepFlops(p.steps[0]), 2.0 * 2 * 3 * 3 * 8 * 3 * 3 * 2);
 }
 
@@ -88,8 +88,10 @@ TEST(ConvStep, InconsistentStepsAreRefused) {
       {"window larger than the input", [](ConvStep &c) { c.r = 20; },
        "does not follow from its input"},
       {"groups", [](ConvStep &c) { c.groups = 3; }, "groups do not divide"},
-      {"zero stride", [](ConvStep &c) { c.strideW = 0; }, "each must be positive"},
-      {"negative padding", [](ConvStep &c) { c.padH = -1; }, "negative padding"},
+      {"zero stride", [](ConvStep &c) { c.strideW = 0; },
+       "each must be positive"},
+      {"negative padding", [](ConvStep &c) { c.padH = -1; },
+       "negative padding"},
       {"epilogue", [](ConvStep &c) { c.epilogue = GemmEpilogue::GeluTanh; },
        "none or relu"},
       {"type", [](ConvStep &c) { c.dtype = DType::I32; }, "not supported"},
@@ -102,8 +104,7 @@ TEST(ConvStep, InconsistentStepsAreRefused) {
        },
        "does not follow"},
       {"read-only output",
-       [](ConvStep &c) { c.y.kind = BufferRef::Kind::Input; },
-       "read-only"},
+       [](ConvStep &c) { c.y.kind = BufferRef::Kind::Input; }, "read-only"},
   };
   for (const Case &k : cases) {
     SCOPED_TRACE(k.why);
