@@ -3,9 +3,10 @@
 // A convolution step (channels-last, a KRSC filter, an optional bias,
 // residual and relu) is one cuDNN call: cudnnConvolutionForward, or
 // cudnnConvolutionBiasActivationForward for one with an epilogue (y =
-// act(conv(x) + z + bias), z the residual). Every step's descriptors and
-// algorithm (the first of cuDNN's heuristics, cudnnGetConvolutionForward-
-// Algorithm_v7, that cuDNN can run) are made when the session starts, so a
+// act(conv(x) + z + bias), z the residual, on the implicit precomputed
+// GEMM). Every step's descriptors and algorithm (for a plain one the first
+// of cuDNN's heuristics, cudnnGetConvolutionForwardAlgorithm_v7, that
+// cuDNN can run) are made when the session starts, so a
 // run only enqueues, and one workspace serves every step: their calls are
 // ordered on the stream. f32 steps run in exact f32 (CUDNN_FMA_MATH) unless
 // they allow TF32 (--precision=tf32), f16 and bf16 ones on tensor cores with
@@ -119,9 +120,10 @@ Status CudaDnn::prepare(size_t i, Conv &c) {
                      "cuMemcpyHtoD", describeStep(pkg_, i) + "'s bias"));
     }
   }
-  // The heuristics' first algorithm that runs; the fused call without an
-  // activation only takes the implicit precomputed GEMM.
-  if (s.hasEpilogue() && s.epilogue != GemmEpilogue::Relu) {
+  // The fused call takes the implicit precomputed GEMM (the one algorithm
+  // it supports with every activation, identity included); a plain
+  // convolution the heuristics' first algorithm that runs.
+  if (s.hasEpilogue()) {
     c.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
   } else {
     std::array<cudnnConvolutionFwdAlgoPerf_t, 8> perf{};
