@@ -259,6 +259,13 @@ def setup_runtime_env(env, info_text):
             # Its libcublasLt beside it, found through the loader path.
             prepend(os.path.dirname(lib))
             notes.append("cuBLAS from " + os.path.dirname(lib))
+    # Convolution steps run on cuDNN 9: PyTorch's wheel ships it.
+    if not env.get("DLC_CUDNN_LIB") and not glob.glob("/usr/local/cuda/lib64/libcudnn.so.9*"):
+        lib = find_library(["libcudnn.so.9*"], python_lib_roots())
+        if lib:
+            env["DLC_CUDNN_LIB"] = lib
+            prepend(os.path.dirname(lib))
+            notes.append("cuDNN from " + os.path.dirname(lib))
     return notes
 
 
