@@ -1361,9 +1361,20 @@ TEST(Package, StatsRoundTripAndAreChecked) {
   EXPECT_EQ(r->stats->castKernels, 1u);
   EXPECT_EQ(r->stats->attention, 0u);
 
-  // A STAT section of the given name and value pairs in place of p's.
+  // The package with `body` as its STAT section.
   std::vector<uint8_t> bytes = serializePackage(p);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  auto withStatSection = [&](const std::vector<uint8_t> &body) {
+    return deserializePackage(withPayload(mapSections(
+        payload,
+        [&](uint32_t tag, const uint8_t *,
+            uint64_t) -> std::optional<std::vector<uint8_t>> {
+          if (tag != 0x54415453) // "STAT"
+            return std::nullopt;
+          return sectionOf(tag, body);
+        })));
+  };
+  // A STAT section of the given name and value pairs.
   auto withStats =
       [&](const std::vector<std::pair<std::string, double>> &pairs) {
         std::vector<uint8_t> body;
@@ -1373,14 +1384,7 @@ TEST(Package, StatsRoundTripAndAreChecked) {
           w.string(name);
           w.f64(value);
         }
-        return deserializePackage(withPayload(
-            mapSections(payload,
-                        [&](uint32_t tag, const uint8_t *,
-                            uint64_t) -> std::optional<std::vector<uint8_t>> {
-                          if (tag != 0x54415453) // "STAT"
-                            return std::nullopt;
-                          return sectionOf(tag, body);
-                        })));
+        return withStatSection(body);
       };
   // A figure this reader does not know is skipped.
   r = withStats({{"kernels", 7}, {"a_later_figure", 2.5}});
@@ -1399,13 +1403,6 @@ TEST(Package, StatsRoundTripAndAreChecked) {
   std::vector<uint8_t> body;
   ByteWriter w(body);
   w.u32(1000);
-  Result<Package> huge = deserializePackage(withPayload(
-      mapSections(payload,
-                  [&](uint32_t tag, const uint8_t *,
-                      uint64_t) -> std::optional<std::vector<uint8_t>> {
-                    if (tag != 0x54415453)
-                      return std::nullopt;
-                    return sectionOf(tag, body);
-                  })));
+  Result<Package> huge = withStatSection(body);
   EXPECT_FALSE(huge.isOk());
 }
