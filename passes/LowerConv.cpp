@@ -94,16 +94,29 @@ void lowerToGemm(Conv2DOp conv) {
   conv.erase();
 }
 
-/// A `dlc.channels_last` convolution (dlc-assign-layout) as a product with
-/// the channels on the columns, [N*OH*OW, OC] (or [N, OH*OW, OC]), viewed as
-/// NHWC: its bias and activation are then cuBLASLt epilogues and a residual
-/// add its addend. A 1x1, stride-1, unpadded convolution of a channels-last
-/// input multiplies that viewed as [N*H*W, C] by the filter [OC, C]
-/// transposed; any other multiplies its columns [N, K, OH*OW] (the NCHW
-/// input of a 1x1 convolution, im2col's otherwise; either reads a
-/// channels-last input through the transpose in front of it, which its
-/// kernel absorbs), transposed, by the same. Users that wanted the NHWC
-/// value get it; others an NCHW transpose.
+/// Replaces `conv` by `nhwc`, its value channels-last: users that wanted
+/// that (a transpose to NHWC) get it, others an NCHW transpose of it. The
+/// transposes the conv2d read through (the NCHW view of an NHWC input, of
+/// TOSA's OHWI filter) go when nothing else reads them.
+void replaceWithChannelsLast(Conv2DOp conv, OpBuilder &b, Value nhwc) {
+  for (Operation *user : llvm::make_early_inc_range(conv->getUsers()))
+    if (auto t = dyn_cast<TransposeOp>(user);
+        t && t.getPerm() == ArrayRef<int64_t>(kToNHWC)) {
+      t.getResult().replaceAllUsesWith(nhwc);
+      t->erase();
+    }
+  if (!conv->use_empty())
+    conv.replaceAllUsesWith(transposeOf(b, conv.getLoc(), nhwc, kToNCHW));
+  SmallVector<Operation *> inputs;
+  for (Value operand : conv->getOperands())
+    if (auto t = operand.getDefiningOp<TransposeOp>())
+      inputs.push_back(t);
+  conv.erase();
+  for (Operation *t : inputs)
+    if (t->use_empty())
+      t->erase();
+}
+
 /// Whether a library convolution (dlc.conv) computes `conv`: symmetric
 /// padding (cuDNN's), f32, f16 or bf16 with f32 accumulation, and not a 1x1,
 /// stride-1 convolution (a GEMM with a cuBLASLt epilogue already).
@@ -132,27 +145,19 @@ void lowerToLibraryConv(Conv2DOp conv) {
       conv.getStridesAttr(), conv.getPadsAttr(), conv.getDilationsAttr(),
       conv.getGroupsAttr(),
       EpilogueKindAttr::get(b.getContext(), EpilogueKind::none));
-  Value nhwc = lib.getResult();
-  for (Operation *user : llvm::make_early_inc_range(conv->getUsers()))
-    if (auto t = dyn_cast<TransposeOp>(user);
-        t && t.getPerm() == ArrayRef<int64_t>(kToNHWC)) {
-      t.getResult().replaceAllUsesWith(nhwc);
-      t->erase();
-    }
-  if (!conv->use_empty())
-    conv.replaceAllUsesWith(transposeOf(b, loc, nhwc, kToNCHW));
-  // The transposes the conv2d read through (the NCHW views of an NHWC
-  // input, of TOSA's OHWI filter) when nothing else reads them.
-  SmallVector<Operation *> inputs;
-  for (Value operand : conv->getOperands())
-    if (auto t = operand.getDefiningOp<TransposeOp>())
-      inputs.push_back(t);
-  conv.erase();
-  for (Operation *t : inputs)
-    if (t->use_empty())
-      t->erase();
+  replaceWithChannelsLast(conv, b, lib.getResult());
 }
 
+/// A `dlc.channels_last` convolution (dlc-assign-layout) as a product with
+/// the channels on the columns, [N*OH*OW, OC] (or [N, OH*OW, OC]), viewed as
+/// NHWC: its bias and activation are then cuBLASLt epilogues and a residual
+/// add its addend. A 1x1, stride-1, unpadded convolution of a channels-last
+/// input multiplies that viewed as [N*H*W, C] by the filter [OC, C]
+/// transposed; any other multiplies its columns [N, K, OH*OW] (the NCHW
+/// input of a 1x1 convolution, im2col's otherwise; either reads a
+/// channels-last input through the transpose in front of it, which its
+/// kernel absorbs), transposed, by the same. Users that wanted the NHWC
+/// value get it; others an NCHW transpose.
 void lowerToChannelsLastGemm(Conv2DOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
@@ -199,18 +204,7 @@ void lowerToChannelsLastGemm(Conv2DOp conv) {
                                  conv.getAccTypeAttr());
   }
   setFromConv(product);
-  Value nhwc = reshape(b, loc, product, {n, oh, ow, oc});
-  for (Operation *user : llvm::make_early_inc_range(conv->getUsers()))
-    if (auto t = dyn_cast<TransposeOp>(user);
-        t && t.getPerm() == ArrayRef<int64_t>(kToNHWC)) {
-      t.getResult().replaceAllUsesWith(nhwc);
-      t->erase();
-    }
-  if (!conv->use_empty())
-    conv.replaceAllUsesWith(transposeOf(b, loc, nhwc, kToNCHW));
-  conv.erase();
-  if (input && input->use_empty())
-    input->erase();
+  replaceWithChannelsLast(conv, b, reshape(b, loc, product, {n, oh, ow, oc}));
 }
 
 struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {

@@ -22,17 +22,7 @@ using ::testing::HasSubstr;
 
 namespace {
 
-std::vector<HostTensor> convInputs(uint64_t seed = 7) {
-  std::vector<HostTensor> in;
-  Rng rng(seed);
-  for (const TensorDesc &d : convPackage().inputs) {
-    HostTensor t(d.dtype, d.shape);
-    for (int64_t i = 0; i < t.numElements(); ++i)
-      t.setFromDouble(i, rng.uniform(-2.0f, 2.0f));
-    in.push_back(std::move(t));
-  }
-  return in;
-}
+std::vector<HostTensor> convInputs() { return randomInputs(convPackage(), 7); }
 
 TEST(ConvStep, SimComputesTheDefinition) {
   Package p = convPackage();

@@ -1365,14 +1365,14 @@ TEST(Package, StatsRoundTripAndAreChecked) {
   std::vector<uint8_t> bytes = serializePackage(p);
   std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
   auto withStatSection = [&](const std::vector<uint8_t> &body) {
-    return deserializePackage(withPayload(mapSections(
-        payload,
-        [&](uint32_t tag, const uint8_t *,
-            uint64_t) -> std::optional<std::vector<uint8_t>> {
-          if (tag != 0x54415453) // "STAT"
-            return std::nullopt;
-          return sectionOf(tag, body);
-        })));
+    return deserializePackage(withPayload(
+        mapSections(payload,
+                    [&](uint32_t tag, const uint8_t *,
+                        uint64_t) -> std::optional<std::vector<uint8_t>> {
+                      if (tag != 0x54415453) // "STAT"
+                        return std::nullopt;
+                      return sectionOf(tag, body);
+                    })));
   };
   // A STAT section of the given name and value pairs.
   auto withStats =
