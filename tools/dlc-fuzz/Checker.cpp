@@ -210,6 +210,8 @@ struct Config {
   /// CompileOptions::precision: "bf16" and "fp16" are mixed precision,
   /// calibrated on the checked inputs.
   std::string precision = "f32";
+  /// CompileOptions::layout: auto, nchw or nhwc.
+  std::string layout = "auto";
 };
 
 } // namespace
@@ -554,14 +556,17 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     if (options.progress)
       options.progress(what);
   };
-  const Config configs[] = {{"", true, true, true, true},
-                            {" no-fuse", false, true, true, true},
-                            {" no-in-place", true, false, true, true},
-                            {" no-canonicalize", true, true, false, true},
-                            {" no-rewrites", true, true, true, false},
-                            {" tf32", true, true, true, true, true},
-                            {" bf16", true, true, true, true, false, "bf16"},
-                            {" fp16", true, true, true, true, false, "fp16"}};
+  const Config configs[] = {
+      {"", true, true, true, true},
+      {" no-fuse", false, true, true, true},
+      {" no-in-place", true, false, true, true},
+      {" no-canonicalize", true, true, false, true},
+      {" no-rewrites", true, true, true, false},
+      {" tf32", true, true, true, true, true},
+      {" bf16", true, true, true, true, false, "bf16"},
+      {" fp16", true, true, true, true, false, "fp16"},
+      {" nchw", true, true, true, true, false, "f32", "nchw"},
+      {" nhwc", true, true, true, true, false, "f32", "nhwc"}};
 
   // The full pipeline first: its package carries the reference model.
   std::vector<HostTensor> inputs, expected;
@@ -580,6 +585,7 @@ std::optional<Failure> checkProgramText(const std::string &mlirText,
     compileOptions.graphRewrites = config.rewrites;
     compileOptions.tf32 = config.tf32;
     compileOptions.precision = config.precision;
+    compileOptions.layout = config.layout;
     // fp16's range check measures on the inputs the check runs.
     if (!first)
       compileOptions.calibrationInputs = inputs;

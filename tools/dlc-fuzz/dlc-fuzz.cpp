@@ -99,7 +99,7 @@ static cl::list<std::string>
     configNames("configs", cl::CommaSeparated,
                 cl::desc("Compile configurations to check: full, no-fuse, "
                          "no-in-place, no-canonicalize, no-rewrites, tf32, "
-                         "bf16, fp16 (default: all)"));
+                         "bf16, fp16, nchw, nhwc (default: all)"));
 static cl::opt<bool> noFork("no-fork",
                             cl::desc("Check in this process (for debuggers; "
                                      "a crash ends the run)"),
@@ -537,10 +537,10 @@ bool checkOptions(bool cuda, CheckOptions &options) {
     std::string suffix = name == "full" ? "" : " " + name;
     if (name != "full" && name != "no-fuse" && name != "no-in-place" &&
         name != "no-canonicalize" && name != "no-rewrites" && name != "tf32" &&
-        name != "bf16" && name != "fp16") {
+        name != "bf16" && name != "fp16" && name != "nchw" && name != "nhwc") {
       llvm::errs() << "dlc-fuzz: unknown configuration '" << name
                    << "' (full, no-fuse, no-in-place, no-canonicalize, "
-                      "no-rewrites, tf32, bf16, fp16)\n";
+                      "no-rewrites, tf32, bf16, fp16, nchw, nhwc)\n";
       return false;
     }
     options.onlyConfigs.push_back("sim" + suffix);
