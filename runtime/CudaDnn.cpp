@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CudaDevice.h"
+#include "runtime/Runtime.h"
 #include "runtime/RuntimeImpl.h"
 
 #include <array>
@@ -238,6 +239,16 @@ Status CudaDnn::conv(size_t i, const ConvOperands &ops) {
                    s.bias ? ptr(ops.bias) : ptr(c.zeroBias), c.activation, c.y,
                    ptr(ops.y)),
                "cudnnConvolutionBiasActivationForward", i);
+}
+
+Result<std::string> cudnnVersion() {
+  std::string why;
+  const Cudnn *dnn = loadCudnn(&why);
+  if (!dnn)
+    return Status::error(why);
+  size_t v = dnn->cudnnGetVersion();
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100);
 }
 
 } // namespace dlc::rt

@@ -32,6 +32,9 @@ const char *deviceKindName(DeviceKind kind);
 /// Whether a CUDA driver loads and reports at least one GPU. Otherwise `why`
 /// says what is missing ("libcuda.so.1 not found", "no CUDA device").
 bool cudaAvailable(std::string *why = nullptr);
+/// cuDNN's version ("9.19.0"), which convolution steps on cuda need, or why
+/// it does not load.
+Result<std::string> cudnnVersion();
 /// Cuda when a GPU is present, else Sim.
 DeviceKind defaultDeviceKind();
 

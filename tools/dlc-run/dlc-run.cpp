@@ -308,6 +308,13 @@ int printInfo() {
     std::printf("NVRTC: %s\n", nvrtc->c_str());
   else
     std::printf("NVRTC: not available (%s)\n", nvrtc.message().c_str());
+  rt::Result<std::string> cudnn = rt::cudnnVersion();
+  if (cudnn)
+    std::printf("cuDNN: %s\n", cudnn->c_str());
+  else
+    std::printf("cuDNN: not available (%s; convolution steps need it on "
+                "cuda)\n",
+                cudnn.message().c_str());
   std::printf("default device: %s\n",
               rt::deviceKindName(rt::defaultDeviceKind()));
   return 0;
