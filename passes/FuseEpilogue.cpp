@@ -18,8 +18,11 @@
 //                                     pow(x, 3), constants as splats
 //
 // The adds come in either order, each at most once, and any of the three
-// parts may be missing. Every intermediate value must have no other user.
-// erf-GELU is not cuBLASLt's GELU: it stays for the fused elementwise kernel.
+// parts may be missing. Views that keep the rows' width may stand between
+// the product and the chain, or between the bias add and the rest (then
+// they move before the bias add). Every intermediate value must have no other
+// user. erf-GELU is not cuBLASLt's GELU: it stays for the fused elementwise
+// kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Attributes.h"
@@ -321,6 +324,59 @@ ReshapeOp rowPreservingView(MatmulOp matmul) {
              : ReshapeOp();
 }
 
+/// Moves views of a product with a bias added (nn.MultiheadAttention's
+/// export adds the projection's bias, then views the rows as [S, B, E]: a
+/// reshape, and a transpose that moves only a size-1 dimension) before the
+/// bias add, the bias viewed alike, so that the chain reads product, view,
+/// bias, residual, activation and the residual becomes the GEMM's addend.
+/// The views keep the rows' width and the element order.
+void hoistViewsAboveBias(MatmulOp matmul) {
+  Value p = matmul.getResult();
+  for (int step = 0; step < 4 && p.hasOneUse(); ++step) {
+    auto firstView = dyn_cast<ReshapeOp>(*p.getUsers().begin());
+    Value head = firstView ? firstView.getResult() : p;
+    if (!head.hasOneUse())
+      return;
+    auto add = dyn_cast<AddOp>(*head.getUsers().begin());
+    if (!add || !add->hasOneUse() || add.getType() != head.getType())
+      return;
+    Value bias = add.getLhs() == head ? add.getRhs() : add.getLhs();
+    auto headType = cast<RankedTensorType>(head.getType());
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    int64_t n = headType.getShape().back();
+    if (bias == head || biasType.getRank() != headType.getRank() ||
+        biasType.getShape().back() != n ||
+        !llvm::all_of(biasType.getShape().drop_back(),
+                      [](int64_t d) { return d == 1; }))
+      return;
+    Operation *view = *add->getUsers().begin();
+    auto transpose = dyn_cast<TransposeOp>(view);
+    if (!isa<ReshapeOp>(view) && !(transpose && transpose.movesOnlyUnitDims()))
+      return;
+    auto viewType = cast<RankedTensorType>(view->getResult(0).getType());
+    if (viewType.getRank() == 0 || viewType.getShape().back() != n ||
+        view->getBlock() != matmul->getBlock())
+      return;
+    OpBuilder b(view);
+    Location loc = view->getLoc();
+    // Views compose: one reshape of the product.
+    Value viewed = b.create<ReshapeOp>(loc, viewType, p);
+    SmallVector<int64_t> biasShape(viewType.getRank(), 1);
+    biasShape.back() = n;
+    Value viewedBias = b.createOrFold<ReshapeOp>(
+        loc, RankedTensorType::get(biasShape, biasType.getElementType()), bias);
+    Value sum = b.create<AddOp>(loc, viewType, viewed, viewedBias);
+    view->getResult(0).replaceAllUsesWith(sum);
+    view->erase();
+    add->erase();
+    if (firstView)
+      firstView->erase();
+    if (auto constant = bias.getDefiningOp<ConstantOp>();
+        constant && constant->use_empty())
+      constant->erase();
+  }
+}
+
 /// The epilogue that follows `matmul` (directly or through its view), in
 /// the product's block.
 std::optional<Epilogue> matchEpilogue(MatmulOp matmul, ReshapeOp view) {
@@ -468,6 +524,8 @@ struct FuseEpiloguePass
     for (MatmulOp op : matmuls) {
       LLVM_DEBUG(llvm::dbgs()
                  << DEBUG_TYPE ": product at " << op.getLoc() << "\n");
+      if (canTakeEpilogue(op))
+        hoistViewsAboveBias(op);
       fuse(op);
     }
     SmallVector<ConvOp> convs;

@@ -316,3 +316,28 @@ func.func @conv_no_gelu(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>) -> ten
   %1 = dlc.tanh %0 : tensor<1x8x8x6xf32>
   return %1 : tensor<1x8x8x6xf32>
 }
+
+// -----
+
+// nn.MultiheadAttention's export: the projection's bias is added, then the
+// rows are viewed as [S, B, E] (a reshape and a transpose of a size-1
+// dimension) before the residual add. The views move before the bias add,
+// so the residual becomes the product's addend.
+// CHECK-LABEL: func.func @views_after_bias
+// CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x8xf32>, %[[R:.*]]: tensor<1x4x8xf32>)
+// CHECK-DAG: %[[B:.*]] = dlc.constant dense<1.000000e-01> : tensor<8xf32>
+// CHECK-DAG: %[[RV:.*]] = dlc.reshape %[[R]] : tensor<1x4x8xf32> -> tensor<4x8xf32>
+// CHECK: %[[P:.*]] = dlc.matmul %[[A]], %[[W]] bias(%[[B]]) addend(%[[RV]]) epilogue(relu)
+// CHECK: %[[Y:.*]] = dlc.reshape %[[P]] : tensor<4x8xf32> -> tensor<1x4x8xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @views_after_bias(%a: tensor<4x8xf32>, %w: tensor<8x8xf32>, %r: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %bias = dlc.constant dense<0.1> : tensor<1x8xf32>
+  %zero = dlc.constant dense<0.0> : tensor<1x1x1xf32>
+  %p = dlc.matmul %a, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %0 = dlc.add %p, %bias : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %1 = dlc.reshape %0 : tensor<4x8xf32> -> tensor<4x1x8xf32>
+  %2 = dlc.transpose %1 {perm = array<i64: 1, 0, 2>} : (tensor<4x1x8xf32>) -> tensor<1x4x8xf32>
+  %3 = dlc.add %2, %r : (tensor<1x4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  %4 = dlc.max %3, %zero : (tensor<1x4x8xf32>, tensor<1x1x1xf32>) -> tensor<1x4x8xf32>
+  return %4 : tensor<1x4x8xf32>
+}
