@@ -53,18 +53,28 @@ Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
       loc, RankedTensorType::get(shape, type.getElementType()), v);
 }
 
-void lowerToGemm(Conv2DOp conv) {
-  OpBuilder b(conv);
-  Location loc = conv.getLoc();
+/// A conv2d's sizes: batch and input channels, output channels and window,
+/// output rows and columns.
+struct ConvDims {
+  int64_t n, c, oc, kh, kw, oh, ow;
+};
+ConvDims dimsOf(Conv2DOp conv) {
   auto in = cast<RankedTensorType>(conv.getInput().getType());
   auto filter = cast<RankedTensorType>(conv.getFilter().getType());
   auto out = conv.getType();
+  return {in.getDimSize(0),     in.getDimSize(1),     filter.getDimSize(0),
+          filter.getDimSize(2), filter.getDimSize(3), out.getDimSize(2),
+          out.getDimSize(3)};
+}
+
+void lowerToGemm(Conv2DOp conv) {
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  auto out = conv.getType();
   Type element = out.getElementType();
-  int64_t n = in.getDimSize(0), c = in.getDimSize(1);
-  int64_t oc = filter.getDimSize(0), kh = filter.getDimSize(2),
-          kw = filter.getDimSize(3);
+  auto [n, c, oc, kh, kw, oh, ow] = dimsOf(conv);
   int64_t g = conv.getGroups();
-  int64_t ohw = out.getDimSize(2) * out.getDimSize(3);
+  int64_t ohw = oh * ow;
   int64_t k = c / g * kh * kw;
 
   Value columns;
@@ -161,14 +171,8 @@ void lowerToLibraryConv(Conv2DOp conv) {
 void lowerToChannelsLastGemm(Conv2DOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
-  auto in = cast<RankedTensorType>(conv.getInput().getType());
-  auto filter = cast<RankedTensorType>(conv.getFilter().getType());
-  auto out = conv.getType();
-  Type element = out.getElementType();
-  int64_t n = in.getDimSize(0), c = in.getDimSize(1);
-  int64_t oc = filter.getDimSize(0), kh = filter.getDimSize(2),
-          kw = filter.getDimSize(3);
-  int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
+  Type element = conv.getType().getElementType();
+  auto [n, c, oc, kh, kw, oh, ow] = dimsOf(conv);
   int64_t k = c * kh * kw;
 
   MatmulOp product;
