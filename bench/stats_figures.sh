@@ -29,8 +29,8 @@ dlc="$build/bin/dlc"
 [ -x "$dlc" ] || { echo "no dlc at $dlc (build first)" >&2; exit 1; }
 mkdir -p "$work"
 
-echo "| model | layout | launches | kernels | GEMMs | attention | data-movement kernels | bytes moved (MiB) | min bytes (MiB) | ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | layout | launches | kernels | GEMMs | conv steps | attention | data-movement kernels | bytes moved (MiB) | min bytes (MiB) | ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for model in ${models//,/ }; do
   if [ ! -f "$work/$model.onnx" ]; then
     /usr/bin/python3 "$root/test/models/export_models.py" "$work" "$model" \
@@ -53,6 +53,7 @@ model, layout, path = sys.argv[1:]
 s = json.load(open(path))
 mib = lambda b: b / 1048576
 print(f"| {model} | {layout} | {s['launches']} | {s['kernels']} | {s['gemms']} "
+      f"| {s['launches'] - s['kernels'] - s['gemms'] - s['attention']} "
       f"| {s['attention']} | {s['data_movement_kernels']} "
       f"| {mib(s['bytes_moved']):.1f} | {mib(s['min_bytes']):.1f} "
       f"| {s['bytes_moved'] / s['min_bytes']:.2f} |")

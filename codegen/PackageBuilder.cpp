@@ -212,6 +212,24 @@ rt::BufferRef PackageBuilder::storageOf(Value v) {
   return it->second;
 }
 
+/// The bytes a kernel reads of its operand `arg` (a body argument of
+/// `whole` bytes): all of them, unless every use selects part of it (a
+/// gather reads the rows its indices pick, a slice its window), then the
+/// parts (counted once per use, at most `whole`).
+static uint64_t readBytes(BlockArgument arg, uint64_t whole) {
+  uint64_t parts = 0;
+  for (Operation *user : arg.getUsers()) {
+    auto gather = dyn_cast<GatherOp>(user);
+    bool selects = (gather && gather.getData() == arg) || isa<SliceOp>(user);
+    if (!selects)
+      return whole;
+    parts += tensorBytes(cast<RankedTensorType>(user->getResult(0).getType()));
+    if (parts >= whole)
+      return whole;
+  }
+  return parts;
+}
+
 LogicalResult
 PackageBuilder::addLaunch(Operation *op, const rt::KernelInfo &info,
                           const uint32_t (&grid)[3], const uint32_t (&block)[3],
@@ -238,14 +256,25 @@ PackageBuilder::addLaunch(Operation *op, const rt::KernelInfo &info,
     sig.grid[d] = grid[d];
     sig.block[d] = block[d];
   }
-  for (Value v : inputs ? *inputs : ValueRange(op->getOperands())) {
+  uint64_t buffers = 0, moved = 0;
+  auto kernel = dyn_cast<KernelOp>(op);
+  for (auto [i, v] :
+       llvm::enumerate(inputs ? *inputs : ValueRange(op->getOperands()))) {
     k.args.push_back(storageOf(v));
     sig.params.push_back({byteSize(v), /*writes=*/false});
+    buffers += byteSize(v);
+    moved += kernel && !inputs
+                 ? readBytes(kernel.getBody().getArgument(i), byteSize(v))
+                 : byteSize(v);
   }
   for (Value v : op->getResults()) {
     k.args.push_back(storage[v]);
     sig.params.push_back({byteSize(v), /*writes=*/true});
+    buffers += byteSize(v);
+    moved += byteSize(v);
   }
+  if (moved < buffers)
+    k.bytes = moved;
   pkg.kernels.push_back(std::move(signedInfo));
   pkg.steps.push_back(std::move(step));
   return success();

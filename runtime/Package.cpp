@@ -118,6 +118,9 @@ constexpr uint32_t kResources = tag("KRES");
 /// Optional: the FLOPs of kernel steps with matrix products
 /// (KernelStep::flops).
 constexpr uint32_t kKernelFlops = tag("KFLP");
+/// Optional: the bytes kernel steps move where less than their buffers
+/// (KernelStep::bytes).
+constexpr uint32_t kKernelBytes = tag("KBYT");
 /// Optional: the precision the model was compiled for (Package::precision).
 constexpr uint32_t kPrecision = tag("PREC");
 constexpr uint32_t kStats = tag("STAT");
@@ -348,6 +351,20 @@ Status parseKernelFlops(SectionParser &p,
   return p.finish();
 }
 
+/// (step index, bytes) of the kernel steps that move less than their
+/// buffers.
+Status parseKernelBytes(SectionParser &p,
+                        std::vector<std::pair<uint32_t, uint64_t>> &out) {
+  uint32_t n;
+  if (!p.count(n, 12))
+    return p.failure();
+  out.resize(n);
+  for (auto &[step, bytes] : out)
+    if (!(p.reader().u32(step) && p.reader().u64(bytes)))
+      return p.failure();
+  return p.finish();
+}
+
 /// The figures of section STAT: name and value pairs; a name this reader
 /// does not know is skipped, a known one must hold a finite value >= 0
 /// (a whole number below 2^53 for a count).
@@ -563,6 +580,21 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     writeSection(payload, kKernelFlops, body);
   }
 
+  std::vector<std::pair<uint32_t, uint64_t>> kernelBytes;
+  for (size_t i = 0; i < pkg.steps.size(); ++i)
+    if (pkg.steps[i].kind == Step::Kind::Kernel &&
+        pkg.steps[i].kernel.bytes != 0)
+      kernelBytes.push_back({uint32_t(i), pkg.steps[i].kernel.bytes});
+  if (!kernelBytes.empty()) {
+    body.clear();
+    w.u32(uint32_t(kernelBytes.size()));
+    for (auto [step, bytes] : kernelBytes) {
+      w.u32(step);
+      w.u64(bytes);
+    }
+    writeSection(payload, kKernelBytes, body);
+  }
+
   if (pkg.stats) {
     body.clear();
     uint32_t count = 0;
@@ -747,6 +779,7 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
   std::set<uint32_t> seen;
   std::vector<std::vector<KernelResources>> resources;
   std::vector<std::pair<uint32_t, double>> kernelFlops;
+  std::vector<std::pair<uint32_t, uint64_t>> kernelBytes;
   ByteReader r(payload, payloadBytes);
   while (r.remaining() > 0) {
     uint32_t sectionTag = 0, sectionFlags = 0;
@@ -784,6 +817,8 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       st = parseResources(p, resources);
     } else if (sectionTag == kKernelFlops) {
       st = parseKernelFlops(p, kernelFlops);
+    } else if (sectionTag == kKernelBytes) {
+      st = parseKernelBytes(p, kernelBytes);
     } else if (sectionTag == kStats) {
       st = parseStats(p, pkg);
     } else if (sectionTag == kNames) {
@@ -834,6 +869,24 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       return Status::error("corrupt package: section 'KFLP' gives step " +
                            std::to_string(step) + " an invalid FLOP count");
     pkg.steps[step].kernel.flops = flops;
+  }
+  for (auto [step, bytes] : kernelBytes) {
+    if (step >= pkg.steps.size() || pkg.steps[step].kind != Step::Kind::Kernel)
+      return Status::error("corrupt package: section 'KBYT' gives bytes to "
+                           "step " +
+                           std::to_string(step) + ", which is not a kernel");
+    // At most the kernel's buffers in full (the sum saturates: buffer sizes
+    // are checked against the arena and constants by validatePackage).
+    uint64_t buffers = 0;
+    for (const BufferRef &ref : pkg.steps[step].kernel.args)
+      buffers =
+          ref.bytes > UINT64_MAX - buffers ? UINT64_MAX : buffers + ref.bytes;
+    if (bytes > buffers)
+      return Status::error("corrupt package: section 'KBYT' gives step " +
+                           std::to_string(step) + " " + std::to_string(bytes) +
+                           " bytes, more than its buffers hold (" +
+                           std::to_string(buffers) + ")");
+    pkg.steps[step].kernel.bytes = bytes;
   }
   // Reference blobs kept in the constants must lie inside them (the
   // sections may come in any order, so this is checked at the end).
@@ -1504,6 +1557,8 @@ uint64_t stepBytes(const Step &step) {
   auto add = [&](const BufferRef &ref) { total += ref.bytes; };
   switch (step.kind) {
   case Step::Kind::Kernel:
+    if (step.kernel.bytes != 0)
+      return step.kernel.bytes;
     for (const BufferRef &ref : step.kernel.args)
       add(ref);
     break;

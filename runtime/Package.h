@@ -86,6 +86,11 @@ struct KernelStep {
   /// attention: 2 * (d + dv) per query-key pair it computes), 0 for a
   /// memory-bound kernel. In the optional section KFLP.
   double flops = 0;
+  /// Bytes the kernel reads and writes where that is less than its buffers
+  /// in full (a gather or a slice reads only the rows it selects); 0: every
+  /// buffer in full. At most the sum of its buffers. In the optional section
+  /// KBYT.
+  uint64_t bytes = 0;
 };
 
 /// The activation at the end of a GEMM (GemmStep::epilogue).
@@ -318,7 +323,8 @@ struct PackageStats {
 };
 
 /// Bytes a step moves: each buffer it references, once per reference (an
-/// in-place kernel reads and writes the same bytes: both count).
+/// in-place kernel reads and writes the same bytes: both count), except the
+/// parts a kernel does not touch (KernelStep::bytes).
 uint64_t stepBytes(const Step &step);
 /// Floating-point operations of a step's matrix products: 2 m n k per GEMM
 /// batch, a kernel's recorded FLOPs (flash attention).

@@ -400,6 +400,7 @@ void expectEqual(const Package &a, const Package &b) {
       }
       EXPECT_EQ(x.kernel.sharedBytes, y.kernel.sharedBytes);
       EXPECT_EQ(x.kernel.flops, y.kernel.flops);
+      EXPECT_EQ(x.kernel.bytes, y.kernel.bytes);
       ASSERT_EQ(x.kernel.args.size(), y.kernel.args.size());
       for (size_t j = 0; j < x.kernel.args.size(); ++j)
         EXPECT_TRUE(sameRef(x.kernel.args[j], y.kernel.args[j]));
@@ -442,6 +443,34 @@ void expectEqual(const Package &a, const Package &b) {
       EXPECT_TRUE(sameRef(x.copy.src, y.copy.src));
       EXPECT_TRUE(sameRef(x.copy.dst, y.copy.dst));
       break;
+    case Step::Kind::Conv: {
+      const ConvStep &c = x.conv, &d = y.conv;
+      EXPECT_EQ(c.dtype, d.dtype);
+      const int64_t *cs[] = {&c.n,    &c.h,      &c.w,       &c.c,
+                             &c.k,    &c.r,      &c.s,       &c.p,
+                             &c.q,    &c.groups, &c.strideH, &c.strideW,
+                             &c.padH, &c.padW,   &c.dilH,    &c.dilW};
+      const int64_t *ds[] = {&d.n,    &d.h,      &d.w,       &d.c,
+                             &d.k,    &d.r,      &d.s,       &d.p,
+                             &d.q,    &d.groups, &d.strideH, &d.strideW,
+                             &d.padH, &d.padW,   &d.dilH,    &d.dilW};
+      for (size_t f = 0; f < std::size(cs); ++f)
+        EXPECT_EQ(*cs[f], *ds[f]) << "conv field " << f;
+      EXPECT_TRUE(sameRef(c.x, d.x));
+      EXPECT_TRUE(sameRef(c.filter, d.filter));
+      EXPECT_TRUE(sameRef(c.y, d.y));
+      ASSERT_EQ(c.bias.has_value(), d.bias.has_value());
+      if (c.bias) {
+        EXPECT_TRUE(sameRef(*c.bias, *d.bias));
+      }
+      ASSERT_EQ(c.addend.has_value(), d.addend.has_value());
+      if (c.addend) {
+        EXPECT_TRUE(sameRef(*c.addend, *d.addend));
+      }
+      EXPECT_EQ(c.epilogue, d.epilogue);
+      EXPECT_EQ(c.tf32, d.tf32);
+      break;
+    }
     }
   }
   EXPECT_EQ(a.arenaBytes, b.arenaBytes);
@@ -848,6 +877,51 @@ TEST(Package, KernelFlopsAreAnOptionalSection) {
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.message(), "corrupt package: section 'KFLP' gives step 0 an "
                          "invalid FLOP count");
+}
+
+TEST(Package, KernelBytesAreAnOptionalSection) {
+  constexpr uint32_t kKbyt = 0x5459424b; // "KBYT"
+  Package plain = samplePackage();
+  std::vector<uint8_t> bytes = serializePackage(plain);
+  std::vector<uint8_t> payload(bytes.begin() + 32, bytes.end());
+  EXPECT_EQ(findSection(payload, kKbyt), std::string::npos);
+  uint64_t whole = stepBytes(plain.steps[0]);
+  ASSERT_GT(whole, 8u);
+
+  // A kernel that moves less than its buffers: kept, and what stepBytes
+  // counts.
+  Package partial = samplePackage();
+  partial.steps[0].kernel.bytes = 8;
+  bytes = serializePackage(partial);
+  Result<Package> back = deserializePackage(bytes);
+  ASSERT_TRUE(back.isOk()) << back.message();
+  EXPECT_EQ(back->steps[0].kernel.bytes, 8u);
+  EXPECT_EQ(stepBytes(back->steps[0]), 8u);
+
+  payload.assign(bytes.begin() + 32, bytes.end());
+  size_t at = findSection(payload, kKbyt);
+  ASSERT_NE(at, std::string::npos);
+  // The record names step 0; point it at the GEMM (step 1), then past the
+  // steps.
+  for (uint8_t step : {1, 9}) {
+    std::vector<uint8_t> other = payload;
+    other[at + 16 + 4] = step;
+    Result<Package> r = deserializePackage(withPayload(other));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.message(), "corrupt package: section 'KBYT' gives bytes to "
+                           "step " +
+                               std::to_string(step) +
+                               ", which is not a kernel");
+  }
+  // More than the kernel's buffers hold.
+  std::vector<uint8_t> more = payload;
+  more[at + 16 + 4 + 4 + 7] = 0x01; // the u64's top byte
+  Result<Package> r = deserializePackage(withPayload(more));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.message(),
+              HasSubstr("corrupt package: section 'KBYT' gives step 0 "));
+  EXPECT_THAT(r.message(), HasSubstr("more than its buffers hold (" +
+                                     std::to_string(whole) + ")"));
 }
 
 /// The bytes of `path`, or nothing.
