@@ -1328,33 +1328,48 @@ Tensor Interpreter::evalResize(ResizeOp op) {
 
 } // namespace
 
+/// The values of `op`'s single result, a static tensor of at most
+/// `maxElements` elements of a type the interpreter knows, evaluated after
+/// `producers` (the constants among its operands). The interpreter's
+/// diagnostics (a refused value) are not the user's: they are dropped.
+static FailureOr<std::vector<double>>
+evaluateQuietly(Operation *op, ArrayRef<ConstantOp> producers,
+                int64_t maxElements) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || !elemOf(type.getElementType()) ||
+      type.getNumElements() > maxElements)
+    return failure();
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  Interpreter interp;
+  for (ConstantOp constant : producers)
+    if (failed(interp.evaluate(constant)))
+      return failure();
+  FailureOr<TensorPtr> value = interp.evaluate(op);
+  if (failed(value) || int64_t((*value)->data.size()) != type.getNumElements())
+    return failure();
+  return std::move((*value)->data);
+}
+
 FailureOr<DenseElementsAttr>
 mlir::dlc::evaluateOnConstants(Operation *op, int64_t maxElements) {
   if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
       !isa_and_nonnull<DlcDialect>(op->getDialect()) || isa<ConstantOp>(op))
     return failure();
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape() || !elemOf(type.getElementType()) ||
-      type.getNumElements() > maxElements)
-    return failure();
-  // The interpreter's diagnostics (a refused value) are not the user's.
-  ScopedDiagnosticHandler quiet(op->getContext(),
-                                [](Diagnostic &) { return success(); });
-  Interpreter interp;
+  SmallVector<ConstantOp> producers;
   for (Value operand : op->getOperands()) {
     auto constant = operand.getDefiningOp<ConstantOp>();
     if (!constant || constant.getType().getNumElements() > maxElements)
       return failure();
-    if (failed(interp.evaluate(constant)))
-      return failure();
+    producers.push_back(constant);
   }
-  FailureOr<TensorPtr> value = interp.evaluate(op);
-  if (failed(value))
+  FailureOr<std::vector<double>> values =
+      evaluateQuietly(op, producers, maxElements);
+  if (failed(values))
     return failure();
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
   Elem e = *elemOf(type.getElementType());
-  const std::vector<double> &data = (*value)->data;
-  if (int64_t(data.size()) != type.getNumElements())
-    return failure();
+  const std::vector<double> &data = *values;
   if (e == rt::DType::I1) {
     SmallVector<bool> bits;
     for (double v : data)
@@ -1377,17 +1392,7 @@ mlir::dlc::evaluateOnConstants(Operation *op, int64_t maxElements) {
 
 FailureOr<std::vector<double>> mlir::dlc::constantValues(ConstantOp op,
                                                          int64_t maxElements) {
-  auto type = dyn_cast<RankedTensorType>(op.getType());
-  if (!type || !type.hasStaticShape() || !elemOf(type.getElementType()) ||
-      type.getNumElements() > maxElements)
-    return failure();
-  ScopedDiagnosticHandler quiet(op->getContext(),
-                                [](Diagnostic &) { return success(); });
-  Interpreter interp;
-  FailureOr<TensorPtr> value = interp.evaluate(op);
-  if (failed(value))
-    return failure();
-  return (*value)->data;
+  return evaluateQuietly(op, {}, maxElements);
 }
 
 FailureOr<std::vector<rt::HostTensor>>

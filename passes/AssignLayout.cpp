@@ -202,9 +202,9 @@ struct AssignLayoutPass
     // The boundary: a value made outside the cluster's permutable ops (a
     // model input, an op of fixed layout) that a permutable op of the
     // cluster reads is transposed in; a value a permutable op makes that an
-    // op outside reads (or the function returns) is transposed back, unless
-    // that moves only size-1 dimensions (a free view). Spatial ops read and
-    // write through their own indexing.
+    // op outside reads (or the function returns) is transposed back; either
+    // unless the move is free (isFreeTranspose). Spatial ops read and write
+    // through their own indexing.
     llvm::DenseSet<Value> transposedIn, transposedOut;
     for (Operation *op : ops) {
       bool permutable = isPermutable(op);
@@ -213,29 +213,35 @@ struct AssignLayoutPass
           continue;
         Operation *def = operand.getDefiningOp();
         bool madePermuted = def && isPermutable(def);
-        auto type = cast<RankedTensorType>(operand.getType());
-        int64_t bytes = 2 * tensorBytes(type);
+        int64_t bytes = 2 * tensorBytes(cast<ShapedType>(operand.getType()));
         bool madeSpatial = def && isSpatial(def);
-        // A value that is an NHWC value transposed (TOSA's layout) is free
-        // to read channels-last, and so is a value an NHWC transpose reads.
-        auto transpose = dyn_cast_or_null<TransposeOp>(def);
-        bool fromNhwc =
-            transpose && transpose.getPerm() == ArrayRef<int64_t>(kToNCHW);
-        auto reader = dyn_cast<TransposeOp>(op);
-        bool toNhwc = reader && reader.getPerm() == ArrayRef<int64_t>(kToNHWC);
+        bool free = isFreeTranspose(operand, op);
         // A transpose in the cluster composes with the one it would need.
-        if (permutable && !reader && !madePermuted && !madeSpatial &&
-            !fromNhwc && transposedIn.insert(operand).second)
+        if (permutable && !isa<TransposeOp>(op) && !madePermuted &&
+            !madeSpatial && !free && transposedIn.insert(operand).second)
           if (Cluster *c = clusterOf(op->getResult(0)))
             c->boundaryBytes += bytes;
-        bool unitDims = type.getDimSize(2) * type.getDimSize(3) == 1 ||
-                        type.getDimSize(1) == 1;
-        if (madePermuted && !transpose && !permutable && !isSpatial(op) &&
-            !unitDims && !toNhwc && transposedOut.insert(operand).second)
+        if (madePermuted && !isa_and_nonnull<TransposeOp>(def) && !permutable &&
+            !isSpatial(op) && !free && transposedOut.insert(operand).second)
           if (Cluster *c = clusterOf(operand))
             c->boundaryBytes += bytes;
       }
     }
+  }
+
+  /// Whether moving `operand` (read by `reader`) between the layouts costs
+  /// nothing: the move only shifts size-1 dimensions (a view), or TOSA's own
+  /// transpose already made it from a channels-last value, or `reader` is a
+  /// transpose to channels-last.
+  static bool isFreeTranspose(Value operand, Operation *reader) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (type.getDimSize(2) * type.getDimSize(3) == 1 || type.getDimSize(1) == 1)
+      return true;
+    auto made = operand.getDefiningOp<TransposeOp>();
+    if (made && made.getPerm() == ArrayRef<int64_t>(kToNCHW))
+      return true;
+    auto read = dyn_cast<TransposeOp>(reader);
+    return read && read.getPerm() == ArrayRef<int64_t>(kToNHWC);
   }
 
   void choose(Cluster &c, int64_t opCount, int64_t convCount) {

@@ -23,6 +23,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "dlc-lower-conv"
@@ -219,14 +220,21 @@ struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
     if (func.isExternal())
       return;
     SmallVector<Conv2DOp> convs;
+    // What was unused before the rewrites is the user's (kept: removing
+    // dead code is canonicalization's job).
+    llvm::DenseSet<Operation *> unusedBefore;
     // Convolutions already inside kernels were placed there on purpose.
     for (Block &block : func.getBody())
-      for (Operation &op : block)
+      for (Operation &op : block) {
+        if (op.use_empty())
+          unusedBefore.insert(&op);
         if (auto conv = dyn_cast<Conv2DOp>(op))
           if (!conv.isDirect())
             convs.push_back(conv);
+      }
     bool channelsLast = false;
     for (Conv2DOp conv : convs) {
+      unusedBefore.erase(conv); // erased below: its address may be reused
       channelsLast |= isChannelsLast(conv);
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": convolution at " << conv.getLoc()
                               << " becomes a GEMM\n");
@@ -242,7 +250,8 @@ struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
     if (channelsLast)
       for (Block &block : func.getBody())
         for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-          if (isa<TransposeOp, ReshapeOp, ConstantOp>(op) && op.use_empty())
+          if (isa<TransposeOp, ReshapeOp, ConstantOp>(op) && op.use_empty() &&
+              !unusedBefore.contains(&op))
             op.erase();
   }
 };

@@ -7,7 +7,7 @@
 // fails cleanly at every cuDNN call.
 //
 //===----------------------------------------------------------------------===//
-#include "FakeCudaTestUtil.h"
+#include "FaultSweep.h"
 #include "runtime/CudaLibs.h"
 #include "runtime/FaultInjection.h"
 
@@ -111,20 +111,16 @@ TEST(ConvStep, InconsistentStepsAreRefused) {
 // cuDNN through the fake driver
 //===----------------------------------------------------------------------===//
 
-class ConvOnFakeCuda : public ::testing::Test {
+class ConvOnFakeCuda : public CudaFault {
 protected:
   void SetUp() override {
-    fake_ = FakeCudaControl::get();
-    if (!fake_)
-      GTEST_SKIP() << "needs $DLC_CUDA_DRIVER_LIB set to libdlc-fakecuda.so "
-                      "(ctest -R runtime.fake-cuda)";
+    CudaFault::SetUp();
+    if (IsSkipped() || HasFatalFailure())
+      return;
     std::string why;
-    ASSERT_TRUE(cudaAvailable(&why)) << why;
     if (!loadCudnn(&why))
       GTEST_SKIP() << "needs $DLC_CUDNN_LIB set to libdlc-fakecuda.so: " << why;
   }
-  void TearDown() override { fault::clear(); }
-  const FakeCudaControl *fake_ = nullptr;
 };
 
 TEST_F(ConvOnFakeCuda, SameBytesAsSimWithAndWithoutGraphs) {
@@ -168,57 +164,63 @@ TEST_F(ConvOnFakeCuda, EveryCudnnCallFailsCleanly) {
       "cudnnDestroy", "cudnnDestroyTensorDescriptor",
       "cudnnDestroyFilterDescriptor", "cudnnDestroyConvolutionDescriptor",
       "cudnnDestroyActivationDescriptor"};
+  // The package has no kernels, so NVRTC has nothing to compile: three of
+  // the four ways to use a session.
+  std::vector<Sweep> sweeps(3);
+  const Mode modes[] = {Mode::Graph, Mode::SyncSteps, Mode::RunOnDevice};
   std::set<std::string> tested;
   size_t lifecycles = 0;
-  for (const fault::SiteInfo &site : fault::sites()) {
-    if (site.name.rfind("cudnn", 0) != 0 ||
-        site.name == "cudnnGetErrorString" || site.name == "cudnnGetVersion")
-      continue;
-    // How often a session's life (creation, three runs, the last two a
-    // graph capture and a replay, destruction) reaches the site.
-    auto lifecycle = [&]() -> std::vector<std::string> {
-      std::vector<std::string> errors;
-      Result<std::unique_ptr<Session>> s = createCuda(p);
-      if (!s.isOk())
-        return {s.message()};
-      for (int run = 0; run < 3; ++run) {
-        Result<std::vector<HostTensor>> got = (*s)->run(in);
-        if (!got.isOk())
-          errors.push_back(got.message());
-        else
-          EXPECT_TRUE(sameOutputs(*got, want));
-      }
-      return errors;
-    };
-    ASSERT_TRUE(fault::inject(site.name, ~uint64_t(0)).isOk());
-    ASSERT_TRUE(lifecycle().empty());
-    uint64_t calls = fault::calls(site.name);
-    fault::clear();
-    for (uint64_t nth = 1; nth <= calls; ++nth) {
-      SCOPED_TRACE(site.name + ", call " + std::to_string(nth) + " of " +
-                   std::to_string(calls));
-      LiveCudaObjects live = liveCudaObjects();
-      ASSERT_TRUE(fault::inject(site.name, nth).isOk());
-      std::vector<std::string> errors = lifecycle();
-      EXPECT_EQ(fault::fired(site.name), 1u);
-      fault::clear();
-      ++lifecycles;
-      tested.insert(site.name);
-      EXPECT_EQ(liveCudaObjects(), live)
-          << "live: " << liveCudaObjects().describe();
-      FakeCudaStats now = fake_->snapshot();
-      EXPECT_EQ(now.cudnnHandles, 0);
-      EXPECT_EQ(now.cudnnDescriptors, 0);
-      EXPECT_EQ(now.allocations, 0);
-      if (releases.count(site.name)) {
-        EXPECT_TRUE(errors.empty()) << errors[0];
+  for (size_t i = 0; i < sweeps.size(); ++i) {
+    Sweep &w = sweeps[i];
+    w.mode = modes[i];
+    w.package = p;
+    w.inputs = in;
+    w.want = want;
+    if (w.mode == Mode::RunOnDevice) {
+      std::vector<uint64_t> inBytes, outBytes;
+      for (const TensorDesc &d : p.inputs)
+        inBytes.push_back(d.byteSize());
+      for (const TensorDesc &d : p.outputs)
+        outBytes.push_back(d.byteSize());
+      w.buffers = std::make_unique<CallerBuffers>(inBytes, outBytes);
+      w.buffers->write(in);
+    }
+    for (const fault::SiteInfo &site : fault::sites()) {
+      if (site.name.rfind("cudnn", 0) != 0 ||
+          site.name == "cudnnGetErrorString" || site.name == "cudnnGetVersion")
         continue;
+      // How often a clean lifecycle reaches the site.
+      ASSERT_TRUE(fault::inject(site.name, ~uint64_t(0)).isOk());
+      Lifecycle clean = runLifecycle(w, site.name);
+      uint64_t calls = fault::calls(site.name);
+      fault::clear();
+      ASSERT_TRUE(clean.errors.empty())
+          << modeName(w.mode) << ": " << clean.errors[0];
+      for (uint64_t nth = 1; nth <= calls; ++nth) {
+        SCOPED_TRACE(std::string(modeName(w.mode)) + ": " + site.name +
+                     ", call " + std::to_string(nth) + " of " +
+                     std::to_string(calls));
+        LiveCudaObjects live = liveCudaObjects();
+        FakeCudaStats start = fake_->snapshot();
+        ASSERT_TRUE(fault::inject(site.name, nth).isOk());
+        Lifecycle life = runLifecycle(w, site.name);
+        EXPECT_EQ(fault::fired(site.name), 1u);
+        fault::clear();
+        ++lifecycles;
+        tested.insert(site.name);
+        expectNoLeaks(live, start, w.mode == Mode::RunOnDevice);
+        if (releases.count(site.name) || !life.firedInUse) {
+          // A failed release, or a fault in the destructor: nothing to
+          // report, and the runs were right.
+          EXPECT_TRUE(life.errors.empty()) << life.errors[0];
+          continue;
+        }
+        ASSERT_FALSE(life.errors.empty()) << "the failure did not surface";
+        EXPECT_THAT(life.errors[0], HasSubstr(site.name + " failed"));
+        EXPECT_THAT(life.errors[0], HasSubstr(site.error));
+        // Nothing cuDNN reports is sticky: the session, or a new one, works.
+        EXPECT_TRUE(life.recovered) << life.recovery;
       }
-      ASSERT_FALSE(errors.empty()) << "the failure did not surface";
-      EXPECT_THAT(errors[0], HasSubstr(site.name + " failed"));
-      EXPECT_THAT(errors[0], HasSubstr(site.error));
-      // Nothing cuDNN reports is sticky: a new session works.
-      EXPECT_TRUE(lifecycle().empty());
     }
   }
   // The 23 cuDNN entry points but the error string and the version.
