@@ -93,13 +93,13 @@ class Dlc_FloatUnaryOp<string mnemonic, string what, int cost = 1,
 def Dlc_ExpOp : Dlc_FloatUnaryOp<"exp", "the natural exponential", 8, [Dlc_Differentiable]>;
 def Dlc_LogOp : Dlc_FloatUnaryOp<"log", "the natural logarithm", 8, [Dlc_Differentiable]>;
 def Dlc_TanhOp : Dlc_FloatUnaryOp<"tanh", "the hyperbolic tangent", 8, [Dlc_Differentiable]>;
-def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))", 8, []>;
-def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function", 8, []>;
-def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root", 4, []>;
-def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root", 4, []>;
-def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x", 4, []>;
+def Dlc_SigmoidOp : Dlc_FloatUnaryOp<"sigmoid", "the logistic function 1 / (1 + exp(-x))", 8, [Dlc_Differentiable]>;
+def Dlc_ErfOp : Dlc_FloatUnaryOp<"erf", "the Gauss error function", 8, [Dlc_Differentiable]>;
+def Dlc_RsqrtOp : Dlc_FloatUnaryOp<"rsqrt", "the reciprocal square root", 4, [Dlc_Differentiable]>;
+def Dlc_SqrtOp : Dlc_FloatUnaryOp<"sqrt", "the square root", 4, [Dlc_Differentiable]>;
+def Dlc_ReciprocalOp : Dlc_FloatUnaryOp<"reciprocal", "1 / x", 4, [Dlc_Differentiable]>;
 def Dlc_AbsOp : Dlc_UnaryOp<"abs", "the absolute value",
-    [Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe]>;
+    [Dlc_CostOpInterface, Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
 def Dlc_NegOp : Dlc_UnaryOp<"neg", "negation",
     [Dlc_CostOpInterface, Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
 
@@ -117,7 +117,8 @@ def Dlc_NotOp : Dlc_Op<"not", !listconcat(Dlc_ElementwiseTraits,
 }
 
 def Dlc_ClampOp : Dlc_Op<"clamp", !listconcat(Dlc_ElementwiseTraits,
-    [SameOperandsAndResultType, Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe])> {
+    [SameOperandsAndResultType, Dlc_CostOpInterface, Dlc_Differentiable,
+     Dlc_ReducedPrecisionSafe])> {
   let summary = "elementwise clamp to [min, max]";
   let description = [{
     `min(max(x, min), max)`; the bounds are given as f64 and converted to the
@@ -165,9 +166,9 @@ def Dlc_SubOp : Dlc_BinaryOp<"sub", "the difference", 1, [Dlc_Differentiable, Dl
 def Dlc_MulOp : Dlc_BinaryOp<"mul", "the product", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
 def Dlc_DivOp : Dlc_BinaryOp<"div", "the quotient (integer division truncates)", 4,
     [Dlc_Differentiable]>;
-def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum", 1, [Dlc_ReducedPrecisionSafe]>;
-def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum", 1, [Dlc_ReducedPrecisionSafe]>;
-def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs", 8, []>;
+def Dlc_MaxOp : Dlc_BinaryOp<"max", "the maximum", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
+def Dlc_MinOp : Dlc_BinaryOp<"min", "the minimum", 1, [Dlc_Differentiable, Dlc_ReducedPrecisionSafe]>;
+def Dlc_PowOp : Dlc_BinaryOp<"pow", "lhs raised to the power rhs", 8, [Dlc_Differentiable]>;
 def Dlc_AndOp : Dlc_BinaryOp<"and", "the logical or bitwise and">;
 def Dlc_OrOp : Dlc_BinaryOp<"or", "the logical or bitwise or">;
 
@@ -190,7 +191,7 @@ def Dlc_CmpOp : Dlc_Op<"cmp", !listconcat(Dlc_ElementwiseTraits,
 }
 
 def Dlc_SelectOp : Dlc_Op<"select", !listconcat(Dlc_ElementwiseTraits,
-    [Dlc_CostOpInterface, Dlc_ReducedPrecisionSafe])> {
+    [Dlc_CostOpInterface, Dlc_Differentiable, Dlc_ReducedPrecisionSafe])> {
   let summary = "elementwise choice between two tensors";
   let description = [{
     `cond ? on_true : on_false` elementwise, with broadcasting of all three.
@@ -479,7 +480,8 @@ def Dlc_ReshapeOp : Dlc_Op<"reshape", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_SliceOp : Dlc_Op<"slice", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_ReducedPrecisionSafe,
+    Dlc_LayoutAxes]> {
   let summary = "strided sub-tensor";
   let description = [{
     `result[i] = input[start + i * strides]` (elementwise over dimensions);
@@ -500,7 +502,8 @@ def Dlc_SliceOp : Dlc_Op<"slice", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_ConcatOp : Dlc_Op<"concat", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_ReducedPrecisionSafe,
+    Dlc_LayoutAxes]> {
   let summary = "concatenation along an axis";
   let description = [{
     ```mlir
@@ -514,7 +517,8 @@ def Dlc_ConcatOp : Dlc_Op<"concat", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_PadOp : Dlc_Op<"pad", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_ReducedPrecisionSafe,
+    Dlc_LayoutAxes]> {
   let summary = "constant padding";
   let description = [{
     Adds `low[d]` elements before and `high[d]` after dimension d, all equal
@@ -532,7 +536,8 @@ def Dlc_PadOp : Dlc_Op<"pad", [Pure, Dlc_DataMovement, Dlc_KernelBody,
 }
 
 def Dlc_TileOp : Dlc_Op<"tile", [Pure, Dlc_DataMovement, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutAxes]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_ReducedPrecisionSafe,
+    Dlc_LayoutAxes]> {
   let summary = "repetition of a tensor along each dimension";
   let description = [{
     `result[i] = input[i mod shape(input)]`, the result being `multiples`

@@ -13,6 +13,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dlc;
 
@@ -63,6 +65,26 @@ LogicalResult unaryGradient(OpBuilder &b, Location loc, Value grad,
   operandGradients.push_back(grad ? binary<MulOp>(b, loc, grad, factor)
                                   : Value());
   return success();
+}
+
+/// `lhs pred rhs`, a boolean tensor of the broadcast shape.
+Value comparison(OpBuilder &b, Location loc, CmpPredicate pred, Value lhs,
+                 Value rhs) {
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(tensorType(lhs).getShape(), tensorType(rhs).getShape());
+  return b.create<CmpOp>(loc, RankedTensorType::get(*shape, b.getI1Type()),
+                         pred, lhs, rhs);
+}
+
+/// `cond ? onTrue : onFalse`, of the broadcast shape of the three.
+Value choose(OpBuilder &b, Location loc, Value cond, Value onTrue,
+             Value onFalse) {
+  FailureOr<SmallVector<int64_t>> shape = broadcastShapes(
+      tensorType(cond).getShape(), tensorType(onTrue).getShape());
+  shape = broadcastShapes(*shape, tensorType(onFalse).getShape());
+  return b.create<SelectOp>(
+      loc, RankedTensorType::get(*shape, tensorType(onTrue).getElementType()),
+      cond, onTrue, onFalse);
 }
 
 } // namespace
@@ -165,15 +187,27 @@ LogicalResult CastOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
 
 LogicalResult ReduceOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
                                       SmallVectorImpl<Value> &out) {
-  if (getKind() != ReduceKind::sum)
-    return emitOpError() << "has no gradient rule for a "
-                         << stringifyReduceKind(getKind()) << " reduction yet";
-  if (!grads[0]) {
+  if (getKind() == ReduceKind::prod)
+    return emitOpError() << "has no gradient rule for a product reduction yet";
+  if (!grads[0] || !isFloatElement(getType())) {
     out.push_back({});
     return success();
   }
-  // The sum kept the reduced dimensions as 1: repeat the gradient along them.
   RankedTensorType in = tensorType(getInput());
+  if (getKind() != ReduceKind::sum) {
+    // max and min: the elements equal to the result share its gradient
+    // evenly (as PyTorch's amax/amin).
+    Location loc = getLoc();
+    Value x = getInput(), g = grads[0];
+    Value hit = comparison(b, loc, CmpPredicate::eq, x, getResult());
+    Value one = splat(b, loc, x, 1.0), zero = splat(b, loc, x, 0.0);
+    Value ones = choose(b, loc, hit, one, zero);
+    Value count =
+        b.create<ReduceOp>(loc, getType(), ReduceKind::sum, ones, getAxes());
+    out.push_back(choose(b, loc, hit, binary<DivOp>(b, loc, g, count), zero));
+    return success();
+  }
+  // The sum kept the reduced dimensions as 1: repeat the gradient along them.
   SmallVector<int64_t> multiples(in.getRank(), 1);
   for (int64_t axis : getAxes())
     multiples[axis] = in.getDimSize(axis);
@@ -241,5 +275,318 @@ LogicalResult MatmulOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   Value db = tb ? product(g, a, true, ta) : product(a, g, !ta, false);
   out.push_back(unbroadcast(b, loc, da, a));
   out.push_back(unbroadcast(b, loc, db, bv));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Unary functions
+//===----------------------------------------------------------------------===//
+
+LogicalResult SigmoidOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                       SmallVectorImpl<Value> &out) {
+  if (!grads[0]) {
+    out.push_back({});
+    return success();
+  }
+  // d sigmoid(x) = s (1 - s).
+  Location loc = getLoc();
+  Value s = getResult();
+  Value factor =
+      binary<MulOp>(b, loc, s, binary<SubOp>(b, loc, splat(b, loc, s, 1.0), s));
+  return unaryGradient(b, loc, grads[0], factor, out);
+}
+
+LogicalResult ErfOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                   SmallVectorImpl<Value> &out) {
+  if (!grads[0]) {
+    out.push_back({});
+    return success();
+  }
+  // d erf(x) = 2 / sqrt(pi) exp(-x^2).
+  Location loc = getLoc();
+  Value x = getInput();
+  Value square = binary<MulOp>(b, loc, x, x);
+  Value e = b.create<ExpOp>(loc, b.create<NegOp>(loc, square).getResult());
+  Value factor = binary<MulOp>(b, loc, e, splat(b, loc, x, M_2_SQRTPI));
+  return unaryGradient(b, loc, grads[0], factor, out);
+}
+
+LogicalResult RsqrtOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                     SmallVectorImpl<Value> &out) {
+  if (!grads[0]) {
+    out.push_back({});
+    return success();
+  }
+  // d x^(-1/2) = -1/2 r^3.
+  Location loc = getLoc();
+  Value r = getResult();
+  Value cube = binary<MulOp>(b, loc, r, binary<MulOp>(b, loc, r, r));
+  Value factor = binary<MulOp>(b, loc, cube, splat(b, loc, r, -0.5));
+  return unaryGradient(b, loc, grads[0], factor, out);
+}
+
+LogicalResult SqrtOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                    SmallVectorImpl<Value> &out) {
+  if (!grads[0]) {
+    out.push_back({});
+    return success();
+  }
+  // d sqrt(x) = 1 / (2 sqrt(x)).
+  Location loc = getLoc();
+  Value half = binary<MulOp>(b, loc, grads[0], splat(b, loc, getResult(), 0.5));
+  out.push_back(binary<DivOp>(b, loc, half, getResult()));
+  return success();
+}
+
+LogicalResult ReciprocalOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                          SmallVectorImpl<Value> &out) {
+  if (!grads[0]) {
+    out.push_back({});
+    return success();
+  }
+  // d (1/x) = -1/x^2.
+  Location loc = getLoc();
+  Value r = getResult();
+  Value factor = b.create<NegOp>(loc, binary<MulOp>(b, loc, r, r));
+  return unaryGradient(b, loc, grads[0], factor, out);
+}
+
+LogicalResult AbsOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                   SmallVectorImpl<Value> &out) {
+  if (!grads[0] || !isFloatElement(getType())) {
+    out.push_back({});
+    return success();
+  }
+  // The sign of x, 0 at 0 (as PyTorch).
+  Location loc = getLoc();
+  Value x = getInput(), zero = splat(b, loc, x, 0.0);
+  Value sign =
+      choose(b, loc, comparison(b, loc, CmpPredicate::gt, x, zero),
+             splat(b, loc, x, 1.0),
+             choose(b, loc, comparison(b, loc, CmpPredicate::lt, x, zero),
+                    splat(b, loc, x, -1.0), zero));
+  return unaryGradient(b, loc, grads[0], sign, out);
+}
+
+LogicalResult ClampOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                     SmallVectorImpl<Value> &out) {
+  if (!grads[0] || !isFloatElement(getType())) {
+    out.push_back({});
+    return success();
+  }
+  // Passed where min <= x <= max, bounds included (as PyTorch).
+  Location loc = getLoc();
+  Value x = getInput(), g = grads[0], zero = splat(b, loc, x, 0.0);
+  Value below = comparison(b, loc, CmpPredicate::lt, x,
+                           splat(b, loc, x, getMin().convertToDouble()));
+  Value above = comparison(b, loc, CmpPredicate::gt, x,
+                           splat(b, loc, x, getMax().convertToDouble()));
+  out.push_back(choose(b, loc, below, zero, choose(b, loc, above, zero, g)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Binary functions and selection
+//===----------------------------------------------------------------------===//
+
+/// max (`pick` gt) and min (`pick` lt): the larger (smaller) operand takes
+/// the gradient, ties split it in halves (as PyTorch's maximum/minimum).
+static LogicalResult extremumGradient(Operation *op, CmpPredicate pick,
+                                      OpBuilder &b, Value g,
+                                      SmallVectorImpl<Value> &out) {
+  Value x = op->getOperand(0), y = op->getOperand(1);
+  if (!g || !isFloatElement(x.getType())) {
+    out.append(2, Value());
+    return success();
+  }
+  Location loc = op->getLoc();
+  Value zero = splat(b, loc, g, 0.0);
+  Value half = binary<MulOp>(b, loc, g, splat(b, loc, g, 0.5));
+  Value tie = comparison(b, loc, CmpPredicate::eq, x, y);
+  for (auto [mine, other] : {std::pair(x, y), std::pair(y, x)}) {
+    Value wins = comparison(b, loc, pick, mine, other);
+    Value grad = choose(b, loc, wins, g, choose(b, loc, tie, half, zero));
+    out.push_back(unbroadcast(b, loc, grad, mine));
+  }
+  return success();
+}
+
+LogicalResult MaxOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                   SmallVectorImpl<Value> &out) {
+  return extremumGradient(*this, CmpPredicate::gt, b, grads[0], out);
+}
+
+LogicalResult MinOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                   SmallVectorImpl<Value> &out) {
+  return extremumGradient(*this, CmpPredicate::lt, b, grads[0], out);
+}
+
+LogicalResult PowOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                   SmallVectorImpl<Value> &out) {
+  Value g = grads[0];
+  if (!g) {
+    out.append(2, Value());
+    return success();
+  }
+  Location loc = getLoc();
+  Value x = getLhs(), y = getRhs(), r = getResult();
+  Value zero = splat(b, loc, r, 0.0);
+  // d x^y / dx = y x^(y-1), 0 where y = 0; d x^y / dy = x^y log x, 0 where
+  // x = 0 (as PyTorch).
+  Value ym1 = binary<SubOp>(b, loc, y, splat(b, loc, y, 1.0));
+  Value dx = binary<MulOp>(b, loc, y, binary<PowOp>(b, loc, x, ym1));
+  dx = choose(b, loc, comparison(b, loc, CmpPredicate::eq, y, zero), zero, dx);
+  Value logx = b.create<LogOp>(loc, x);
+  Value dy = binary<MulOp>(b, loc, r, logx);
+  dy = choose(b, loc, comparison(b, loc, CmpPredicate::eq, x, zero), zero, dy);
+  out.push_back(unbroadcast(b, loc, binary<MulOp>(b, loc, g, dx), x));
+  out.push_back(unbroadcast(b, loc, binary<MulOp>(b, loc, g, dy), y));
+  return success();
+}
+
+LogicalResult SelectOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                      SmallVectorImpl<Value> &out) {
+  Value g = grads[0];
+  out.push_back({}); // the condition
+  if (!g || !isFloatElement(getType())) {
+    out.append(2, Value());
+    return success();
+  }
+  Location loc = getLoc();
+  Value zero = splat(b, loc, g, 0.0), c = getCond();
+  out.push_back(unbroadcast(b, loc, choose(b, loc, c, g, zero), getOnTrue()));
+  out.push_back(unbroadcast(b, loc, choose(b, loc, c, zero, g), getOnFalse()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `v` with zeros added: `low[d]` before and `high[d]` after dimension d
+/// (a negative amount crops instead).
+Value padOrCrop(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> low,
+                ArrayRef<int64_t> high) {
+  RankedTensorType t = tensorType(v);
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> padLow(rank), padHigh(rank), start(rank), size(rank);
+  bool pads = false, crops = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    padLow[d] = std::max<int64_t>(low[d], 0);
+    padHigh[d] = std::max<int64_t>(high[d], 0);
+    start[d] = std::max<int64_t>(-low[d], 0);
+    size[d] = t.getDimSize(d) - start[d] - std::max<int64_t>(-high[d], 0);
+    pads |= padLow[d] || padHigh[d];
+    crops |= start[d] || size[d] != t.getDimSize(d);
+  }
+  if (crops)
+    v = b.create<SliceOp>(loc, RankedTensorType::get(size, t.getElementType()),
+                          v, start, nullptr);
+  if (!pads)
+    return v;
+  SmallVector<int64_t> shape(size);
+  for (int64_t d = 0; d < rank; ++d)
+    shape[d] += padLow[d] + padHigh[d];
+  return b.create<PadOp>(loc, RankedTensorType::get(shape, t.getElementType()),
+                         v, b.getDenseI64ArrayAttr(padLow),
+                         b.getDenseI64ArrayAttr(padHigh),
+                         b.getF64FloatAttr(0.0));
+}
+
+} // namespace
+
+LogicalResult SliceOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                     SmallVectorImpl<Value> &out) {
+  if (!grads[0]) {
+    out.push_back({});
+    return success();
+  }
+  // The gradient goes back to the elements read, zeros elsewhere: along a
+  // strided dimension each element is followed by stride - 1 zeros (a new
+  // axis padded, then merged), then the whole is placed at `start`.
+  Location loc = getLoc();
+  Value g = grads[0];
+  RankedTensorType in = tensorType(getInput());
+  int64_t rank = in.getRank();
+  ArrayRef<int64_t> start = getStart();
+  SmallVector<int64_t> strides(rank, 1);
+  if (std::optional<ArrayRef<int64_t>> s = getStrides())
+    strides.assign(s->begin(), s->end());
+  Type element = in.getElementType();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (strides[d] == 1)
+      continue;
+    SmallVector<int64_t> shape(tensorType(g).getShape());
+    SmallVector<int64_t> split(shape);
+    split.insert(split.begin() + d + 1, 1);
+    Value v =
+        b.create<ReshapeOp>(loc, RankedTensorType::get(split, element), g);
+    SmallVector<int64_t> low(split.size(), 0), high(split.size(), 0);
+    high[d + 1] = strides[d] - 1;
+    v = padOrCrop(b, loc, v, low, high);
+    shape[d] *= strides[d];
+    g = b.create<ReshapeOp>(loc, RankedTensorType::get(shape, element), v);
+  }
+  SmallVector<int64_t> low(start), high(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    high[d] = in.getDimSize(d) - start[d] - tensorType(g).getDimSize(d);
+  out.push_back(padOrCrop(b, loc, g, low, high));
+  return success();
+}
+
+LogicalResult ConcatOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                      SmallVectorImpl<Value> &out) {
+  int64_t axis = getAxis(), offset = 0;
+  for (Value input : getInputs()) {
+    RankedTensorType t = tensorType(input);
+    if (grads[0]) {
+      SmallVector<int64_t> start(t.getRank(), 0);
+      start[axis] = offset;
+      out.push_back(
+          b.create<SliceOp>(getLoc(), t, grads[0], start, nullptr).getResult());
+    } else {
+      out.push_back({});
+    }
+    offset += t.getDimSize(axis);
+  }
+  return success();
+}
+
+LogicalResult PadOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                   SmallVectorImpl<Value> &out) {
+  out.push_back(grads[0] ? b.create<SliceOp>(getLoc(), getInput().getType(),
+                                             grads[0], getLow(), nullptr)
+                               .getResult()
+                         : Value());
+  return success();
+}
+
+LogicalResult TileOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                    SmallVectorImpl<Value> &out) {
+  if (!grads[0]) {
+    out.push_back({});
+    return success();
+  }
+  // Each copy's gradient summed: the result viewed as [m0, a0, m1, a1, ...]
+  // and reduced over the m axes.
+  Location loc = getLoc();
+  RankedTensorType in = tensorType(getInput());
+  SmallVector<int64_t> split, axes;
+  for (auto [d, m] : llvm::enumerate(getMultiples())) {
+    axes.push_back(2 * d);
+    split.push_back(m);
+    split.push_back(in.getDimSize(d));
+  }
+  Type element = in.getElementType();
+  Value v =
+      b.create<ReshapeOp>(loc, RankedTensorType::get(split, element), grads[0]);
+  SmallVector<int64_t> summed(split);
+  for (int64_t axis : axes)
+    summed[axis] = 1;
+  v = b.create<ReduceOp>(loc, RankedTensorType::get(summed, element),
+                         ReduceKind::sum, v, axes);
+  out.push_back(b.create<ReshapeOp>(loc, in, v).getResult());
   return success();
 }

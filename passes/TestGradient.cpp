@@ -66,7 +66,8 @@ struct TestGradientPass
         resultGrads.push_back(grads.lookup(r));
         any |= bool(resultGrads.back());
       }
-      if (!any)
+      // Constants are leaves: nothing to pass on.
+      if (!any || op->getNumOperands() == 0)
         continue;
       auto rule = dyn_cast<GradientOpInterface>(op);
       if (!rule) {

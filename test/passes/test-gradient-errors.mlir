@@ -1,16 +1,16 @@
 // RUN: dlc-opt %s --split-input-file --verify-diagnostics --dlc-test-gradient
 
-func.func @no_rule(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
-  // expected-error @+1 {{'dlc.tile' op has no gradient rule}}
-  %t = dlc.tile %x {multiples = array<i64: 1, 2>} : (tensor<2x3xf32>) -> tensor<2x6xf32>
-  return %t : tensor<2x6xf32>
+func.func @no_rule(%x: tensor<5x3xf32>, %ids: tensor<2xi64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'dlc.gather' op has no gradient rule}}
+  %g = dlc.gather %x, %ids {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %g : tensor<2x3xf32>
 }
 
 // -----
 
-func.func @max_reduction(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
-  // expected-error @+1 {{'dlc.reduce' op has no gradient rule for a max reduction yet}}
-  %m = dlc.reduce max %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+func.func @product_reduction(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'dlc.reduce' op has no gradient rule for a product reduction yet}}
+  %m = dlc.reduce prod %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
   return %m : tensor<2x1xf32>
 }
 

@@ -92,3 +92,25 @@ func.func @movement(%x: tensor<2x3xf16>, %unused: tensor<5xf32>) -> tensor<6xf32
   %y = dlc.reshape %w : tensor<3x2xf32> -> tensor<6xf32>
   return %y : tensor<6xf32>
 }
+
+// -----
+
+// Selections and data movement route the gradient back to the elements
+// read: a strided slice interleaves zeros (a new axis padded, merged), a
+// tile sums its copies, max picks the larger operand, a max reduction its
+// maximum. (Their values: test/reference/GradientTest.cpp.)
+// CHECK-LABEL: func.func @routing
+// CHECK-SAME: -> (tensor<1x1xf32>, tensor<5x4xf32>, tensor<1x4xf32>)
+// CHECK-DAG: dlc.pad %{{.*}} {high = array<i64: 0, 1, 0>, low = array<i64: 0, 0, 0>, value = 0.000000e+00 : f64} : (tensor<2x1x4xf32>) -> tensor<2x2x4xf32>
+// CHECK-DAG: dlc.reduce sum %{{.*}} {axes = array<i64: 0, 2>} : (tensor<3x2x1x4xf32>) -> tensor<1x2x1x4xf32>
+// CHECK-DAG: dlc.cmp gt, %arg0, %arg1 : (tensor<5x4xf32>, tensor<1x4xf32>) -> tensor<5x4xi1>
+// CHECK-DAG: dlc.cmp eq, %{{.*}}, %{{.*}} : (tensor<6x4xf32>, tensor<1x4xf32>) -> tensor<6x4xi1>
+func.func @routing(%x: tensor<5x4xf32>, %b: tensor<1x4xf32>) -> tensor<1x1xf32> {
+  %m = dlc.max %x, %b : (tensor<5x4xf32>, tensor<1x4xf32>) -> tensor<5x4xf32>
+  %s = dlc.slice %m {start = array<i64: 1, 0>, strides = array<i64: 2, 1>} : (tensor<5x4xf32>) -> tensor<2x4xf32>
+  %t = dlc.tile %s {multiples = array<i64: 3, 1>} : (tensor<2x4xf32>) -> tensor<6x4xf32>
+  %e = dlc.exp %t : tensor<6x4xf32>
+  %r = dlc.reduce max %e {axes = array<i64: 0>} : (tensor<6x4xf32>) -> tensor<1x4xf32>
+  %y = dlc.reduce sum %r {axes = array<i64: 0, 1>} : (tensor<1x4xf32>) -> tensor<1x1xf32>
+  return %y : tensor<1x1xf32>
+}

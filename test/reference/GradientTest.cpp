@@ -1,0 +1,343 @@
+//===- GradientTest.cpp - Gradient rules against finite differences -------===//
+//
+// Every differentiable op's rule (ir/Gradients.cpp, GradientOpInterface)
+// against central finite differences of the reference interpreter: each case
+// is a small function of float arguments; its result, weighted by fixed
+// pseudo-random numbers and summed, is the loss. dlc-test-gradient builds the
+// gradient graph, the reference interpreter evaluates it, and each element's
+// derivative must match (L(x + h) - L(x - h)) / (2h), computed in double
+// precision (the interpreter's own) on the f32 inputs.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Reference.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+namespace rt = ::dlc::rt;
+
+namespace {
+
+struct Case {
+  const char *name;
+  /// The function's arguments, all f32 tensors: "%a: tensor<2x3xf32>, ...".
+  const char *args;
+  /// Ops computing %y from the arguments.
+  const char *body;
+  /// %y's type.
+  const char *type;
+  /// The range the arguments are drawn from.
+  double lo = -2, hi = 2;
+};
+
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
+/// Values in [lo, hi) from a fixed linear congruential sequence.
+std::vector<float> pseudoRandom(size_t n, uint64_t seed, double lo,
+                                double hi) {
+  std::vector<float> out(n);
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 7;
+  for (float &v : out) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v = float(lo + double(x >> 11) / double(1ull << 53) * (hi - lo));
+  }
+  return out;
+}
+
+rt::HostTensor tensorOf(ArrayRef<int64_t> shape, const std::vector<float> &v) {
+  rt::HostTensor t;
+  t.dtype = rt::DType::F32;
+  t.shape.assign(shape.begin(), shape.end());
+  t.data.resize(v.size() * 4);
+  std::memcpy(t.data.data(), v.data(), t.data.size());
+  return t;
+}
+
+std::vector<float> valuesOf(const rt::HostTensor &t) {
+  std::vector<float> v(t.data.size() / 4);
+  std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+class GradientTest : public ::testing::TestWithParam<Case> {
+protected:
+  GradientTest() {
+    DialectRegistry registry;
+    registry.insert<mlir::dlc::DlcDialect, func::FuncDialect>();
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// The case as a function returning its weighted sum, a [1, ..., 1]
+  /// tensor.
+  OwningOpRef<ModuleOp> lossFunction(const Case &c) {
+    std::string source = std::string("func.func @main(") + c.args + ") -> " +
+                         c.type + " {\n" + c.body + "\n  return %y : " +
+                         c.type + "\n}\n";
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    if (!module)
+      return module;
+    auto func = module->lookupSymbol<func::FuncOp>("main");
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    Value y = ret.getOperand(0);
+    auto type = cast<RankedTensorType>(y.getType());
+    OpBuilder b(ret);
+    Location loc = ret.getLoc();
+    std::vector<float> w =
+        pseudoRandom(type.getNumElements(), 99, -1.0, 1.0);
+    Value weights = b.create<mlir::dlc::ConstantOp>(
+        loc, type, DenseElementsAttr::get(type, ArrayRef<float>(w)));
+    Value product = b.create<mlir::dlc::MulOp>(loc, type, y, weights);
+    SmallVector<int64_t> axes, ones(type.getRank(), 1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      axes.push_back(d);
+    auto lossType = RankedTensorType::get(ones, type.getElementType());
+    Value loss = b.create<mlir::dlc::ReduceOp>(
+        loc, lossType, mlir::dlc::ReduceKind::sum, product, axes);
+    b.create<func::ReturnOp>(loc, loss);
+    ret.erase();
+    func.setFunctionType(
+        FunctionType::get(&context, func.getArgumentTypes(), {lossType}));
+    return module;
+  }
+
+  /// The loss at `inputs`, in the interpreter's double precision.
+  double loss(ModuleOp module, const std::vector<rt::HostTensor> &inputs) {
+    auto func = module.lookupSymbol<func::FuncOp>("main");
+    Value result =
+        cast<func::ReturnOp>(func.getBody().front().getTerminator())
+            .getOperand(0);
+    double value = NAN;
+    FailureOr<std::vector<rt::HostTensor>> out = mlir::dlc::evaluateReference(
+        func, inputs, [&](OpResult r, ArrayRef<double> v) {
+          if (r == result)
+            value = v[0];
+        });
+    EXPECT_TRUE(succeeded(out));
+    return value;
+  }
+
+  MLIRContext context;
+};
+
+TEST_P(GradientTest, MatchesCentralDifferences) {
+  const Case &c = GetParam();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = lossFunction(c);
+  ASSERT_TRUE(module) << diagnostics;
+  OwningOpRef<ModuleOp> gradient = lossFunction(c);
+  PassManager pm(&context);
+  pm.addNestedPass<func::FuncOp>(mlir::dlc::createTestGradient());
+  ASSERT_TRUE(succeeded(pm.run(*gradient))) << diagnostics;
+
+  auto func = module->lookupSymbol<func::FuncOp>("main");
+  std::vector<rt::HostTensor> inputs;
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto t = cast<RankedTensorType>(type);
+    inputs.push_back(tensorOf(
+        t.getShape(), pseudoRandom(t.getNumElements(), i + 1, c.lo, c.hi)));
+  }
+  FailureOr<std::vector<rt::HostTensor>> grads = mlir::dlc::evaluateReference(
+      gradient->lookupSymbol<func::FuncOp>("main"), inputs);
+  ASSERT_TRUE(succeeded(grads)) << diagnostics;
+  ASSERT_EQ(grads->size(), inputs.size() + 1);
+
+  // Central differences with steps h and h/2: where they disagree the loss
+  // has a kink within h of the point (relu at 0, a tie of max), and that
+  // element is skipped; a wrong rule disagrees with both.
+  const double h = 1e-3;
+  int checked = 0, skipped = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::vector<float> x = valuesOf(inputs[i]);
+    std::vector<float> g = valuesOf((*grads)[i + 1]);
+    ASSERT_EQ(g.size(), x.size());
+    for (size_t j = 0; j < x.size(); ++j) {
+      auto difference = [&](double step) {
+        std::vector<rt::HostTensor> at = inputs;
+        std::vector<float> v = x;
+        v[j] = float(x[j] + step);
+        float up = v[j];
+        at[i] = tensorOf(inputs[i].shape, v);
+        double lossUp = loss(*module, at);
+        v[j] = float(x[j] - step);
+        float down = v[j];
+        at[i] = tensorOf(inputs[i].shape, v);
+        double lossDown = loss(*module, at);
+        return (lossUp - lossDown) / (double(up) - double(down));
+      };
+      double coarse = difference(h), fine = difference(h / 2);
+      double scale = 1 + std::fabs(fine);
+      if (std::fabs(coarse - fine) > 1e-3 * scale) {
+        ++skipped;
+        continue;
+      }
+      ++checked;
+      EXPECT_NEAR(g[j], fine, 1e-3 * scale)
+          << "argument " << i << ", element " << j << " (" << x[j] << ")";
+    }
+  }
+  EXPECT_LE(skipped, checked / 4) << "too many points near a kink";
+}
+
+// clang-format off
+const Case kCases[] = {
+  {"add_broadcast", "%a: tensor<2x3xf32>, %b: tensor<1x3xf32>",
+   "%y = dlc.add %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"sub_broadcast", "%a: tensor<2x3xf32>, %b: tensor<2x1xf32>",
+   "%y = dlc.sub %a, %b : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"mul_broadcast", "%a: tensor<2x3xf32>, %b: tensor<1x1xf32>",
+   "%y = dlc.mul %a, %b : (tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"div_broadcast", "%a: tensor<2x3xf32>, %b: tensor<1x3xf32>",
+   "%y = dlc.div %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>",
+   "tensor<2x3xf32>", 0.5, 2},
+  {"neg", "%a: tensor<2x3xf32>", "%y = dlc.neg %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"exp", "%a: tensor<2x3xf32>", "%y = dlc.exp %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"log", "%a: tensor<2x3xf32>", "%y = dlc.log %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>", 0.25, 3},
+  {"tanh", "%a: tensor<2x3xf32>", "%y = dlc.tanh %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"sigmoid", "%a: tensor<2x3xf32>", "%y = dlc.sigmoid %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"erf", "%a: tensor<2x3xf32>", "%y = dlc.erf %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"rsqrt", "%a: tensor<2x3xf32>", "%y = dlc.rsqrt %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>", 0.25, 3},
+  {"sqrt", "%a: tensor<2x3xf32>", "%y = dlc.sqrt %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>", 0.25, 3},
+  {"reciprocal", "%a: tensor<2x3xf32>",
+   "%y = dlc.reciprocal %a : tensor<2x3xf32>", "tensor<2x3xf32>", 0.25, 3},
+  {"abs", "%a: tensor<2x3xf32>", "%y = dlc.abs %a : tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"clamp", "%a: tensor<3x4xf32>",
+   "%y = dlc.clamp %a {min = -0.5 : f64, max = 0.75 : f64} : tensor<3x4xf32>",
+   "tensor<3x4xf32>"},
+  {"max_broadcast", "%a: tensor<3x4xf32>, %b: tensor<1x4xf32>",
+   "%y = dlc.max %a, %b : (tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>",
+   "tensor<3x4xf32>"},
+  {"min_broadcast", "%a: tensor<3x4xf32>, %b: tensor<3x1xf32>",
+   "%y = dlc.min %a, %b : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>",
+   "tensor<3x4xf32>"},
+  {"pow", "%a: tensor<2x3xf32>, %b: tensor<1x3xf32>",
+   "%y = dlc.pow %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>",
+   "tensor<2x3xf32>", 0.5, 2},
+  {"select_broadcast", "%a: tensor<3x4xf32>, %b: tensor<1x4xf32>",
+   "%m = dlc.cmp gt, %a, %b : (tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xi1>\n"
+   "%e = dlc.exp %b : tensor<1x4xf32>\n"
+   "%y = dlc.select %m, %a, %e : (tensor<3x4xi1>, tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>",
+   "tensor<3x4xf32>"},
+  {"reduce_sum", "%a: tensor<3x4xf32>",
+   "%y = dlc.reduce sum %a {axes = array<i64: 1>} : (tensor<3x4xf32>) -> tensor<3x1xf32>",
+   "tensor<3x1xf32>"},
+  {"reduce_max", "%a: tensor<3x4xf32>",
+   "%y = dlc.reduce max %a {axes = array<i64: 0>} : (tensor<3x4xf32>) -> tensor<1x4xf32>",
+   "tensor<1x4xf32>"},
+  {"reduce_min", "%a: tensor<3x4xf32>",
+   "%y = dlc.reduce min %a {axes = array<i64: 0, 1>} : (tensor<3x4xf32>) -> tensor<1x1xf32>",
+   "tensor<1x1xf32>"},
+  {"reshape", "%a: tensor<2x6xf32>",
+   "%e = dlc.exp %a : tensor<2x6xf32>\n"
+   "%y = dlc.reshape %e : tensor<2x6xf32> -> tensor<3x4xf32>",
+   "tensor<3x4xf32>"},
+  {"transpose", "%a: tensor<2x3x4xf32>",
+   "%e = dlc.tanh %a : tensor<2x3x4xf32>\n"
+   "%y = dlc.transpose %e {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>",
+   "tensor<4x2x3xf32>"},
+  {"slice", "%a: tensor<4x5xf32>",
+   "%e = dlc.exp %a : tensor<4x5xf32>\n"
+   "%y = dlc.slice %e {start = array<i64: 1, 2>} : (tensor<4x5xf32>) -> tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"slice_strided", "%a: tensor<5x7xf32>",
+   "%e = dlc.exp %a : tensor<5x7xf32>\n"
+   "%y = dlc.slice %e {start = array<i64: 1, 0>, strides = array<i64: 2, 3>} : (tensor<5x7xf32>) -> tensor<2x3xf32>",
+   "tensor<2x3xf32>"},
+  {"concat", "%a: tensor<2x3xf32>, %b: tensor<2x2xf32>",
+   "%e = dlc.exp %b : tensor<2x2xf32>\n"
+   "%y = dlc.concat %a, %e {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x5xf32>",
+   "tensor<2x5xf32>"},
+  {"pad", "%a: tensor<2x3xf32>",
+   "%e = dlc.exp %a : tensor<2x3xf32>\n"
+   "%y = dlc.pad %e {low = array<i64: 1, 0>, high = array<i64: 0, 2>, value = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<3x5xf32>",
+   "tensor<3x5xf32>"},
+  {"tile", "%a: tensor<2x3xf32>",
+   "%e = dlc.exp %a : tensor<2x3xf32>\n"
+   "%y = dlc.tile %e {multiples = array<i64: 2, 3>} : (tensor<2x3xf32>) -> tensor<4x9xf32>",
+   "tensor<4x9xf32>"},
+  {"matmul", "%a: tensor<2x3xf32>, %b: tensor<3x4xf32>",
+   "%y = dlc.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>",
+   "tensor<2x4xf32>"},
+  {"matmul_transposed", "%a: tensor<3x2xf32>, %b: tensor<4x3xf32>",
+   "%y = dlc.matmul %a, %b {transpose_a, transpose_b} : (tensor<3x2xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>",
+   "tensor<2x4xf32>"},
+  {"matmul_batch_broadcast", "%a: tensor<2x2x3xf32>, %b: tensor<1x3x4xf32>",
+   "%y = dlc.matmul %a, %b : (tensor<2x2x3xf32>, tensor<1x3x4xf32>) -> tensor<2x2x4xf32>",
+   "tensor<2x2x4xf32>"},
+  // Compositions as models write them.
+  {"softmax", "%a: tensor<2x5xf32>",
+   "%m = dlc.reduce max %a {axes = array<i64: 1>} : (tensor<2x5xf32>) -> tensor<2x1xf32>\n"
+   "%s = dlc.sub %a, %m : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>\n"
+   "%e = dlc.exp %s : tensor<2x5xf32>\n"
+   "%z = dlc.reduce sum %e {axes = array<i64: 1>} : (tensor<2x5xf32>) -> tensor<2x1xf32>\n"
+   "%y = dlc.div %e, %z : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>",
+   "tensor<2x5xf32>"},
+  {"layer_norm", "%a: tensor<2x6xf32>, %g: tensor<1x6xf32>",
+   "%s = dlc.reduce sum %a {axes = array<i64: 1>} : (tensor<2x6xf32>) -> tensor<2x1xf32>\n"
+   "%n = dlc.constant dense<0.16666667> : tensor<1x1xf32>\n"
+   "%mu = dlc.mul %s, %n : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x1xf32>\n"
+   "%c = dlc.sub %a, %mu : (tensor<2x6xf32>, tensor<2x1xf32>) -> tensor<2x6xf32>\n"
+   "%q = dlc.mul %c, %c : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>\n"
+   "%v = dlc.reduce sum %q {axes = array<i64: 1>} : (tensor<2x6xf32>) -> tensor<2x1xf32>\n"
+   "%vm = dlc.mul %v, %n : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x1xf32>\n"
+   "%eps = dlc.constant dense<1.0e-5> : tensor<1x1xf32>\n"
+   "%ve = dlc.add %vm, %eps : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x1xf32>\n"
+   "%r = dlc.rsqrt %ve : tensor<2x1xf32>\n"
+   "%x = dlc.mul %c, %r : (tensor<2x6xf32>, tensor<2x1xf32>) -> tensor<2x6xf32>\n"
+   "%y = dlc.mul %x, %g : (tensor<2x6xf32>, tensor<1x6xf32>) -> tensor<2x6xf32>",
+   "tensor<2x6xf32>"},
+  {"gelu_erf", "%a: tensor<2x4xf32>",
+   "%k = dlc.constant dense<0.70710678> : tensor<1x1xf32>\n"
+   "%s = dlc.mul %a, %k : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>\n"
+   "%e = dlc.erf %s : tensor<2x4xf32>\n"
+   "%one = dlc.constant dense<1.0> : tensor<1x1xf32>\n"
+   "%p = dlc.add %e, %one : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>\n"
+   "%h = dlc.constant dense<0.5> : tensor<1x1xf32>\n"
+   "%x = dlc.mul %a, %h : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>\n"
+   "%y = dlc.mul %x, %p : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>",
+   "tensor<2x4xf32>"},
+  {"relu_mlp", "%x: tensor<3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<1x5xf32>",
+   "%p = dlc.matmul %x, %w : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>\n"
+   "%s = dlc.add %p, %b : (tensor<3x5xf32>, tensor<1x5xf32>) -> tensor<3x5xf32>\n"
+   "%z = dlc.constant dense<0.0> : tensor<1x1xf32>\n"
+   "%y = dlc.max %s, %z : (tensor<3x5xf32>, tensor<1x1xf32>) -> tensor<3x5xf32>",
+   "tensor<3x5xf32>"},
+};
+// clang-format on
+
+INSTANTIATE_TEST_SUITE_P(Ops, GradientTest, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case> &info) {
+                           return std::string(info.param.name);
+                         });
+
+} // namespace
