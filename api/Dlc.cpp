@@ -125,7 +125,9 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     return failure();
 
   PassManager lower(context);
-  mlir::dlc::buildLoweringPipeline(lower, options.canonicalize);
+  if (std::string error = checkPipelineOptions(options); !error.empty())
+    return emitError(UnknownLoc::get(context)) << error;
+  mlir::dlc::buildLoweringPipeline(lower, options.canonicalize, &options);
   if (configure && failed(configure(lower)))
     return failure();
   if (failed(lower.run(module)))
@@ -135,8 +137,6 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   if (stop == Stage::Lowered)
     return success();
 
-  if (std::string error = checkPipelineOptions(options); !error.empty())
-    return emitError(UnknownLoc::get(context)) << error;
   // The reference model is the lowered one, written once the package's
   // constants are known (its weights are theirs where they can be). With
   // --io-precision=low it takes and returns the package's types.
@@ -302,6 +302,7 @@ rt::Result<rt::Package> compileFile(const std::string &path,
           importOptions.inputShapes = options.onnxInputShapes;
           importOptions.entry = options.entry;
           importOptions.externalDataFiles = &externalFiles;
+          importOptions.markParameters = options.train;
           return compileLoaded(options, "cannot import the ONNX model",
                                [&](MLIRContext &context) {
                                  return importOnnxFile(path, context,

@@ -47,8 +47,10 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
+#include <cstdio>
 
 #include <algorithm>
 #include <atomic>
@@ -314,10 +316,17 @@ std::optional<std::string> packageCacheKey(llvm::StringRef model,
     field(key, nvrtc ? *nvrtc : std::string("no nvrtc"));
   }
   options.forEach([&](const char *option, const auto &value) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, std::string>) {
       field(key, std::string(option) + "=" + value);
-    else
+    } else if constexpr (std::is_floating_point_v<T>) {
+      // Every bit: std::to_string keeps six decimals (1e-7 = 2e-7).
+      char text[40];
+      std::snprintf(text, sizeof text, "%.17g", value);
+      field(key, std::string(option) + "=" + text);
+    } else {
       field(key, std::string(option) + "=" + std::to_string(value));
+    }
   });
   for (bool flag : {options.tf32, options.referenceModel})
     field(key, flag ? "1" : "0");

@@ -1,6 +1,7 @@
 //===- Attributes.cpp - The dlc dialect's discardable attributes ----------===//
 #include "ir/Attributes.h"
 #include "ir/Dialect.h"
+#include "ir/ElementType.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -227,6 +228,15 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
              << "expects '" << name << "' as a unit attribute on a function";
     return success();
   }
+  if (name == attr::kParam) {
+    auto param = dyn_cast<StringAttr>(value);
+    if (!isa<ConstantOp>(op) || !param || param.getValue().empty() ||
+        !isFloatElement(op->getResult(0).getType()))
+      return op->emitOpError()
+             << "expects '" << name
+             << "' on a float dlc.constant, as the parameter's name";
+    return success();
+  }
   if (name == attr::kPrecision) {
     auto precision = dyn_cast<StringAttr>(value);
     if (!precision || precision.getValue() != "f32")
@@ -244,10 +254,44 @@ LogicalResult DlcDialect::verifyOperationAttribute(Operation *op,
   return verifyDlcAttribute(op, attribute);
 }
 
+StringRef mlir::dlc::persistentName(FunctionOpInterface func, unsigned arg) {
+  for (StringRef name : {attr::kParam, attr::kState})
+    if (auto s = func.getArgAttrOfType<StringAttr>(arg, name))
+      return s.getValue();
+  return "";
+}
+
 LogicalResult mlir::dlc::verifyDlcArgAttribute(Operation *op, unsigned region,
                                                unsigned index,
                                                NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (name == attr::kParam || name == attr::kState) {
+    auto s = dyn_cast<StringAttr>(attribute.getValue());
+    if (!func || !s || s.getValue().empty())
+      return op->emitOpError()
+             << "expects '" << name << "' on argument #" << index
+             << " of a function, as a non-empty name";
+    if (func.getArgAttr(index, attr::kParam) &&
+        func.getArgAttr(index, attr::kState))
+      return op->emitOpError() << "has both '" << attr::kParam << "' and '"
+                               << attr::kState << "' on argument #" << index;
+    if (name == attr::kParam && !isFloatElement(func.getArgumentTypes()[index]))
+      return op->emitOpError() << "expects the parameter argument #" << index
+                               << " to be a float tensor";
+    return success();
+  }
+  if (name == attr::kInitial) {
+    auto value = dyn_cast<ElementsAttr>(attribute.getValue());
+    if (!func || !value || value.getType() != func.getArgumentTypes()[index])
+      return op->emitOpError()
+             << "expects '" << name << "' on argument #" << index
+             << " as elements of the argument's type";
+    if (persistentName(func, index).empty())
+      return op->emitOpError() << "has '" << name << "' on argument #" << index
+                               << ", which is neither a parameter nor state";
+    return success();
+  }
   if (name != attr::kAmax)
     return op->emitOpError() << "has an unknown dlc argument attribute '"
                              << name << "' on argument #" << index;
@@ -257,6 +301,41 @@ LogicalResult mlir::dlc::verifyDlcArgAttribute(Operation *op, unsigned region,
            << "expects '" << name << "' on argument #" << index
            << " as an f64 >= 0, but got " << attribute.getValue();
   return success();
+}
+
+LogicalResult mlir::dlc::verifyDlcResultAttribute(Operation *op, unsigned index,
+                                                  NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (name != attr::kGradientOf && name != attr::kUpdates)
+    return op->emitOpError() << "has an unknown dlc result attribute '" << name
+                             << "' on result #" << index;
+  auto arg = dyn_cast<IntegerAttr>(attribute.getValue());
+  if (!func || !arg || !arg.getType().isInteger(64) || arg.getInt() < 0 ||
+      arg.getInt() >= int64_t(func.getNumArguments()))
+    return op->emitOpError()
+           << "expects '" << name << "' on result #" << index
+           << " as the i64 index of one of the function's arguments";
+  unsigned n = unsigned(arg.getInt());
+  if (func.getArgumentTypes()[n] != func.getResultTypes()[index])
+    return op->emitOpError()
+           << "has '" << name << "' on result #" << index << " of type "
+           << func.getResultTypes()[index] << " for argument #" << n
+           << " of type " << func.getArgumentTypes()[n];
+  if (name == attr::kGradientOf && !func.getArgAttr(n, attr::kParam))
+    return op->emitOpError()
+           << "has '" << name << "' on result #" << index << " for argument #"
+           << n << ", which is not a parameter";
+  if (name == attr::kUpdates && persistentName(func, n).empty())
+    return op->emitOpError()
+           << "has '" << name << "' on result #" << index << " for argument #"
+           << n << ", which is neither a parameter nor state";
+  return success();
+}
+
+LogicalResult DlcDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned region, unsigned index, NamedAttribute attribute) {
+  return verifyDlcResultAttribute(op, index, attribute);
 }
 
 LogicalResult DlcDialect::verifyRegionArgAttribute(Operation *op,

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <optional>
 
@@ -58,6 +59,25 @@ constexpr llvm::StringLiteral kPrecision = "dlc.precision";
 /// An ONNX model's name of a graph input or output, on the function's
 /// argument or result (the importer sets it; packages record it).
 constexpr llvm::StringLiteral kOnnxName = "onnx.name";
+
+// Training (docs/training.md). A training step is a function whose
+// persistent state (parameters, optimizer buffers) comes in as arguments and
+// goes out, updated, as results.
+/// A trainable parameter: its name (an ONNX initializer's), on a function
+/// argument, or on a dlc.constant that dlc-autodiff lifts into one.
+constexpr llvm::StringLiteral kParam = "dlc.param";
+/// Persistent state that is not trained (an optimizer's buffers, its step
+/// count): its name, on a function argument.
+constexpr llvm::StringLiteral kState = "dlc.state";
+/// The value a parameter or state argument starts from (an elements
+/// attribute of the argument's type).
+constexpr llvm::StringLiteral kInitial = "dlc.initial";
+/// On a function result: the gradient of the loss with respect to argument
+/// #n (dlc-autodiff).
+constexpr llvm::StringLiteral kGradientOf = "dlc.gradient_of";
+/// On a function result: the new value of parameter or state argument #n
+/// (dlc-apply-optimizer).
+constexpr llvm::StringLiteral kUpdates = "dlc.updates";
 } // namespace attr
 
 /// The planned arena offsets of `op`'s results, if planned.
@@ -104,9 +124,17 @@ void setKeepF32(Operation *op);
 /// with values in range. DlcDialect::verifyOperationAttribute.
 LogicalResult verifyDlcAttribute(Operation *op, NamedAttribute attribute);
 /// Verifies a `dlc.` attribute on argument `index` of region `region` of
-/// `op` (only dlc.amax, on a function's arguments).
+/// `op` (dlc.amax, dlc.param, dlc.state, dlc.initial on a function's
+/// arguments).
 LogicalResult verifyDlcArgAttribute(Operation *op, unsigned region,
                                     unsigned index, NamedAttribute attribute);
+/// Verifies a `dlc.` attribute on result `index` of a function
+/// (dlc.gradient_of, dlc.updates).
+LogicalResult verifyDlcResultAttribute(Operation *op, unsigned index,
+                                       NamedAttribute attribute);
+/// The name of a parameter or state argument (dlc.param or dlc.state), or
+/// "".
+StringRef persistentName(FunctionOpInterface func, unsigned arg);
 
 } // namespace mlir::dlc
 

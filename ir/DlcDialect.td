@@ -29,6 +29,7 @@ def Dlc_Dialect : Dialect {
   let hasCanonicalizer = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class Dlc_Op<string mnemonic, list<Trait> traits = []> :

@@ -80,9 +80,12 @@ FailureOr<std::vector<rt::HostTensor>> seededInputs(func::FuncOp func,
                                                     uint64_t seed);
 
 /// Calls of the module's functions inlined (dlc-inline-calls), TOSA to dlc,
-/// then (with `canonicalize`) canonicalization and CSE, then
-/// each function's dlc.source_ops: the number of dlc ops before fusion.
-void buildLoweringPipeline(OpPassManager &pm, bool canonicalize = true);
+/// with `training->train` the training step (dlc-autodiff,
+/// dlc-apply-optimizer), then (with `canonicalize`) canonicalization and
+/// CSE, then each function's dlc.source_ops: the number of dlc ops before
+/// fusion.
+void buildLoweringPipeline(OpPassManager &pm, bool canonicalize = true,
+                           const ::dlc::PipelineOptions *training = nullptr);
 /// Fusion and memory planning on lowered dlc IR.
 void buildOptimizationPipeline(OpPassManager &pm,
                                const PipelineOptions &options);

@@ -41,6 +41,103 @@ def LowerTosa : Pass<"dlc-lower-tosa", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def Autodiff : Pass<"dlc-autodiff", "func::FuncOp"> {
+  let summary = "Reverse-mode gradients of a loss with respect to parameters";
+  let description = [{
+    Turns a model into the forward and backward half of a training step.
+    Parameters are the function's arguments marked `dlc.param` (their name)
+    and the `dlc.constant`s so marked, which become arguments first (with
+    their value as `dlc.initial`), before the other arguments. The loss is
+    built on the function's first result: `sum` (its elements summed; a
+    model that computes its own loss returns it), `mse` (the mean squared
+    difference with a new argument of the result's type, PyTorch's
+    `MSELoss`) or `cross_entropy` (the result is logits [B, C]; a new i64
+    argument [B] holds class indices; softmax cross-entropy averaged over
+    the batch, PyTorch's `CrossEntropyLoss`). The loss's gradient with
+    respect to the result is built directly (for cross-entropy `(softmax(z)
+    - onehot) / B`, one row kernel after fusion), then each op's
+    GradientOpInterface rule carries it back, in reverse order, to the
+    parameters. The function then returns the loss (rank 0) and one gradient
+    per parameter, marked `dlc.gradient_of` with the argument's index.
+
+    Before (`loss=mse`):
+    ```mlir
+    func.func @main(%w: tensor<4x2xf32> {dlc.param = "w"}, %x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+      %y = dlc.matmul %x, %w : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+      return %y : tensor<3x2xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%w: tensor<4x2xf32> {dlc.param = "w"}, %x: tensor<3x4xf32>, %t: tensor<3x2xf32>) -> (tensor<f32>, tensor<4x2xf32> {dlc.gradient_of = 0 : i64}) {
+      %y = dlc.matmul %x, %w : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+      %d = dlc.sub %y, %t : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+      ... the mean of d * d, reshaped to the loss, and 2 d / 6 ...
+      %gw = dlc.matmul %x, %gy {transpose_a} : (tensor<3x4xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+      return %loss, %gw : tensor<f32>, tensor<4x2xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", "\"sum\"",
+           "the loss on the first result: sum, mse or cross_entropy">,
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
+def ApplyOptimizer : Pass<"dlc-apply-optimizer", "func::FuncOp"> {
+  let summary = "One optimizer step from a training step's gradients";
+  let description = [{
+    Replaces each gradient result (`dlc.gradient_of`, from dlc-autodiff) by
+    the parameter's new value, computed as PyTorch's optimizer computes it,
+    and adds the optimizer's buffers as state arguments (`dlc.state`,
+    starting at zero, `dlc.initial`) with their new values as results. Each
+    new value is marked `dlc.updates` with its argument's index; the loss
+    stays the first result.
+
+    - `sgd`: `g = grad + weight_decay * p`; with momentum,
+      `buf = momentum * buf + g` and `g = g + momentum * buf` (nesterov) or
+      `g = buf`; `p = p - lr * g` (dampening 0).
+    - `adamw`: `p = p * (1 - lr * weight_decay)`,
+      `m = m + (1 - beta1) (g - m)`, `v = beta2 v + (1 - beta2) g^2`,
+      `p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)`
+      with the step count `t` a state of its own.
+    - `grad-clip` > 0 first scales every gradient by
+      `min(1, grad_clip / (norm + 1e-6))`, `norm` the 2-norm of all of them
+      together (`clip_grad_norm_`).
+
+    Before:
+    ```mlir
+    func.func @main(%w: tensor<4x2xf32> {dlc.param = "w"}, ...) -> (tensor<f32>, tensor<4x2xf32> {dlc.gradient_of = 0 : i64})
+    ```
+    After (`optimizer=sgd lr=0.1`):
+    ```mlir
+    func.func @main(%w: tensor<4x2xf32> {dlc.param = "w"}, ...) -> (tensor<f32>, tensor<4x2xf32> {dlc.updates = 0 : i64}) {
+      ...
+      %s = dlc.mul %gw, %lr : (tensor<4x2xf32>, tensor<1x1xf32>) -> tensor<4x2xf32>
+      %w1 = dlc.sub %w, %s : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+      return %loss, %w1 : tensor<f32>, tensor<4x2xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", "\"sgd\"",
+           "sgd or adamw">,
+    Option<"lr", "lr", "double", "1e-3", "the learning rate">,
+    Option<"momentum", "momentum", "double", "0", "sgd's momentum">,
+    Option<"nesterov", "nesterov", "bool", "false", "sgd's Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", "0",
+           "L2 added to the gradient (sgd) or decoupled decay (adamw)">,
+    Option<"beta1", "beta1", "double", "0.9", "adamw's first-moment decay">,
+    Option<"beta2", "beta2", "double", "0.999",
+           "adamw's second-moment decay">,
+    Option<"eps", "eps", "double", "1e-8", "adamw's epsilon">,
+    Option<"gradClip", "grad-clip", "double", "0",
+           "the largest global gradient norm (0: no clipping)">,
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
 def RecordSourceOps : Pass<"dlc-record-source-ops", "func::FuncOp"> {
   let summary = "Record the number of dlc operations before fusion";
   let description = [{

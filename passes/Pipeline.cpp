@@ -3,15 +3,42 @@
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
 
-void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize) {
+void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize,
+                                      const ::dlc::PipelineOptions *training) {
   pm.addPass(createInlineCalls());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createLowerTosa());
+  // A training step is built before canonicalization, which would fold
+  // what parameters (constants until dlc-autodiff lifts them) feed.
+  if (training && training->train) {
+    AutodiffOptions autodiff;
+    autodiff.loss = training->loss;
+    fpm.addPass(createAutodiff(autodiff));
+    ApplyOptimizerOptions optimizer;
+    optimizer.optimizer = training->optimizer;
+    optimizer.lr = training->lr;
+    optimizer.momentum = training->momentum;
+    optimizer.nesterov = training->nesterov;
+    optimizer.weightDecay = training->weightDecay;
+    optimizer.eps = training->eps;
+    optimizer.gradClip = training->gradClip;
+    double beta1 = 0.9, beta2 = 0.999;
+    ::dlc::parseBetas(training->betas, beta1, beta2);
+    optimizer.beta1 = beta1;
+    optimizer.beta2 = beta2;
+    if (training->optimizer == "sgd") {
+      optimizer.beta1 = 0.9;
+      optimizer.beta2 = 0.999;
+      optimizer.eps = 1e-8;
+    }
+    fpm.addPass(createApplyOptimizer(optimizer));
+  }
   if (canonicalize) {
     fpm.addPass(createCanonicalizerPass());
     fpm.addPass(createCSEPass());
@@ -84,7 +111,7 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
 
 void mlir::dlc::buildDlcPipeline(OpPassManager &pm,
                                  const PipelineOptions &options) {
-  buildLoweringPipeline(pm, options.canonicalize);
+  buildLoweringPipeline(pm, options.canonicalize, &options);
   if (!options.lowerOnly)
     buildOptimizationPipeline(pm, options);
 }
@@ -98,6 +125,8 @@ std::string mlir::dlc::formatPipelineOptions(const PipelineOptions &options) {
     os << option << "=";
     if constexpr (std::is_same_v<decltype(value), bool>)
       os << (value ? "true" : "false");
+    else if constexpr (std::is_floating_point_v<decltype(value)>)
+      os << llvm::format("%.17g", value); // every bit, for the command
     else
       os << value;
   });

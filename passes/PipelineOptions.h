@@ -10,6 +10,7 @@
 #ifndef DLC_PASSES_PIPELINEOPTIONS_H
 #define DLC_PASSES_PIPELINEOPTIONS_H
 
+#include <cstdlib>
 #include <string>
 
 /// X(type, field, default, option, description): `option` names the knob in
@@ -52,7 +53,24 @@
   X(std::string, ioPrecision, "declared", "io-precision",                      \
     "type of the model's f32 inputs and outputs under a low precision: "       \
     "declared (as written) or low (bf16, fp16 under fp16; the caller "         \
-    "converts)")
+    "converts)")                                                               \
+  X(bool, train, false, "train",                                               \
+    "a training step: the loss, its gradients and an optimizer step "          \
+    "(dlc-autodiff, dlc-apply-optimizer; docs/training.md)")                   \
+  X(std::string, loss, "sum", "loss",                                          \
+    "the training loss on the first output: sum, mse or cross_entropy")        \
+  X(std::string, optimizer, "sgd", "optimizer",                                \
+    "the training optimizer: sgd or adamw")                                    \
+  X(double, lr, 1e-3, "lr", "the learning rate")                               \
+  X(double, momentum, 0.0, "momentum", "sgd's momentum")                       \
+  X(bool, nesterov, false, "nesterov", "sgd's Nesterov momentum")              \
+  X(double, weightDecay, 0.0, "weight-decay",                                  \
+    "weight decay: L2 in the gradient (sgd), decoupled (adamw)")               \
+  X(std::string, betas, "0.9,0.999", "betas",                                  \
+    "adamw's moment decays, as beta1,beta2")                                   \
+  X(double, eps, 1e-8, "eps", "adamw's epsilon")                               \
+  X(double, gradClip, 0.0, "grad-clip",                                        \
+    "the largest global 2-norm of the gradients (0: no clipping)")
 
 /// Declares the field of an X list's entry (in a struct).
 #define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
@@ -75,7 +93,23 @@ struct PipelineOptions {
   }
 };
 
-/// Why the string-valued knobs of `options` are wrong, or "" when they are
+/// Reads "beta1,beta2", each in [0, 1).
+inline bool parseBetas(const std::string &text, double &beta1, double &beta2) {
+  size_t comma = text.find(',');
+  if (comma == std::string::npos)
+    return false;
+  auto number = [](const std::string &s, double &out) {
+    if (s.empty() || s.size() > 64)
+      return false;
+    char *end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size() && out >= 0 && out < 1;
+  };
+  return number(text.substr(0, comma), beta1) &&
+         number(text.substr(comma + 1), beta2);
+}
+
+/// Why the knobs of `options` are wrong, or "" when they are
 /// right (dlc compile checks them before any work, the compiler again for
 /// the C++ API).
 inline std::string checkPipelineOptions(const PipelineOptions &options) {
@@ -92,6 +126,25 @@ inline std::string checkPipelineOptions(const PipelineOptions &options) {
   const std::string &layout = options.layout;
   if (layout != "auto" && layout != "nchw" && layout != "nhwc")
     return "unknown layout '" + layout + "'; expected auto, nchw or nhwc";
+  const std::string &loss = options.loss, &opt = options.optimizer;
+  if (loss != "sum" && loss != "mse" && loss != "cross_entropy")
+    return "unknown loss '" + loss + "'; expected sum, mse or cross_entropy";
+  if (opt != "sgd" && opt != "adamw")
+    return "unknown optimizer '" + opt + "'; expected sgd or adamw";
+  double beta1 = 0, beta2 = 0;
+  if (!parseBetas(options.betas, beta1, beta2))
+    return "--betas takes two numbers in [0, 1) as beta1,beta2, not '" +
+           options.betas + "'";
+  auto finiteAtLeastZero = [](double v) { return v >= 0 && v < 1e300; };
+  if (!finiteAtLeastZero(options.lr) || !finiteAtLeastZero(options.momentum) ||
+      !finiteAtLeastZero(options.weightDecay) ||
+      !finiteAtLeastZero(options.eps) || !finiteAtLeastZero(options.gradClip))
+    return "--lr, --momentum, --weight-decay, --eps and --grad-clip take "
+           "finite numbers >= 0";
+  if (options.nesterov && (opt != "sgd" || options.momentum <= 0))
+    return "--nesterov needs --optimizer=sgd and a --momentum above 0";
+  if (opt == "adamw" && options.momentum != 0)
+    return "--momentum is sgd's; adamw takes --betas";
   return "";
 }
 

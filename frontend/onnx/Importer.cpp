@@ -64,6 +64,12 @@ Value Importer::valueOf(Entry &e) {
       currentConstName = e.name;
     e.value = constant(*e.lit);
     currentConstName = nodeName;
+    // A float initializer is a parameter to train (once, however often it
+    // is used: tied weights stay tied).
+    if (options.markParameters && !e.name.empty() &&
+        dlcir::isFloat(e.lit->dtype))
+      if (auto c = e.value.getDefiningOp<dlcir::ConstantOp>())
+        c->setAttr(mlir::dlc::attr::kParam, b.getStringAttr(e.name));
   }
   return e.value;
 }
@@ -606,6 +612,9 @@ bool Importer::tryFold(const OpRegistryEntry &entry) {
     if (!e)
       continue;
     if (!e->lit)
+      return false;
+    // A parameter to train is not folded into another literal.
+    if (!foldsWeights() && !e->name.empty() && dlcir::isFloat(e->lit->dtype))
       return false;
     total += e->lit->numElements();
   }

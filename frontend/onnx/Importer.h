@@ -254,6 +254,9 @@ public:
   /// attribute `name` (the form older opsets give), or none.
   FailureOr<std::vector<int64_t>> intsInputOrAttr(unsigned i, StringRef name);
   Value valueOf(Entry &e);
+  /// Whether a handler may compute with the values of float initializers
+  /// at import (not when they are parameters to train).
+  bool foldsWeights() const { return !options.markParameters; }
   void setOut(unsigned i, Value v) {
     if (i < outs.size())
       outs[i].value = v;

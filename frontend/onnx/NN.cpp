@@ -209,9 +209,10 @@ LogicalResult convertConv(Importer &im) {
 
   // Weights and bias, with a following BatchNormalization folded in.
   Value w, bias;
-  const onnx::NodeProto *bn = im.lit(1) && (!im.has(2) || im.lit(2))
-                                  ? im.foldableBatchNorm(*im.node)
-                                  : nullptr;
+  const onnx::NodeProto *bn =
+      im.foldsWeights() && im.lit(1) && (!im.has(2) || im.lit(2))
+          ? im.foldableBatchNorm(*im.node)
+          : nullptr;
   if (bn) {
     auto L = [&](int i) { return im.literalNamed(bn->input(i)); };
     Lit gamma = L(1), beta = L(2), mean = L(3), var = L(4);
@@ -486,7 +487,7 @@ LogicalResult convertBatchNorm(Importer &im) {
     if (!im.has(i) || im.inType(i).getNumElements() != c)
       return im.unsupported("scale, bias, mean and variance must have " +
                             Twine(c) + " elements");
-  if (im.lit(1) && im.lit(2) && im.lit(3) && im.lit(4)) {
+  if (im.foldsWeights() && im.lit(1) && im.lit(2) && im.lit(3) && im.lit(4)) {
     // y = x * a + s with a = scale / sqrt(var + eps), s = bias - mean * a.
     rt::HostTensor a(*dlcir::dtypeOf(elem), {pshape.begin(), pshape.end()});
     rt::HostTensor s = a;

@@ -38,6 +38,12 @@ struct OnnxImportOptions {
   /// tensors are read from (once each): what a compile depends on besides
   /// the model file (the compile cache checks them).
   std::vector<std::string> *externalDataFiles = nullptr;
+  /// Marks every float initializer the model computes with as a trainable
+  /// parameter (`dlc.param` = its name, on its dlc.constant), and keeps
+  /// such initializers out of import-time folding (BatchNormalization into
+  /// a convolution, constant subgraphs), so that each stays one tensor the
+  /// training step updates (`dlc compile --train`).
+  bool markParameters = false;
 };
 
 /// Parses "name=1x3x224x224" (a scalar is "name=") into `options`; on

@@ -47,8 +47,7 @@ struct Case {
 void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
 
 /// Values in [lo, hi) from a fixed linear congruential sequence.
-std::vector<float> pseudoRandom(size_t n, uint64_t seed, double lo,
-                                double hi) {
+std::vector<float> pseudoRandom(size_t n, uint64_t seed, double lo, double hi) {
   std::vector<float> out(n);
   uint64_t x = seed * 0x9e3779b97f4a7c15ull + 7;
   for (float &v : out) {
@@ -86,9 +85,10 @@ protected:
   /// tensor.
   OwningOpRef<ModuleOp> lossFunction(const Case &c) {
     std::string source = std::string("func.func @main(") + c.args + ") -> " +
-                         c.type + " {\n" + c.body + "\n  return %y : " +
-                         c.type + "\n}\n";
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+                         c.type + " {\n" + c.body +
+                         "\n  return %y : " + c.type + "\n}\n";
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     if (!module)
       return module;
     auto func = module->lookupSymbol<func::FuncOp>("main");
@@ -97,8 +97,7 @@ protected:
     auto type = cast<RankedTensorType>(y.getType());
     OpBuilder b(ret);
     Location loc = ret.getLoc();
-    std::vector<float> w =
-        pseudoRandom(type.getNumElements(), 99, -1.0, 1.0);
+    std::vector<float> w = pseudoRandom(type.getNumElements(), 99, -1.0, 1.0);
     Value weights = b.create<mlir::dlc::ConstantOp>(
         loc, type, DenseElementsAttr::get(type, ArrayRef<float>(w)));
     Value product = b.create<mlir::dlc::MulOp>(loc, type, y, weights);
@@ -118,9 +117,8 @@ protected:
   /// The loss at `inputs`, in the interpreter's double precision.
   double loss(ModuleOp module, const std::vector<rt::HostTensor> &inputs) {
     auto func = module.lookupSymbol<func::FuncOp>("main");
-    Value result =
-        cast<func::ReturnOp>(func.getBody().front().getTerminator())
-            .getOperand(0);
+    Value result = cast<func::ReturnOp>(func.getBody().front().getTerminator())
+                       .getOperand(0);
     double value = NAN;
     FailureOr<std::vector<rt::HostTensor>> out = mlir::dlc::evaluateReference(
         func, inputs, [&](OpResult r, ArrayRef<double> v) {

@@ -234,7 +234,8 @@ inline Lifecycle runLifecycle(Sweep &w, const std::string &site) {
     } else {
       for (int rep = 0; rep < runs; ++rep) {
         std::string e = runOnce(**s, rep < 3 ? 0 : 1);
-        EXPECT_THAT(e, ::testing::Not(::testing::StartsWith("wrong outputs"))) << rep;
+        EXPECT_THAT(e, ::testing::Not(::testing::StartsWith("wrong outputs")))
+            << rep;
         if (!e.empty())
           life.errors.push_back(e);
       }

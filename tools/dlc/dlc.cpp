@@ -121,6 +121,22 @@ private:
   cl::opt<unsigned> flag;
 };
 
+/// A number is set by --OPTION=X.
+template <> class KnobFlag<double> {
+public:
+  KnobFlag(const char *option, double init, const char *description)
+      : help(description),
+        flag(llvm::StringRef(option), cl::desc(help), cl::init(init),
+             cl::value_desc("X"), cl::cat(modelCategory)) {
+    help[0] = llvm::toUpper(help[0]);
+  }
+  double value() const { return flag; }
+
+private:
+  std::string help;
+  cl::opt<double> flag;
+};
+
 /// A choice is set by --OPTION=VALUE.
 template <> class KnobFlag<std::string> {
 public:
@@ -462,6 +478,7 @@ loadModel(const std::string &path, MLIRContext &context,
     if (onnxOptions(options))
       return nullptr;
     options.externalDataFiles = externalFiles;
+    options.markParameters = pipelineFlags.train.value();
     return ::dlc::importOnnxFile(path, context, options);
   }
   if (checkInputShapesApply(/*onnx=*/false))

@@ -1,0 +1,50 @@
+// RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5' | FileCheck %s --check-prefix=SGD
+// RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 momentum=0.9 nesterov=true weight-decay=0.25' | FileCheck %s --check-prefix=NESTEROV
+// RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=adamw lr=0.01 weight-decay=0.1' | FileCheck %s --check-prefix=ADAMW
+// RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 grad-clip=1.0' | FileCheck %s --check-prefix=CLIP
+
+// What dlc-autodiff hands on: the loss, then a gradient per parameter.
+// The optimizer's buffers become state arguments after the parameters
+// (starting at zero), and every new value a result marked dlc.updates.
+
+// SGD-LABEL: func.func @step
+// SGD-SAME: (%[[W:.*]]: tensor<2x2xf32> {dlc.param = "w"}, %[[X:.*]]: tensor<3xf32>)
+// SGD-SAME: -> (tensor<f32>, tensor<2x2xf32> {dlc.updates = 0 : i64})
+// SGD: %[[LR:.*]] = dlc.constant dense<5.000000e-01> : tensor<1x1xf32>
+// SGD: %[[S:.*]] = dlc.mul %[[G:.*]], %[[LR]]
+// SGD: %[[N:.*]] = dlc.sub %[[W]], %[[S]]
+// SGD: return %{{.*}}, %[[N]]
+
+// NESTEROV-LABEL: func.func @step
+// NESTEROV-SAME: (%[[W:.*]]: tensor<2x2xf32> {dlc.param = "w"}, %[[B:.*]]: tensor<2x2xf32> {dlc.initial = dense<0.000000e+00> : tensor<2x2xf32>, dlc.state = "w.momentum_buffer"}, %{{.*}}: tensor<3xf32>)
+// NESTEROV-SAME: -> (tensor<f32>, tensor<2x2xf32> {dlc.updates = 0 : i64}, tensor<2x2xf32> {dlc.updates = 1 : i64})
+// NESTEROV: %[[WD:.*]] = dlc.mul %[[W]], %{{.*}}
+// NESTEROV: %[[G:.*]] = dlc.add %{{.*}}, %[[WD]]
+// NESTEROV: %[[MB:.*]] = dlc.mul %[[B]], %[[M:.*]] :
+// NESTEROV: %[[NB:.*]] = dlc.add %[[MB]], %[[G]]
+// NESTEROV: %[[LOOK:.*]] = dlc.mul %[[NB]], %[[M]]
+// NESTEROV: dlc.add %[[G]], %[[LOOK]]
+// NESTEROV: return %{{.*}}, %{{.*}}, %[[NB]]
+
+// ADAMW-LABEL: func.func @step
+// ADAMW-SAME: %{{.*}}: tensor<f32> {dlc.initial = dense<0.000000e+00> : tensor<f32>, dlc.state = "adamw.step"}
+// ADAMW-SAME: dlc.state = "w.exp_avg"
+// ADAMW-SAME: dlc.state = "w.exp_avg_sq"
+// ADAMW-SAME: -> (tensor<f32>, tensor<2x2xf32> {dlc.updates = 0 : i64}, tensor<f32> {dlc.updates = 1 : i64}, tensor<2x2xf32> {dlc.updates = 2 : i64}, tensor<2x2xf32> {dlc.updates = 3 : i64})
+// ADAMW: dlc.constant dense<9.990000e-01> : tensor<1x1xf32>
+// ADAMW: dlc.pow
+// ADAMW: dlc.sqrt
+// ADAMW: return
+
+// CLIP-LABEL: func.func @step
+// CLIP: %[[SQ:.*]] = dlc.mul %[[G:.*]], %[[G]]
+// CLIP: dlc.reduce sum %[[SQ]] {axes = array<i64: 0, 1>}
+// CLIP: %[[NORM:.*]] = dlc.sqrt
+// CLIP: dlc.min
+// CLIP: return
+func.func @step(%w: tensor<2x2xf32> {dlc.param = "w"}, %x: tensor<3xf32>) -> (tensor<f32>, tensor<2x2xf32> {dlc.gradient_of = 0 : i64}) {
+  %e = dlc.exp %w : tensor<2x2xf32>
+  %s = dlc.reduce sum %x {axes = array<i64: 0>} : (tensor<3xf32>) -> tensor<1xf32>
+  %l = dlc.reshape %s : tensor<1xf32> -> tensor<f32>
+  return %l, %e : tensor<f32>, tensor<2x2xf32>
+}

@@ -1,0 +1,144 @@
+// RUN: dlc-opt %s --split-input-file --verify-diagnostics --dlc-autodiff='loss=cross_entropy'
+
+// expected-error @+1 {{has no parameters to train: mark arguments or constants with 'dlc.param = "name"'}}
+func.func @no_params(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  return %x : tensor<2x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{cross_entropy takes logits [batch, classes] as the first result, not 'tensor<3xf32>'}}
+func.func @vector(%w: tensor<3xf32> {dlc.param = "w"}) -> tensor<3xf32> {
+  return %w : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{has two parameters named 'w'}}
+func.func @twice(%a: tensor<1x3xf32> {dlc.param = "w"}, %b: tensor<1x3xf32> {dlc.param = "w"}) -> tensor<1x3xf32> {
+  %s = dlc.add %a, %b : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %s : tensor<1x3xf32>
+}
+
+// -----
+
+func.func @no_rule(%w: tensor<5x3xf32> {dlc.param = "table"}, %ids: tensor<2xi64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'dlc.gather' op has no gradient rule}}
+  %g = dlc.gather %w, %ids {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %g : tensor<2x3xf32>
+}
+
+// -----
+
+// The attributes of a training step are verified.
+// expected-error @+1 {{'func.func' op expects the parameter argument #0 to be a float tensor}}
+func.func @int_param(%w: tensor<3xi32> {dlc.param = "w"}) -> tensor<3xi32> {
+  return %w : tensor<3xi32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expects 'dlc.initial' on argument #0 as elements of the argument's type}}
+func.func @initial_type(%w: tensor<3xf32> {dlc.param = "w", dlc.initial = dense<0.0> : tensor<4xf32>}) -> tensor<3xf32> {
+  return %w : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has 'dlc.initial' on argument #0, which is neither a parameter nor state}}
+func.func @initial_alone(%w: tensor<3xf32> {dlc.initial = dense<0.0> : tensor<3xf32>}) -> tensor<3xf32> {
+  return %w : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has 'dlc.gradient_of' on result #0 for argument #1, which is not a parameter}}
+func.func @gradient_of_input(%w: tensor<3xf32> {dlc.param = "w"}, %x: tensor<3xf32>) -> (tensor<3xf32> {dlc.gradient_of = 1 : i64}) {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expects 'dlc.updates' on result #0 as the i64 index of one of the function's arguments}}
+func.func @updates_out_of_range(%w: tensor<3xf32> {dlc.param = "w"}) -> (tensor<3xf32> {dlc.updates = 7 : i64}) {
+  return %w : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has 'dlc.updates' on result #0 of type 'tensor<2xf32>' for argument #0 of type 'tensor<3xf32>'}}
+func.func @updates_type(%w: tensor<3xf32> {dlc.param = "w"}, %x: tensor<2xf32>) -> (tensor<2xf32> {dlc.updates = 0 : i64}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{has an empty first result; a mean over no elements is not a loss}}
+func.func @empty(%w: tensor<0x3xf32> {dlc.param = "w"}) -> tensor<0x3xf32> {
+  return %w : tensor<0x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{needs a float first result to build the loss on}}
+func.func @integer_result(%w: tensor<3xf32> {dlc.param = "w"}, %i: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  return %i : tensor<2x3xi32>
+}
+
+// -----
+
+// expected-error @+1 {{dlc-autodiff differentiates single-block functions}}
+func.func @two_blocks(%w: tensor<2x3xf32> {dlc.param = "w"}) -> tensor<2x3xf32> {
+  return %w : tensor<2x3xf32>
+^unreachable:
+  return %w : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @param_in_kernel(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %k = dlc.kernel (%x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+  ^bb0(%a: tensor<2x3xf32>):
+    // expected-error @+1 {{is a parameter inside a region; parameters live in the function's body}}
+    %c = dlc.constant {dlc.param = "c"} dense<1.0> : tensor<2x3xf32>
+    %s = dlc.add %a, %c : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    dlc.yield %s : tensor<2x3xf32>
+  }
+  return %k : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @int_constant_param() -> tensor<2x3xi32> {
+  // expected-error @+1 {{'dlc.constant' op expects 'dlc.param' on a float dlc.constant, as the parameter's name}}
+  %c = dlc.constant {dlc.param = "c"} dense<1> : tensor<2x3xi32>
+  return %c : tensor<2x3xi32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expects 'dlc.state' on argument #0 of a function, as a non-empty name}}
+func.func @empty_state(%s: tensor<3xf32> {dlc.state = ""}) -> tensor<3xf32> {
+  return %s : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has both 'dlc.param' and 'dlc.state' on argument #0}}
+func.func @both(%s: tensor<3xf32> {dlc.state = "s", dlc.param = "p"}) -> tensor<3xf32> {
+  return %s : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has an unknown dlc result attribute 'dlc.gradient' on result #0}}
+func.func @unknown_result_attr(%w: tensor<3xf32> {dlc.param = "w"}) -> (tensor<3xf32> {dlc.gradient = 0 : i64}) {
+  return %w : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has 'dlc.updates' on result #0 for argument #1, which is neither a parameter nor state}}
+func.func @updates_input(%w: tensor<3xf32> {dlc.param = "w"}, %x: tensor<3xf32>) -> (tensor<3xf32> {dlc.updates = 1 : i64}) {
+  return %x : tensor<3xf32>
+}
