@@ -47,6 +47,12 @@ private:
     return tensorBytes(cast<RankedTensorType>(v.getType()));
   }
   LogicalResult addConstant(ConstantOp op);
+  /// `value` (dense or dense_resource elements of `type`) appended to the
+  /// constants; errors at `op`.
+  FailureOr<rt::BufferRef> storeElements(Operation *op, RankedTensorType type,
+                                         Attribute value);
+  /// A training step's parameters and state (rt::Package::state).
+  LogicalResult addTrainingState();
   LogicalResult resultStorage(Operation *op);
   rt::BufferRef storageOf(Value v);
   /// A kernel launch step for `op` (a dlc.kernel or dlc.attention): its
@@ -89,20 +95,31 @@ FailureOr<rt::TensorDesc> PackageBuilder::describe(Type type, Location loc) {
 constexpr uint64_t kMaxExpandedSplatBytes = uint64_t(1) << 30;
 
 LogicalResult PackageBuilder::addConstant(ConstantOp op) {
-  auto type = cast<RankedTensorType>(op.getType());
-  // dlc.constant's result is a dlc tensor (ODS): its element type has a
-  // package dtype.
+  FailureOr<rt::BufferRef> ref =
+      storeElements(op, cast<RankedTensorType>(op.getType()), op.getValue());
+  if (failed(ref))
+    return failure();
+  storage[op.getResult()] = *ref;
+  return success();
+}
+
+FailureOr<rt::BufferRef> PackageBuilder::storeElements(Operation *op,
+                                                       RankedTensorType type,
+                                                       Attribute value) {
+  // A dlc.constant's result is a dlc tensor (ODS), and so is an argument
+  // with an initial value (described as an input first): its element type
+  // has a package dtype.
   std::optional<rt::DType> dtype = dtypeOf(type);
-  assert(dtype && "dlc.constant of an element type without a dtype");
+  assert(dtype && "stored elements of a type without a dtype");
   size_t elementSize = rt::dtypeSize(*dtype);
   int64_t n = type.getNumElements();
   uint64_t bytes = n * elementSize;
   // A splat is stored expanded: a tiny attribute must not become gigabytes
   // of package (kernels read splats as literals; only a splat used by a
   // GEMM or returned gets here).
-  if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (auto dense = dyn_cast<DenseElementsAttr>(value);
       dense && dense.isSplat() && bytes > kMaxExpandedSplatBytes)
-    return op.emitOpError()
+    return op->emitOpError()
            << "is a splat constant of " << bytes
            << " bytes that the package would store expanded (at most "
            << kMaxExpandedSplatBytes << " bytes); compute it in the model "
@@ -114,7 +131,6 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
   blob.resize(offset + bytes);
   uint8_t *dst = blob.data() + offset;
 
-  Attribute value = op.getValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
     if (*dtype == rt::DType::I1) {
       int64_t i = 0;
@@ -137,14 +153,14 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *data = resource.getRawHandle().getBlob();
     if (!data)
-      return op.emitOpError()
+      return op->emitOpError()
              << "refers to the resource '" << resource.getRawHandle().getKey()
              << "', whose data is not loaded";
     ArrayRef<char> raw = data->getData();
     if (std::string wrong = resourceSizeError(type, raw.size(),
                                               resource.getRawHandle().getKey());
         !wrong.empty())
-      return op.emitOpError() << wrong;
+      return op->emitOpError() << wrong;
     if (*dtype == rt::DType::I1) {
       // One byte per element; any non-zero byte is true, as the reference
       // interpreter reads it, and is stored as 1.
@@ -154,14 +170,64 @@ LogicalResult PackageBuilder::addConstant(ConstantOp op) {
       std::memcpy(dst, raw.data(), bytes);
     }
   } else {
-    return op.emitOpError() << "has a value the package cannot store "
-                               "(expected dense or dense_resource elements)";
+    return op->emitOpError() << "has a value the package cannot store "
+                                "(expected dense or dense_resource elements)";
   }
   rt::BufferRef ref;
   ref.kind = rt::BufferRef::Kind::Constant;
   ref.offset = offset;
   ref.bytes = bytes;
-  storage[op.getResult()] = ref;
+  return ref;
+}
+
+LogicalResult PackageBuilder::addTrainingState() {
+  for (BlockArgument arg : func.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    StringRef name = persistentName(func, i);
+    if (name.empty())
+      continue;
+    std::optional<unsigned> output;
+    for (unsigned j = 0; j < func.getNumResults(); ++j)
+      if (auto of = func.getResultAttrOfType<IntegerAttr>(j, attr::kUpdates);
+          of && of.getInt() == int64_t(i)) {
+        if (output)
+          return func.emitOpError()
+                 << "updates argument #" << i << " twice (results #" << *output
+                 << " and #" << j << ")";
+        output = j;
+      }
+    // A parameter or state nothing updates is an input like any other.
+    if (!output)
+      continue;
+    if (*output == 0)
+      return func.emitOpError() << "returns the new value of argument #" << i
+                                << " first; a training step's first result "
+                                   "is its loss";
+    Attribute initial = func.getArgAttr(i, attr::kInitial);
+    if (!initial)
+      return func.emitOpError()
+             << "has no '" << attr::kInitial << "' for argument #" << i << " ('"
+             << name << "'), which it updates";
+    FailureOr<rt::BufferRef> ref =
+        storeElements(func, cast<RankedTensorType>(arg.getType()), initial);
+    if (failed(ref))
+      return failure();
+    rt::StateTensor t;
+    t.name = name.str();
+    t.trainable = bool(func.getArgAttr(i, attr::kParam));
+    t.input = i;
+    t.output = *output;
+    t.initialOffset = ref->offset;
+    t.initialBytes = ref->bytes;
+    // The names `dlc run --input NAME=` and the outputs take.
+    if (pkg.inputNames[i].empty())
+      pkg.inputNames[i] = t.name;
+    if (pkg.outputNames[*output].empty())
+      pkg.outputNames[*output] = t.name;
+    pkg.state.push_back(std::move(t));
+  }
+  if (!pkg.state.empty() && pkg.outputNames[0].empty())
+    pkg.outputNames[0] = "loss";
   return success();
 }
 
@@ -639,6 +705,8 @@ FailureOr<rt::Package> PackageBuilder::build() {
       root = reshape.getInput();
     firstReturn.try_emplace(root, j);
   }
+  if (failed(addTrainingState()))
+    return failure();
   auto allEmpty = [](const std::vector<std::string> &names) {
     return llvm::all_of(names, [](const std::string &n) { return n.empty(); });
   };

@@ -118,6 +118,8 @@ constexpr uint32_t kResources = tag("KRES");
 /// Optional: the FLOPs of kernel steps with matrix products
 /// (KernelStep::flops).
 constexpr uint32_t kKernelFlops = tag("KFLP");
+/// Optional: a training step's parameters and state (Package::state).
+constexpr uint32_t kTrainingState = tag("TRST");
 /// Optional: the bytes kernel steps move where less than their buffers
 /// (KernelStep::bytes).
 constexpr uint32_t kKernelBytes = tag("KBYT");
@@ -365,6 +367,57 @@ Status parseKernelBytes(SectionParser &p,
   return p.finish();
 }
 
+Status parseTrainingState(SectionParser &p, std::vector<StateTensor> &out) {
+  uint32_t n;
+  // name (>= 8), flag, input, output, offset, bytes.
+  if (!p.count(n, 8 + 1 + 4 + 4 + 8 + 8))
+    return p.failure();
+  out.resize(n);
+  for (StateTensor &t : out) {
+    uint8_t trainable = 0;
+    if (!(p.reader().string(t.name) && p.reader().u8(trainable) &&
+          p.reader().u32(t.input) && p.reader().u32(t.output) &&
+          p.reader().u64(t.initialOffset) && p.reader().u64(t.initialBytes)) ||
+        trainable > 1)
+      return p.failure();
+    t.trainable = trainable != 0;
+  }
+  return p.finish();
+}
+
+/// Why `pkg.state` is inconsistent with the rest of `pkg`, or "".
+std::string trainingStateError(const Package &pkg) {
+  std::set<uint32_t> inputs, outputs;
+  std::set<std::string> names;
+  if (!pkg.state.empty() &&
+      (pkg.outputs.empty() || pkg.outputs[0].dtype != DType::F32 ||
+       pkg.outputs[0].numElements() != 1))
+    return "a training step's first output, its loss, must be one f32 value";
+  for (const StateTensor &t : pkg.state) {
+    std::string what = "training state '" + t.name + "'";
+    if (t.name.empty() || t.name.size() > 4096 || !names.insert(t.name).second)
+      return "training state names must be distinct, non-empty and short";
+    if (t.input >= pkg.inputs.size() || t.output >= pkg.outputs.size())
+      return what + " names input " + std::to_string(t.input) + " and output " +
+             std::to_string(t.output) + ", beyond the package's " +
+             std::to_string(pkg.inputs.size()) + " inputs and " +
+             std::to_string(pkg.outputs.size()) + " outputs";
+    if (t.output == 0)
+      return what + " is written to output 0, the step's loss";
+    if (!inputs.insert(t.input).second || !outputs.insert(t.output).second)
+      return what + " shares its input or output with another state tensor";
+    const TensorDesc &in = pkg.inputs[t.input], &out = pkg.outputs[t.output];
+    if (in.dtype != out.dtype || in.shape != out.shape)
+      return what + " has an input and an output of different types";
+    if (t.initialBytes != in.byteSize() ||
+        t.initialOffset > pkg.constants.size() ||
+        t.initialBytes > pkg.constants.size() - t.initialOffset)
+      return what + "'s initial value is not " + std::to_string(in.byteSize()) +
+             " bytes within the constants";
+  }
+  return "";
+}
+
 /// The figures of section STAT: name and value pairs; a name this reader
 /// does not know is skipped, a known one must hold a finite value >= 0
 /// (a whole number below 2^53 for a count).
@@ -578,6 +631,20 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       w.f64(flops);
     }
     writeSection(payload, kKernelFlops, body);
+  }
+
+  if (!pkg.state.empty()) {
+    body.clear();
+    w.u32(uint32_t(pkg.state.size()));
+    for (const StateTensor &t : pkg.state) {
+      w.string(t.name);
+      w.u8(t.trainable ? 1 : 0);
+      w.u32(t.input);
+      w.u32(t.output);
+      w.u64(t.initialOffset);
+      w.u64(t.initialBytes);
+    }
+    writeSection(payload, kTrainingState, body);
   }
 
   std::vector<std::pair<uint32_t, uint64_t>> kernelBytes;
@@ -819,6 +886,8 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       st = parseKernelFlops(p, kernelFlops);
     } else if (sectionTag == kKernelBytes) {
       st = parseKernelBytes(p, kernelBytes);
+    } else if (sectionTag == kTrainingState) {
+      st = parseTrainingState(p, pkg.state);
     } else if (sectionTag == kStats) {
       st = parseStats(p, pkg);
     } else if (sectionTag == kNames) {
@@ -870,6 +939,8 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
                            std::to_string(step) + " an invalid FLOP count");
     pkg.steps[step].kernel.flops = flops;
   }
+  if (std::string wrong = trainingStateError(pkg); !wrong.empty())
+    return Status::error("corrupt package: " + wrong);
   for (auto [step, bytes] : kernelBytes) {
     if (step >= pkg.steps.size() || pkg.steps[step].kind != Step::Kind::Kernel)
       return Status::error("corrupt package: section 'KBYT' gives bytes to "
@@ -1321,6 +1392,8 @@ Status validatePackage(const Package &pkg) {
   for (size_t i = 0; i < pkg.inputs.size(); ++i)
     DLC_RT_RETURN_IF_ERROR(
         checkDesc(pkg.inputs[i], "input #" + std::to_string(i)));
+  if (std::string wrong = trainingStateError(pkg); !wrong.empty())
+    return Status::error(wrong);
   for (size_t i = 0; i < pkg.outputs.size(); ++i)
     DLC_RT_RETURN_IF_ERROR(
         checkDesc(pkg.outputs[i], "output #" + std::to_string(i)));

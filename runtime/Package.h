@@ -330,6 +330,17 @@ uint64_t stepBytes(const Step &step);
 /// batch, a kernel's recorded FLOPs (flash attention).
 double stepFlops(const Step &step);
 
+/// A training step's persistent tensor (docs/training.md): a parameter
+/// (`trainable`) or an optimizer's state. A step reads it as input `input`
+/// and writes its new value as output `output` (same type); its first value
+/// is `initial`, a range of the package's constants.
+struct StateTensor {
+  std::string name;
+  bool trainable = false;
+  uint32_t input = 0, output = 0;
+  uint64_t initialOffset = 0, initialBytes = 0;
+};
+
 struct Package {
   /// Name of the compiled function (normally "main").
   std::string entry = "main";
@@ -364,6 +375,9 @@ struct Package {
   /// What the compiler counted (section STAT); absent in a package written
   /// before it was recorded.
   std::optional<PackageStats> stats;
+  /// A training step's parameters and optimizer state (optional section
+  /// TRST); empty for inference. A training step's output 0 is its loss.
+  std::vector<StateTensor> state;
   /// The format version the package was read from (deserializePackage), or
   /// kPackageVersion for one made in memory. validatePackage requires every
   /// kernel's signature from kSignatureVersion on.

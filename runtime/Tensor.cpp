@@ -539,13 +539,30 @@ static bool descrToDType(const std::string &descr, const std::string &comment,
   return true;
 }
 
-Result<HostTensor> readNpy(const std::string &path) {
-  // A regular file whose size is known before anything is read: the header
-  // first, then the data the header announces, which must be all the rest.
-  Result<RegularFile> opened = RegularFile::open(path);
-  if (!opened)
-    return opened.status();
-  const RegularFile &file = *opened;
+namespace {
+/// .npy bytes held in memory, read as RegularFile reads a file.
+struct MemorySource {
+  const uint8_t *data;
+  uint64_t bytes;
+  std::string name;
+  uint64_t size() const { return bytes; }
+  Status read(uint64_t offset, void *dst, uint64_t length) const {
+    if (offset > bytes || length > bytes - offset)
+      return Status::error(name + ": a read past its " + std::to_string(bytes) +
+                           " bytes");
+    if (length)
+      std::memcpy(dst, data + offset, length);
+    return Status();
+  }
+};
+} // namespace
+
+/// A .npy file's tensor from `file` (a RegularFile or a MemorySource): the
+/// header first, then the data the header announces, which must be all the
+/// rest. Nothing is allocated before the sizes are checked.
+template <typename Source>
+static Result<HostTensor> decodeNpy(const Source &file,
+                                    const std::string &path) {
   const uint64_t fileSize = file.size();
   static const uint8_t magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   uint8_t prefix[12] = {};
@@ -621,7 +638,27 @@ Result<HostTensor> readNpy(const std::string &path) {
   return t;
 }
 
+Result<HostTensor> readNpy(const std::string &path) {
+  Result<RegularFile> opened = RegularFile::open(path);
+  if (!opened)
+    return opened.status();
+  return decodeNpy(*opened, path);
+}
+
+Result<HostTensor> parseNpy(const uint8_t *data, uint64_t size,
+                            const std::string &name) {
+  return decodeNpy(MemorySource{data, size, name}, name);
+}
+
 Status writeNpy(const std::string &path, const HostTensor &tensor) {
+  Result<std::vector<uint8_t>> bytes = encodeNpy(tensor, path);
+  if (!bytes)
+    return bytes.status();
+  return writeFileAtomic(path, bytes->data(), bytes->size());
+}
+
+Result<std::vector<uint8_t>> encodeNpy(const HostTensor &tensor,
+                                       const std::string &path) {
   const char *descr = nullptr;
   switch (tensor.dtype) {
   case DType::F32:
@@ -697,7 +734,7 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   }
   w.bytes(dict.data(), dict.size());
   w.bytes(tensor.data.data(), tensor.data.size());
-  return writeFileAtomic(path, out.data(), out.size());
+  return out;
 }
 
 //===----------------------------------------------------------------------===//

@@ -93,6 +93,12 @@ float e4m3ToFloat(uint8_t x);
 Result<HostTensor> readNpy(const std::string &path);
 /// Writes a .npy file numpy.load reads.
 Status writeNpy(const std::string &path, const HostTensor &tensor);
+/// The same from and to bytes in memory (an .npz member); `name` is what
+/// errors call them.
+Result<HostTensor> parseNpy(const uint8_t *data, uint64_t size,
+                            const std::string &name);
+Result<std::vector<uint8_t>> encodeNpy(const HostTensor &tensor,
+                                       const std::string &name);
 
 /// Relative error by norm: ||a - ref|| / max(||ref||, tiny).
 double relativeError(const HostTensor &a, const HostTensor &ref);

@@ -20,6 +20,14 @@ namespace {
 
 LogicalResult convertIdentity(Importer &im) {
   im.outs[0] = *im.ins[0];
+  // torch.onnx.export writes a parameter whose initial value equals an
+  // earlier one's as an Identity of it (initializers deduplicated): when
+  // training, it is a parameter of its own, of the Identity's output name.
+  if (!im.foldsWeights() && im.ins[0]->lit && !im.ins[0]->name.empty() &&
+      dlcir::isFloat(im.ins[0]->lit->dtype)) {
+    im.outs[0].value = nullptr;
+    im.outs[0].name = im.node->output(0);
+  }
   return success();
 }
 

@@ -360,6 +360,9 @@ private:
   const onnx::ModelProto &model;
   std::string fileName, baseDir;
   const OnnxImportOptions &options;
+  /// The constant of each parameter (markParameters), by initializer name,
+  /// with the literal it holds.
+  llvm::StringMap<std::pair<const rt::HostTensor *, Value>> parameters;
 
   llvm::StringMap<Entry> env;
   /// Number of uses of each value by nodes and graph outputs.

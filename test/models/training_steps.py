@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """Training steps compiled by dlc against PyTorch's, on the sim device.
 
-Each case is a small model written in the dlc dialect, its parameters marked
-as arguments (`dlc.param`), with fixed initial weights and data. `dlc compile
---train` builds the step (loss, gradients, optimizer); the script runs it
-STEPS times with `dlc run`, feeding every updated parameter and optimizer
-buffer back as the next step's input, and checks each step's loss and the
-final parameters against torch.optim on the same model within 1e-4
+Each case is a small model written in the dlc dialect, its parameters
+constants marked `dlc.param`, with fixed initial weights and data. `dlc
+train` builds the step (loss, gradients, optimizer) and runs it STEPS times
+on sim; each step's loss (--loss-log) and the final parameters
+(--save-weights) must match torch.optim on the same model within 1e-4
 (relative, by norm; PyTorch's own f32 and f64 runs of these differ by under
 1e-6).
 
@@ -47,10 +46,12 @@ class Mlp:
                 -bound, bound, (1, sizes[i + 1])).astype(np.float32)
 
     def mlir(self):
-        args = [f'%{n.replace(".", "_")}: {mlir_type(v.shape)} {{dlc.param = "{n}"}}'
-                for n, v in self.params.items()]
-        args.append(f"%x: {mlir_type([self.batch, self.sizes[0]])}")
-        lines, h = [], "%x"
+        lines = []
+        for n, v in self.params.items():
+            data = np.ascontiguousarray(v, "<f4").tobytes().hex().upper()
+            lines.append(f'%{n.replace(".", "_")} = dlc.constant {{dlc.param = "{n}"}} '
+                         f'dense<"0x{data}"> : {mlir_type(v.shape)}')
+        h = "%x"
         layers = len(self.sizes) - 1
         for i in range(layers):
             n_in, n_out = self.sizes[i], self.sizes[i + 1]
@@ -67,7 +68,8 @@ class Mlp:
                     lines.append(f"%a{i} = dlc.tanh {h} : {ty_out}")
                 h = f"%a{i}"
         out = mlir_type([self.batch, self.sizes[-1]])
-        return ("func.func @main(" + ", ".join(args) + f") -> {out} {{\n  " +
+        x = mlir_type([self.batch, self.sizes[0]])
+        return (f"func.func @main(%x: {x}) -> {out} {{\n  " +
                 "\n  ".join(lines) + f"\n  return {h} : {out}\n}}\n")
 
     def torch_module(self):
@@ -124,59 +126,26 @@ def run_case(name, dlc, work):
     src = os.path.join(d, "model.mlir")
     with open(src, "w") as f:
         f.write(model.mlir())
-    pkg = os.path.join(d, "step.dlcpkg")
-    subprocess.run([dlc, "compile", src, "--train", f"--loss={loss}", *flags,
-                    "-o", pkg, "--quiet"], check=True)
-    # The step's arguments, in order: what `dlc compile --emit=dlc` prints.
-    lowered = subprocess.run([dlc, "compile", src, "--train", f"--loss={loss}",
-                              *flags, "--emit=dlc"], check=True,
-                             capture_output=True, text=True).stdout
-    header = lowered[lowered.index("func.func @main("):]
-    header = header[:header.index("{\n")]
-    args = []
-    for part in header.split("%arg")[1:]:
-        if 'dlc.param = "' in part.split(")")[0] or 'dlc.state = "' in part:
-            key = "dlc.param" if 'dlc.param = "' in part else "dlc.state"
-            args.append(part.split(key + ' = "')[1].split('"')[0])
-        elif 'onnx.name = "' in part:
-            args.append("@" + part.split('onnx.name = "')[1].split('"')[0])
-        else:
-            args.append("@x")
-
     g = np.random.default_rng(100)
     x = g.standard_normal((STEPS, model.batch, model.sizes[0])).astype(np.float32)
     if loss == "cross_entropy":
         y = g.integers(0, model.sizes[-1], (STEPS, model.batch)).astype(np.int64)
     else:
         y = g.standard_normal((STEPS, model.batch, model.sizes[-1])).astype(np.float32)
-
-    state = dict(model.params)
-    dlc_losses = []
-    for step in range(STEPS):
-        inputs = []
-        for i, a in enumerate(args):
-            if a == "@x":
-                value = x[step]
-            elif a in ("@labels", "@target"):
-                value = y[step]
-            elif a in state:
-                value = state[a]
-            else:  # optimizer state starts at zero
-                shape = state_shape(a, state)
-                value = np.zeros(shape, np.float32)
-            path = os.path.join(d, f"in{i}.npy")
-            np.save(path, value)
-            inputs += ["--input", path]
-        out = os.path.join(d, f"out{step}")
-        subprocess.run([dlc, "run", pkg, "--device=sim", *inputs,
-                        "--output-dir", out], check=True,
-                       stdout=subprocess.DEVNULL)
-        outputs = [np.load(os.path.join(out, f"output_{j}.npy"))
-                   for j in range(1 + len([a for a in args if not a.startswith("@")]))]
-        dlc_losses.append(float(outputs[0]))
-        persistent = [a for a in args if not a.startswith("@")]
-        for a, v in zip(persistent, outputs[1:]):
-            state[a] = v
+    # Step s takes rows [s*B, (s+1)*B): batch s.
+    rows = STEPS * model.batch
+    np.save(os.path.join(d, "x.npy"), x.reshape(rows, -1))
+    np.save(os.path.join(d, "y.npy"), y.reshape((rows,) + y.shape[2:]))
+    log, weights = os.path.join(d, "loss.csv"), os.path.join(d, "w.npz")
+    subprocess.run([dlc, "train", src, f"--loss={loss}", *flags,
+                    "--input", os.path.join(d, "x.npy"),
+                    "--labels", os.path.join(d, "y.npy"),
+                    f"--steps={STEPS}", "--device=sim", "--quiet",
+                    "--loss-log", log, "--save-weights", weights], check=True)
+    dlc_losses = [float(line.split(",")[1])
+                  for line in open(log).read().splitlines()[1:]]
+    trained = np.load(weights)
+    state = {n: trained[n] for n in trained.files}
 
     module = model.torch_module()
     opt = make_opt(module.parameters())
@@ -205,15 +174,6 @@ def run_case(name, dlc, work):
     print(f"{name}: losses {['%.6f' % l for l in dlc_losses]} "
           f"(PyTorch {['%.6f' % l for l in torch_losses]})")
     return failures
-
-
-def state_shape(name, state):
-    if name == "adamw.step":
-        return ()
-    for suffix in (".momentum_buffer", ".exp_avg_sq", ".exp_avg"):
-        if name.endswith(suffix):
-            return state[name[:-len(suffix)]].shape
-    raise KeyError(name)
 
 
 def main():

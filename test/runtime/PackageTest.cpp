@@ -924,6 +924,72 @@ TEST(Package, KernelBytesAreAnOptionalSection) {
                                      std::to_string(whole) + ")"));
 }
 
+TEST(Package, TrainingStateRoundTripsAndIsChecked) {
+  Package p = samplePackage();
+  p.outputs.push_back({DType::F32, {4, 8}});
+  if (!p.outputNames.empty())
+    p.outputNames.push_back("w");
+  // Output 0 is the loss.
+  p.outputs[0] = {DType::F32, {}};
+  p.constants.resize(256, 0x3c);
+  p.state = {{"w", true, 0, 2, 128, 128}};
+  Result<Package> back = deserializePackage(serializePackage(p));
+  ASSERT_TRUE(back.isOk()) << back.message();
+  ASSERT_EQ(back->state.size(), 1u);
+  const StateTensor &t = back->state[0];
+  EXPECT_EQ(t.name, "w");
+  EXPECT_TRUE(t.trainable);
+  EXPECT_EQ(t.input, 0u);
+  EXPECT_EQ(t.output, 2u);
+  EXPECT_EQ(t.initialOffset, 128u);
+  EXPECT_EQ(t.initialBytes, 128u);
+
+  struct Case {
+    const char *what;
+    std::function<void(Package &)> change;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"the loss", [](Package &q) { q.state[0].output = 0; },
+       "training state 'w' is written to output 0, the step's loss"},
+      {"past the inputs", [](Package &q) { q.state[0].input = 7; },
+       "training state 'w' names input 7 and output 2, beyond the "
+       "package's 2 inputs and 3 outputs"},
+      {"another type", [](Package &q) { q.state[0].input = 1; },
+       "training state 'w' has an input and an output of different types"},
+      {"short initial value", [](Package &q) { q.state[0].initialBytes = 64; },
+       "training state 'w''s initial value is not 128 bytes within the "
+       "constants"},
+      {"past the constants",
+       [](Package &q) { q.state[0].initialOffset = ~uint64_t(0) - 8; },
+       "training state 'w''s initial value is not 128 bytes within the "
+       "constants"},
+      {"twice",
+       [](Package &q) {
+         q.state.push_back(q.state[0]);
+         q.state[1].name = "v";
+       },
+       "training state 'v' shares its input or output with another state "
+       "tensor"},
+      {"unnamed", [](Package &q) { q.state[0].name.clear(); },
+       "training state names must be distinct, non-empty and short"},
+      {"no loss",
+       [](Package &q) {
+         q.outputs[0] = {DType::F32, {2}};
+       },
+       "a training step's first output, its loss, must be one f32 value"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    Package q = p;
+    c.change(q);
+    Result<Package> r = deserializePackage(serializePackage(q));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.message(), std::string("corrupt package: ") + c.message);
+    EXPECT_EQ(validatePackage(q).message(), c.message);
+  }
+}
+
 /// The bytes of `path`, or nothing.
 std::vector<uint8_t> fileBytes(const std::string &path) {
   Result<std::vector<uint8_t>> r = readRegularFile(path);

@@ -19,6 +19,7 @@
 #include "runtime/Support.h"
 #include "tools/dlc-run/BenchmarkReport.h"
 #include "tools/dlc/FusionReport.h"
+#include "tools/dlc/Train.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -57,6 +58,7 @@ static cl::OptionCategory compileCategory("dlc compile options");
 static cl::OptionCategory
     modelCategory("Compile options (dlc compile; dlc run of a model)");
 static cl::OptionCategory runCategory("dlc run options");
+static cl::OptionCategory trainCategory("dlc train options");
 
 static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model>"));
 static cl::opt<std::string> outputPath("o",
@@ -245,13 +247,15 @@ static cl::opt<std::string> device("device",
                                             "(default: cuda with a GPU, else "
                                             "sim)"),
                                    cl::value_desc("cuda|sim"),
-                                   cl::cat(runCategory));
+                                   cl::cat(runCategory),
+                                   cl::cat(trainCategory));
 static cl::list<std::string>
     inputs("input",
            cl::desc("Input tensor file (.npy, or an ONNX TensorProto .pb), in "
                     "the order of @main's arguments, or NAME=FILE for the "
                     "input named NAME: its ONNX name, or argN for input N"),
-           cl::value_desc("[name=]file.npy"), cl::cat(runCategory));
+           cl::value_desc("[name=]file.npy"), cl::cat(runCategory),
+           cl::cat(trainCategory));
 static cl::opt<std::string> outputDir("output-dir",
                                       cl::desc("Write output_N.npy here"),
                                       cl::value_desc("dir"),
@@ -267,8 +271,10 @@ static cl::opt<double> rtol("rtol",
                             cl::init(-1.0), cl::cat(runCategory));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the random inputs used when "
-                                       "no --input is given"),
-                              cl::init(0), cl::cat(runCategory));
+                                       "no --input is given (dlc train: of "
+                                       "--shuffle's permutations)"),
+                              cl::init(0), cl::cat(runCategory),
+                              cl::cat(trainCategory));
 static cl::opt<unsigned> iterations("iterations",
                                     cl::desc("Run the model this many times "
                                              "(reports the time per run)"),
@@ -279,9 +285,43 @@ static cl::opt<std::string> maxMemory(
              "outputs and constants; default: all the device has), checked "
              "before anything is allocated: 512M, 8GiB, ... (K, M, G and T "
              "are powers of 1024)"),
-    cl::value_desc("bytes"), cl::cat(runCategory));
+    cl::value_desc("bytes"), cl::cat(runCategory), cl::cat(trainCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("Print errors only"),
-                           cl::cat(compileCategory), cl::cat(runCategory));
+                           cl::cat(compileCategory), cl::cat(runCategory),
+                           cl::cat(trainCategory));
+
+static cl::opt<std::string>
+    labels("labels",
+           cl::desc("The labels of the data sets: int64 class indices [N] "
+                    "for --loss=cross_entropy, targets shaped like the "
+                    "output for mse"),
+           cl::value_desc("file.npy"), cl::cat(trainCategory));
+static cl::opt<uint64_t> trainSteps("steps", cl::desc("Optimizer steps to run"),
+                                    cl::init(1), cl::cat(trainCategory));
+static cl::opt<int64_t>
+    batchSize("batch-size",
+              cl::desc("Rows per step; the model's batch size (checked)"),
+              cl::init(0), cl::cat(trainCategory));
+static cl::opt<bool>
+    shuffle("shuffle",
+            cl::desc("Visit the rows in a seeded permutation per epoch "
+                     "(--seed)"),
+            cl::cat(trainCategory));
+static cl::opt<std::string>
+    loadWeights("load-weights",
+                cl::desc("Start from the parameters of this .npz (names as "
+                         "--save-weights writes them)"),
+                cl::value_desc("file.npz"), cl::cat(trainCategory));
+static cl::opt<std::string>
+    saveWeights("save-weights",
+                cl::desc("Write the trained parameters to this .npz (keys: "
+                         "the parameters' names, ONNX initializer names)"),
+                cl::value_desc("file.npz"), cl::cat(trainCategory));
+static cl::opt<std::string>
+    lossLog("loss-log",
+            cl::desc("Write 'step,loss' lines (the loss of each step before "
+                     "its update) to this CSV file"),
+            cl::value_desc("file.csv"), cl::cat(trainCategory));
 static cl::opt<bool>
     profile("profile",
             cl::desc("Time every step (kernel, GEMM, copy): the median of "
@@ -322,6 +362,12 @@ static const char *kUsage =
     "[--seed N]\n"
     "          [--iterations N] [--profile] [--benchmark N [--warmup W]\n"
     "          [--benchmark-json FILE]] [--max-memory BYTES]\n"
+    "  dlc train <model.mlir|model.onnx|step.dlcpkg> --loss=... "
+    "--optimizer=...\n"
+    "          --input [name=]x.npy ... [--labels y.npy] [--steps N] "
+    "[--shuffle --seed N]\n"
+    "          [--load-weights w.npz] [--save-weights w.npz] [--loss-log "
+    "f.csv] [--device=cuda|sim]\n"
     "  dlc <command> --help   for every option\n";
 
 static int fail(const llvm::Twine &message) {
@@ -436,10 +482,14 @@ static int checkPackageArguments() {
   return 0;
 }
 
+/// `dlc train`: a model is compiled as a training step.
+static bool trainCommand = false;
+
 static ::dlc::CompileOptions compileOptions() {
   ::dlc::CompileOptions options;
   options.archs.assign(archs.begin(), archs.end());
   pipelineFlags.apply(options);
+  options.train |= trainCommand;
   options.referenceModel = !noReferenceModel;
   options.compileCubins = !noCubin;
   options.tf32 = tf32;
@@ -478,7 +528,7 @@ loadModel(const std::string &path, MLIRContext &context,
     if (onnxOptions(options))
       return nullptr;
     options.externalDataFiles = externalFiles;
-    options.markParameters = pipelineFlags.train.value();
+    options.markParameters = pipelineFlags.train.value() || trainCommand;
     return ::dlc::importOnnxFile(path, context, options);
   }
   if (checkInputShapesApply(/*onnx=*/false))
@@ -1291,6 +1341,74 @@ static int runRun() {
   return ok ? 0 : 1;
 }
 
+/// `dlc train MODEL|STEP.dlcpkg`: compiles a model as a training step (or
+/// loads one) and runs tools/dlc/Train.cpp's loop.
+static int runTrain() {
+  if (inputPath.empty())
+    return fail("'dlc train' needs a model (.mlir, .onnx) or a training-step "
+                "package (.dlcpkg)");
+  ::dlc::tools::TrainSetup setup;
+  setup.device = rt::defaultDeviceKind();
+  if (!device.empty()) {
+    auto parsed = rt::parseDeviceKind(device);
+    if (!parsed)
+      return fail(parsed.message());
+    setup.device = *parsed;
+  }
+  if (maxMemory.getNumOccurrences()) {
+    rt::Result<uint64_t> bytes = rt::parseByteSize(maxMemory);
+    if (!bytes)
+      return fail("--max-memory: " + bytes.message());
+    setup.maxMemory = *bytes;
+  }
+  rt::Package package;
+  if (llvm::StringRef(inputPath).ends_with(".mlir") ||
+      ::dlc::isOnnxModelFile(inputPath)) {
+    if (int rc = checkPipelineFlags())
+      return rc;
+    if (archs.empty() && setup.device == rt::DeviceKind::Cuda)
+      archs.push_back(rt::defaultCudaArch("sm_90"));
+    if (setup.device == rt::DeviceKind::Sim)
+      noCubin = true;
+    CompiledModel model;
+    if (int rc = compileModel(model))
+      return rc;
+    package = std::move(model.package);
+  } else {
+    for (auto &entry : cl::getRegisteredOptions()) {
+      const cl::Option &option = *entry.second;
+      if (option.getNumOccurrences() &&
+          inCategories(option, {&modelCategory}) &&
+          !inCategories(option, {&trainCategory}))
+        return fail("dlc train does not take --" + option.ArgStr + " for '" +
+                    inputPath +
+                    "': it is compiled already (the option applies to a "
+                    "model, .mlir or .onnx)");
+    }
+    auto loaded = rt::readPackageFile(inputPath);
+    if (!loaded)
+      return fail(loaded.message());
+    package = loaded.take();
+  }
+  setup.inputSpecs.assign(inputs.begin(), inputs.end());
+  setup.labels = labels;
+  setup.loadWeights = loadWeights;
+  setup.saveWeights = saveWeights;
+  setup.lossLog = lossLog;
+  setup.steps = trainSteps;
+  setup.batchSize = batchSize;
+  setup.shuffle = shuffle;
+  setup.seed = seed;
+  setup.quiet = quiet;
+  setup.protectedFiles = runInputs();
+  for (const std::string &f : {labels.getValue(), loadWeights.getValue()})
+    if (!f.empty())
+      setup.protectedFiles.push_back(f);
+  if (rt::Status st = ::dlc::tools::runTraining(package, setup); !st)
+    return fail(st.message());
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // InitLLVM makes a failed `new` abort with "LLVM ERROR: out of memory";
@@ -1308,7 +1426,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::string command = argv[1];
-  if (command != "compile" && command != "run" && command != "import")
+  if (command != "compile" && command != "run" && command != "import" &&
+      command != "train")
     return fail("unknown command '" + command + "'\n" + kUsage);
 
   registerStatsJsonOption();
@@ -1326,6 +1445,8 @@ int main(int argc, char **argv) {
     categories = {&importCategory};
   else if (command == "compile")
     categories = {&compileCategory, &modelCategory};
+  else if (command == "train")
+    categories = {&trainCategory, &modelCategory};
   else
     categories = {&runCategory, &modelCategory};
   if (int rc = checkArguments(command, llvm::ArrayRef(args).drop_front(),
@@ -1342,6 +1463,10 @@ int main(int argc, char **argv) {
   // Sizes are checked before anything large is allocated; an allocation
   // that fails anyway is an error, not an abort.
   try {
+    if (command == "train") {
+      trainCommand = true;
+      return runTrain();
+    }
     return command == "compile" ? runCompile() : runRun();
   } catch (const std::bad_alloc &e) {
     return fail(llvm::Twine("out of host memory: ") + e.what());

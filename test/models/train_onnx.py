@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""`dlc train` on models exported from PyTorch, against PyTorch's training.
+
+Each case is a torch.nn model with fixed initial weights, exported with
+torch.onnx.export(..., do_constant_folding=False) (its initializers are the
+parameters), trained STEPS steps by `dlc train` on sim and by torch.optim on
+the same data, in the same order (step s takes rows [s*B, (s+1)*B) modulo
+the row count). The loss of every step (`--loss-log`) and the final weights
+(`--save-weights`, an .npz keyed by initializer name) must match within 1e-4
+relative (PyTorch's own f32 and f64 runs of these differ by under 1e-6).
+
+  train_onnx.py --dlc build/bin/dlc --work-dir DIR [CASE ...]
+
+Exit code 77 (skipped) without torch and onnx.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import torch
+    import onnx  # noqa: F401 (torch.onnx.export needs it)
+except ImportError:
+    sys.exit(77)
+
+STEPS = 20
+
+
+class TinyTransformer(torch.nn.Module):
+    """A transformer classifier over continuous tokens: attention written as
+    products and softmax, layer norms, an erf-GELU MLP, mean pooling."""
+
+    def __init__(self, d=8, tokens=5, classes=3):
+        super().__init__()
+        # No bias: the key's bias has a gradient of exactly 0 (softmax is
+        # invariant to it), so AdamW would follow the sign of rounding
+        # noise there, in PyTorch and dlc alike.
+        self.qkv = torch.nn.Linear(d, 3 * d, bias=False)
+        self.proj = torch.nn.Linear(d, d)
+        self.norm1 = torch.nn.LayerNorm(d)
+        self.norm2 = torch.nn.LayerNorm(d)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 2 * d), torch.nn.GELU(),
+                                       torch.nn.Linear(2 * d, d))
+        self.head = torch.nn.Linear(d, classes)
+        self.d = d
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.norm1(x)).split(self.d, dim=-1)
+        att = torch.softmax(q @ k.transpose(-2, -1) / self.d ** 0.5, dim=-1)
+        x = x + self.proj(att @ v)
+        x = x + self.mlp(self.norm2(x))
+        return self.head(x.mean(dim=1))
+
+
+def mlp(sizes, act):
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i + 2 < len(sizes):
+            layers.append(act())
+    return torch.nn.Sequential(*layers)
+
+
+# name: (model factory, input shape of a batch, rows, loss, dlc flags,
+#        torch optimizer factory, gradient clip)
+CASES = {
+    "mlp_adamw": (lambda: mlp([6, 16, 4], torch.nn.ReLU), (8, 6), 20,
+                  "cross_entropy",
+                  ["--optimizer=adamw", "--lr=0.01", "--weight-decay=0.01"],
+                  lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.01), 0),
+    "mlp_sgd_momentum": (lambda: mlp([6, 16, 16, 4], torch.nn.Tanh), (8, 6), 28,
+                         "cross_entropy",
+                         ["--optimizer=sgd", "--lr=0.1", "--momentum=0.9",
+                          "--weight-decay=0.001"],
+                         lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9,
+                                                   weight_decay=0.001), 0),
+    "regressor_mse": (lambda: mlp([3, 12, 2], torch.nn.Sigmoid), (5, 3), 17,
+                      "mse", ["--optimizer=sgd", "--lr=0.2", "--grad-clip=0.5"],
+                      lambda p: torch.optim.SGD(p, lr=0.2), 0.5),
+    "transformer_adamw": (lambda: TinyTransformer(), (4, 5, 8), 12,
+                          "cross_entropy",
+                          ["--optimizer=adamw", "--lr=0.003",
+                           "--betas=0.8,0.99", "--weight-decay=0.05"],
+                          lambda p: torch.optim.AdamW(p, lr=0.003,
+                                                      betas=(0.8, 0.99),
+                                                      weight_decay=0.05), 0),
+}
+
+
+def rel(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30)
+
+
+def run_case(name, dlc, work):
+    make, shape, rows, loss, flags, make_opt, clip = CASES[name]
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    torch.manual_seed(sum(map(ord, name)))
+    model = make()
+    batch = shape[0]
+    g = np.random.default_rng(7)
+    x = g.standard_normal((rows,) + shape[1:]).astype(np.float32)
+    out_dim = model(torch.zeros(shape)).shape[-1]
+    if loss == "cross_entropy":
+        y = g.integers(0, out_dim, rows).astype(np.int64)
+    else:
+        y = g.standard_normal((rows, out_dim)).astype(np.float32)
+    np.save(os.path.join(d, "x.npy"), x)
+    np.save(os.path.join(d, "y.npy"), y)
+    onnx_path = os.path.join(d, "model.onnx")
+    torch.onnx.export(model, (torch.zeros(shape),), onnx_path,
+                      do_constant_folding=False, opset_version=17,
+                      input_names=["x"], output_names=["out"])
+    initial = {n: p.detach().clone() for n, p in model.named_parameters()}
+
+    log, weights = os.path.join(d, "loss.csv"), os.path.join(d, "w.npz")
+    subprocess.run([dlc, "train", onnx_path, f"--loss={loss}", *flags,
+                    "--input", "x=" + os.path.join(d, "x.npy"),
+                    "--labels", os.path.join(d, "y.npy"),
+                    f"--steps={STEPS}", "--device=sim", "--quiet",
+                    "--loss-log", log, "--save-weights", weights], check=True)
+    dlc_losses = [float(line.split(",")[1])
+                  for line in open(log).read().splitlines()[1:]]
+    trained = np.load(weights)
+
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            p.copy_(initial[n])
+    opt = make_opt(model.parameters())
+    torch_losses = []
+    for step in range(STEPS):
+        idx = [(step * batch + r) % rows for r in range(batch)]
+        opt.zero_grad()
+        out = model(torch.from_numpy(x[idx]))
+        if loss == "cross_entropy":
+            value = torch.nn.functional.cross_entropy(out, torch.from_numpy(y[idx]))
+        else:
+            value = torch.nn.functional.mse_loss(out, torch.from_numpy(y[idx]))
+        value.backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        torch_losses.append(value.item())
+
+    failures = []
+    if len(dlc_losses) != STEPS:
+        failures.append(f"{len(dlc_losses)} losses logged, not {STEPS}")
+    for step, (a, b) in enumerate(zip(dlc_losses, torch_losses)):
+        if abs(a - b) > 1e-4 * max(abs(b), 1e-3):
+            failures.append(f"step {step}: loss {a} (PyTorch {b})")
+    names = {n for n, _ in model.named_parameters()}
+    if set(trained.files) != names:
+        failures.append(f"saved {sorted(trained.files)}, parameters {sorted(names)}")
+    for n, p in model.named_parameters():
+        if n in trained.files:
+            r = rel(trained[n], p.detach().numpy())
+            if r > 1e-4:
+                failures.append(f"{n} after {STEPS} steps: relative error {r:.2e}")
+    print(f"{name}: loss {dlc_losses[0]:.6f} -> {dlc_losses[-1]:.6f} "
+          f"(PyTorch {torch_losses[0]:.6f} -> {torch_losses[-1]:.6f}), "
+          f"largest loss difference "
+          f"{max(abs(a - b) for a, b in zip(dlc_losses, torch_losses)):.2e}")
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dlc", required=True)
+    parser.add_argument("--work-dir", required=True)
+    parser.add_argument("cases", nargs="*")
+    a = parser.parse_args()
+    failures = []
+    for name in a.cases or list(CASES):
+        failures += [f"{name}: {f}" for f in run_case(name, a.dlc, a.work_dir)]
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
