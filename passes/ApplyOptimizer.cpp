@@ -147,7 +147,8 @@ struct ApplyOptimizerPass
     Value nextStep;
     if (optimizer == "adamw") {
       Type f32 = b.getF32Type();
-      BlockArgument arg = addState(RankedTensorType::get({}, f32), "adamw.step");
+      BlockArgument arg =
+          addState(RankedTensorType::get({}, f32), "adamw.step");
       nextStep = b.create<AddOp>(
           loc, arg.getType(), arg,
           splatConstant(b, loc, RankedTensorType::get({}, f32), 1.0));
@@ -164,10 +165,10 @@ struct ApplyOptimizerPass
       Value next;
       if (optimizer == "sgd") {
         if (weightDecay != 0)
-          g = binary<AddOp>(b, loc, g,
-                            binary<MulOp>(b, loc, param,
-                                          scalarLike(b, loc, param,
-                                                     weightDecay)));
+          g = binary<AddOp>(
+              b, loc, g,
+              binary<MulOp>(b, loc, param,
+                            scalarLike(b, loc, param, weightDecay)));
         if (momentum != 0) {
           BlockArgument buf =
               addState(param.getType(), name + ".momentum_buffer");
@@ -175,13 +176,13 @@ struct ApplyOptimizerPass
           Value nextBuf =
               binary<AddOp>(b, loc, binary<MulOp>(b, loc, buf, m), g);
           states.push_back({buf, nextBuf});
-          g = nesterov ? binary<AddOp>(b, loc, g,
-                                       binary<MulOp>(b, loc, nextBuf, m))
-                       : nextBuf;
+          g = nesterov
+                  ? binary<AddOp>(b, loc, g, binary<MulOp>(b, loc, nextBuf, m))
+                  : nextBuf;
         }
-        next = binary<SubOp>(b, loc, param,
-                             binary<MulOp>(b, loc, g,
-                                           scalarLike(b, loc, param, lr)));
+        next = binary<SubOp>(
+            b, loc, param,
+            binary<MulOp>(b, loc, g, scalarLike(b, loc, param, lr)));
       } else {
         BlockArgument m = addState(param.getType(), name + ".exp_avg");
         BlockArgument v = addState(param.getType(), name + ".exp_avg_sq");
@@ -190,10 +191,10 @@ struct ApplyOptimizerPass
           p = binary<MulOp>(b, loc, p,
                             scalarLike(b, loc, p, 1.0 - lr * weightDecay));
         // exp_avg.lerp_(grad, 1 - beta1)
-        Value nextM = binary<AddOp>(
-            b, loc, m,
-            binary<MulOp>(b, loc, binary<SubOp>(b, loc, g, m),
-                          scalarLike(b, loc, m, 1.0 - beta1)));
+        Value nextM =
+            binary<AddOp>(b, loc, m,
+                          binary<MulOp>(b, loc, binary<SubOp>(b, loc, g, m),
+                                        scalarLike(b, loc, m, 1.0 - beta1)));
         // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         Value nextV = binary<AddOp>(
             b, loc, binary<MulOp>(b, loc, v, scalarLike(b, loc, v, beta2)),
@@ -207,16 +208,16 @@ struct ApplyOptimizerPass
           Value power = binary<PowOp>(b, loc, scalarLike(b, loc, p, beta), t);
           return binary<SubOp>(b, loc, scalarLike(b, loc, p, 1.0), power);
         };
-        Value stepSize = binary<DivOp>(b, loc, scalarLike(b, loc, p, lr),
-                                       correction(beta1));
+        Value stepSize =
+            binary<DivOp>(b, loc, scalarLike(b, loc, p, lr), correction(beta1));
         Value root2 = b.create<SqrtOp>(loc, correction(beta2));
         Value denom = binary<AddOp>(
             b, loc, binary<DivOp>(b, loc, b.create<SqrtOp>(loc, nextV), root2),
             scalarLike(b, loc, p, eps));
-        next = binary<SubOp>(
-            b, loc, p,
-            binary<MulOp>(b, loc, binary<DivOp>(b, loc, nextM, denom),
-                          stepSize));
+        next = binary<SubOp>(b, loc, p,
+                             binary<MulOp>(b, loc,
+                                           binary<DivOp>(b, loc, nextM, denom),
+                                           stepSize));
       }
       results[index] = next;
       resultAttrs[index] = b.getDictionaryAttr(b.getNamedAttr(
@@ -246,13 +247,14 @@ struct ApplyOptimizerPass
       for (int64_t d = 0; d < t.getRank(); ++d)
         axes.push_back(d);
       Value square = binary<MulOp>(b, loc, g, g);
-      Value sum = b.create<ReduceOp>(
-          loc, onesType(t.getRank(), t.getElementType()), ReduceKind::sum,
-          square, axes);
+      Value sum =
+          b.create<ReduceOp>(loc, onesType(t.getRank(), t.getElementType()),
+                             ReduceKind::sum, square, axes);
       if (t.getElementType() != b.getF32Type())
         sum = b.create<CastOp>(loc, onesType(t.getRank(), b.getF32Type()), sum);
       sum = b.create<ReshapeOp>(loc, scalar, sum);
-      total = total ? b.create<AddOp>(loc, scalar, total, sum).getResult() : sum;
+      total =
+          total ? b.create<AddOp>(loc, scalar, total, sum).getResult() : sum;
     }
     Value norm = b.create<SqrtOp>(loc, total);
     Value coef = binary<DivOp>(
@@ -263,7 +265,8 @@ struct ApplyOptimizerPass
       Value c = asRankOf(b, loc, coef, g);
       if (tensorType(g).getElementType() != b.getF32Type())
         c = b.create<CastOp>(
-            loc, onesType(tensorType(g).getRank(), tensorType(g).getElementType()),
+            loc,
+            onesType(tensorType(g).getRank(), tensorType(g).getElementType()),
             c);
       g = binary<MulOp>(b, loc, g, c);
     }

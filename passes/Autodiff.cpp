@@ -130,8 +130,8 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
     SmallVector<Value> params;
     llvm::StringSet<> names;
     for (BlockArgument arg : block.getArguments()) {
-      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                    attr::kParam);
+      auto name =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kParam);
       if (!name)
         continue;
       if (!names.insert(name.getValue()).second) {
@@ -171,7 +171,8 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
     // The loss (rank 0), then one gradient per parameter (zeros where the
     // loss does not depend on it, as an optimizer sees PyTorch's None).
     Location loc = ret.getLoc();
-    auto scalar = RankedTensorType::get({}, tensorType(lossValue).getElementType());
+    auto scalar =
+        RankedTensorType::get({}, tensorType(lossValue).getElementType());
     SmallVector<Value> results{
         b.create<ReshapeOp>(loc, scalar, lossValue).getResult()};
     for (auto [param, grad] : llvm::zip(params, *grads))
@@ -276,12 +277,12 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
         CmpPredicate::eq, classIds, labelColumn);
     Value zero = splatConstant(b, loc, onesType(type), 0.0);
     Value one = splatConstant(b, loc, onesType(type), 1.0);
-    Value picked =
-        b.create<ReduceOp>(loc, column, ReduceKind::sum,
-                           b.create<SelectOp>(loc, type, hit, output, zero),
-                           ArrayRef<int64_t>{1});
-    Value mean = scale(b, loc, sumAll(b, loc, binary<SubOp>(b, loc, lse, picked)),
-                       1.0 / double(batch));
+    Value picked = b.create<ReduceOp>(
+        loc, column, ReduceKind::sum,
+        b.create<SelectOp>(loc, type, hit, output, zero), ArrayRef<int64_t>{1});
+    Value mean =
+        scale(b, loc, sumAll(b, loc, binary<SubOp>(b, loc, lse, picked)),
+              1.0 / double(batch));
     Value softmax = binary<DivOp>(b, loc, e, total);
     Value onehot = b.create<SelectOp>(loc, type, hit, one, zero);
     Value seed = scale(b, loc, binary<SubOp>(b, loc, softmax, onehot),
@@ -294,11 +295,10 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
                        Location loc) {
     unsigned index = func.getNumArguments();
     OpBuilder b(func);
-    func.insertArgument(
-        index, type,
-        b.getDictionaryAttr(
-            b.getNamedAttr(attr::kOnnxName, b.getStringAttr(name))),
-        loc);
+    func.insertArgument(index, type,
+                        b.getDictionaryAttr(b.getNamedAttr(
+                            attr::kOnnxName, b.getStringAttr(name))),
+                        loc);
     return func.getArgument(index);
   }
 };
