@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Dialect.h"
 #include "ir/ElementType.h"
+#include "ir/OpBuild.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -39,30 +40,11 @@ Value unbroadcast(OpBuilder &b, Location loc, Value grad, Value operand) {
       ReduceKind::sum, grad, axes);
 }
 
-/// An elementwise binary op on operands of one rank, typed by broadcasting.
-template <typename OpTy>
-Value binary(OpBuilder &b, Location loc, Value x, Value y) {
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcastShapes(tensorType(x).getShape(), tensorType(y).getShape());
-  return b.create<OpTy>(
-      loc, RankedTensorType::get(*shape, tensorType(x).getElementType()), x, y);
-}
-
-/// A splat constant of `like`'s element type with shape [1, ..., 1].
-Value splat(OpBuilder &b, Location loc, Value like, double value) {
-  RankedTensorType t = tensorType(like);
-  auto type = RankedTensorType::get(SmallVector<int64_t>(t.getRank(), 1),
-                                    t.getElementType());
-  return b.create<ConstantOp>(
-      loc, type,
-      DenseElementsAttr::get(type, b.getFloatAttr(t.getElementType(), value)));
-}
-
 /// The gradient an elementwise unary op passes on: `grad * factor`.
 LogicalResult unaryGradient(OpBuilder &b, Location loc, Value grad,
                             Value factor,
                             SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.push_back(grad ? binary<MulOp>(b, loc, grad, factor)
+  operandGradients.push_back(grad ? broadcastBinary<MulOp>(b, loc, grad, factor)
                                   : Value());
   return success();
 }
@@ -115,10 +97,10 @@ LogicalResult MulOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
     out.append(2, Value());
     return success();
   }
-  out.push_back(
-      unbroadcast(b, loc, binary<MulOp>(b, loc, g, getRhs()), getLhs()));
-  out.push_back(
-      unbroadcast(b, loc, binary<MulOp>(b, loc, g, getLhs()), getRhs()));
+  out.push_back(unbroadcast(b, loc, broadcastBinary<MulOp>(b, loc, g, getRhs()),
+                            getLhs()));
+  out.push_back(unbroadcast(b, loc, broadcastBinary<MulOp>(b, loc, g, getLhs()),
+                            getRhs()));
   return success();
 }
 
@@ -133,10 +115,10 @@ LogicalResult DivOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
     return success();
   }
   // d(x / y) = g / y and -g * (x / y) / y.
-  out.push_back(
-      unbroadcast(b, loc, binary<DivOp>(b, loc, g, getRhs()), getLhs()));
-  Value quotient =
-      binary<DivOp>(b, loc, binary<MulOp>(b, loc, g, getResult()), getRhs());
+  out.push_back(unbroadcast(b, loc, broadcastBinary<DivOp>(b, loc, g, getRhs()),
+                            getLhs()));
+  Value quotient = broadcastBinary<DivOp>(
+      b, loc, broadcastBinary<MulOp>(b, loc, g, getResult()), getRhs());
   out.push_back(unbroadcast(b, loc, b.create<NegOp>(loc, quotient), getRhs()));
   return success();
 }
@@ -155,8 +137,9 @@ LogicalResult ExpOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
 
 LogicalResult LogOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
                                    SmallVectorImpl<Value> &out) {
-  out.push_back(grads[0] ? binary<DivOp>(b, getLoc(), grads[0], getInput())
-                         : Value());
+  out.push_back(grads[0]
+                    ? broadcastBinary<DivOp>(b, getLoc(), grads[0], getInput())
+                    : Value());
   return success();
 }
 
@@ -168,8 +151,9 @@ LogicalResult TanhOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   }
   // d tanh(x) = 1 - tanh(x)^2.
   Location loc = getLoc();
-  Value square = binary<MulOp>(b, loc, getResult(), getResult());
-  Value factor = binary<SubOp>(b, loc, splat(b, loc, getResult(), 1.0), square);
+  Value square = broadcastBinary<MulOp>(b, loc, getResult(), getResult());
+  Value factor = broadcastBinary<SubOp>(
+      b, loc, unitSplat(b, loc, getResult(), 1.0), square);
   return unaryGradient(b, loc, grads[0], factor, out);
 }
 
@@ -200,11 +184,12 @@ LogicalResult ReduceOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
     Location loc = getLoc();
     Value x = getInput(), g = grads[0];
     Value hit = comparison(b, loc, CmpPredicate::eq, x, getResult());
-    Value one = splat(b, loc, x, 1.0), zero = splat(b, loc, x, 0.0);
+    Value one = unitSplat(b, loc, x, 1.0), zero = unitSplat(b, loc, x, 0.0);
     Value ones = choose(b, loc, hit, one, zero);
     Value count =
         b.create<ReduceOp>(loc, getType(), ReduceKind::sum, ones, getAxes());
-    out.push_back(choose(b, loc, hit, binary<DivOp>(b, loc, g, count), zero));
+    out.push_back(
+        choose(b, loc, hit, broadcastBinary<DivOp>(b, loc, g, count), zero));
     return success();
   }
   // The sum kept the reduced dimensions as 1: repeat the gradient along them.
@@ -291,8 +276,8 @@ LogicalResult SigmoidOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   // d sigmoid(x) = s (1 - s).
   Location loc = getLoc();
   Value s = getResult();
-  Value factor =
-      binary<MulOp>(b, loc, s, binary<SubOp>(b, loc, splat(b, loc, s, 1.0), s));
+  Value factor = broadcastBinary<MulOp>(
+      b, loc, s, broadcastBinary<SubOp>(b, loc, unitSplat(b, loc, s, 1.0), s));
   return unaryGradient(b, loc, grads[0], factor, out);
 }
 
@@ -305,9 +290,10 @@ LogicalResult ErfOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   // d erf(x) = 2 / sqrt(pi) exp(-x^2).
   Location loc = getLoc();
   Value x = getInput();
-  Value square = binary<MulOp>(b, loc, x, x);
+  Value square = broadcastBinary<MulOp>(b, loc, x, x);
   Value e = b.create<ExpOp>(loc, b.create<NegOp>(loc, square).getResult());
-  Value factor = binary<MulOp>(b, loc, e, splat(b, loc, x, M_2_SQRTPI));
+  Value factor =
+      broadcastBinary<MulOp>(b, loc, e, unitSplat(b, loc, x, M_2_SQRTPI));
   return unaryGradient(b, loc, grads[0], factor, out);
 }
 
@@ -320,8 +306,10 @@ LogicalResult RsqrtOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   // d x^(-1/2) = -1/2 r^3.
   Location loc = getLoc();
   Value r = getResult();
-  Value cube = binary<MulOp>(b, loc, r, binary<MulOp>(b, loc, r, r));
-  Value factor = binary<MulOp>(b, loc, cube, splat(b, loc, r, -0.5));
+  Value cube =
+      broadcastBinary<MulOp>(b, loc, r, broadcastBinary<MulOp>(b, loc, r, r));
+  Value factor =
+      broadcastBinary<MulOp>(b, loc, cube, unitSplat(b, loc, r, -0.5));
   return unaryGradient(b, loc, grads[0], factor, out);
 }
 
@@ -333,8 +321,9 @@ LogicalResult SqrtOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   }
   // d sqrt(x) = 1 / (2 sqrt(x)).
   Location loc = getLoc();
-  Value half = binary<MulOp>(b, loc, grads[0], splat(b, loc, getResult(), 0.5));
-  out.push_back(binary<DivOp>(b, loc, half, getResult()));
+  Value half = broadcastBinary<MulOp>(b, loc, grads[0],
+                                      unitSplat(b, loc, getResult(), 0.5));
+  out.push_back(broadcastBinary<DivOp>(b, loc, half, getResult()));
   return success();
 }
 
@@ -347,7 +336,7 @@ LogicalResult ReciprocalOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   // d (1/x) = -1/x^2.
   Location loc = getLoc();
   Value r = getResult();
-  Value factor = b.create<NegOp>(loc, binary<MulOp>(b, loc, r, r));
+  Value factor = b.create<NegOp>(loc, broadcastBinary<MulOp>(b, loc, r, r));
   return unaryGradient(b, loc, grads[0], factor, out);
 }
 
@@ -359,12 +348,12 @@ LogicalResult AbsOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   }
   // The sign of x, 0 at 0 (as PyTorch).
   Location loc = getLoc();
-  Value x = getInput(), zero = splat(b, loc, x, 0.0);
+  Value x = getInput(), zero = unitSplat(b, loc, x, 0.0);
   Value sign =
       choose(b, loc, comparison(b, loc, CmpPredicate::gt, x, zero),
-             splat(b, loc, x, 1.0),
+             unitSplat(b, loc, x, 1.0),
              choose(b, loc, comparison(b, loc, CmpPredicate::lt, x, zero),
-                    splat(b, loc, x, -1.0), zero));
+                    unitSplat(b, loc, x, -1.0), zero));
   return unaryGradient(b, loc, grads[0], sign, out);
 }
 
@@ -376,11 +365,11 @@ LogicalResult ClampOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   }
   // Passed where min <= x <= max, bounds included (as PyTorch).
   Location loc = getLoc();
-  Value x = getInput(), g = grads[0], zero = splat(b, loc, x, 0.0);
+  Value x = getInput(), g = grads[0], zero = unitSplat(b, loc, x, 0.0);
   Value below = comparison(b, loc, CmpPredicate::lt, x,
-                           splat(b, loc, x, getMin().convertToDouble()));
+                           unitSplat(b, loc, x, getMin().convertToDouble()));
   Value above = comparison(b, loc, CmpPredicate::gt, x,
-                           splat(b, loc, x, getMax().convertToDouble()));
+                           unitSplat(b, loc, x, getMax().convertToDouble()));
   out.push_back(choose(b, loc, below, zero, choose(b, loc, above, zero, g)));
   return success();
 }
@@ -400,8 +389,8 @@ static LogicalResult extremumGradient(Operation *op, CmpPredicate pick,
     return success();
   }
   Location loc = op->getLoc();
-  Value zero = splat(b, loc, g, 0.0);
-  Value half = binary<MulOp>(b, loc, g, splat(b, loc, g, 0.5));
+  Value zero = unitSplat(b, loc, g, 0.0);
+  Value half = broadcastBinary<MulOp>(b, loc, g, unitSplat(b, loc, g, 0.5));
   Value tie = comparison(b, loc, CmpPredicate::eq, x, y);
   for (auto [mine, other] : {std::pair(x, y), std::pair(y, x)}) {
     Value wins = comparison(b, loc, pick, mine, other);
@@ -430,17 +419,18 @@ LogicalResult PowOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   }
   Location loc = getLoc();
   Value x = getLhs(), y = getRhs(), r = getResult();
-  Value zero = splat(b, loc, r, 0.0);
+  Value zero = unitSplat(b, loc, r, 0.0);
   // d x^y / dx = y x^(y-1), 0 where y = 0; d x^y / dy = x^y log x, 0 where
   // x = 0 (as PyTorch).
-  Value ym1 = binary<SubOp>(b, loc, y, splat(b, loc, y, 1.0));
-  Value dx = binary<MulOp>(b, loc, y, binary<PowOp>(b, loc, x, ym1));
+  Value ym1 = broadcastBinary<SubOp>(b, loc, y, unitSplat(b, loc, y, 1.0));
+  Value dx =
+      broadcastBinary<MulOp>(b, loc, y, broadcastBinary<PowOp>(b, loc, x, ym1));
   dx = choose(b, loc, comparison(b, loc, CmpPredicate::eq, y, zero), zero, dx);
   Value logx = b.create<LogOp>(loc, x);
-  Value dy = binary<MulOp>(b, loc, r, logx);
+  Value dy = broadcastBinary<MulOp>(b, loc, r, logx);
   dy = choose(b, loc, comparison(b, loc, CmpPredicate::eq, x, zero), zero, dy);
-  out.push_back(unbroadcast(b, loc, binary<MulOp>(b, loc, g, dx), x));
-  out.push_back(unbroadcast(b, loc, binary<MulOp>(b, loc, g, dy), y));
+  out.push_back(unbroadcast(b, loc, broadcastBinary<MulOp>(b, loc, g, dx), x));
+  out.push_back(unbroadcast(b, loc, broadcastBinary<MulOp>(b, loc, g, dy), y));
   return success();
 }
 
@@ -453,7 +443,7 @@ LogicalResult SelectOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
     return success();
   }
   Location loc = getLoc();
-  Value zero = splat(b, loc, g, 0.0), c = getCond();
+  Value zero = unitSplat(b, loc, g, 0.0), c = getCond();
   out.push_back(unbroadcast(b, loc, choose(b, loc, c, g, zero), getOnTrue()));
   out.push_back(unbroadcast(b, loc, choose(b, loc, c, zero, g), getOnFalse()));
   return success();

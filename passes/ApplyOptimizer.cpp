@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Attributes.h"
 #include "ir/ElementType.h"
+#include "ir/OpBuild.h"
 #include "passes/Backpropagate.h"
 #include "passes/Passes.h"
 
@@ -32,21 +33,6 @@ RankedTensorType tensorType(Value v) {
 /// [1, ..., 1] of `rank` dimensions.
 RankedTensorType onesType(int64_t rank, Type element) {
   return RankedTensorType::get(SmallVector<int64_t>(rank, 1), element);
-}
-
-template <typename OpTy>
-Value binary(OpBuilder &b, Location loc, Value x, Value y) {
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcastShapes(tensorType(x).getShape(), tensorType(y).getShape());
-  return b.create<OpTy>(
-      loc, RankedTensorType::get(*shape, tensorType(x).getElementType()), x, y);
-}
-
-/// A constant shaped to broadcast against `like`.
-Value scalarLike(OpBuilder &b, Location loc, Value like, double value) {
-  RankedTensorType t = tensorType(like);
-  return splatConstant(b, loc, onesType(t.getRank(), t.getElementType()),
-                       value);
 }
 
 /// `v` (one element) reshaped to broadcast against `like`.
@@ -165,59 +151,65 @@ struct ApplyOptimizerPass
       Value next;
       if (optimizer == "sgd") {
         if (weightDecay != 0)
-          g = binary<AddOp>(
+          g = broadcastBinary<AddOp>(
               b, loc, g,
-              binary<MulOp>(b, loc, param,
-                            scalarLike(b, loc, param, weightDecay)));
+              broadcastBinary<MulOp>(b, loc, param,
+                                     unitSplat(b, loc, param, weightDecay)));
         if (momentum != 0) {
           BlockArgument buf =
               addState(param.getType(), name + ".momentum_buffer");
-          Value m = scalarLike(b, loc, param, momentum);
-          Value nextBuf =
-              binary<AddOp>(b, loc, binary<MulOp>(b, loc, buf, m), g);
+          Value m = unitSplat(b, loc, param, momentum);
+          Value nextBuf = broadcastBinary<AddOp>(
+              b, loc, broadcastBinary<MulOp>(b, loc, buf, m), g);
           states.push_back({buf, nextBuf});
           g = nesterov
-                  ? binary<AddOp>(b, loc, g, binary<MulOp>(b, loc, nextBuf, m))
+                  ? broadcastBinary<AddOp>(
+                        b, loc, g, broadcastBinary<MulOp>(b, loc, nextBuf, m))
                   : nextBuf;
         }
-        next = binary<SubOp>(
+        next = broadcastBinary<SubOp>(
             b, loc, param,
-            binary<MulOp>(b, loc, g, scalarLike(b, loc, param, lr)));
+            broadcastBinary<MulOp>(b, loc, g, unitSplat(b, loc, param, lr)));
       } else {
         BlockArgument m = addState(param.getType(), name + ".exp_avg");
         BlockArgument v = addState(param.getType(), name + ".exp_avg_sq");
         Value p = param;
         if (weightDecay != 0)
-          p = binary<MulOp>(b, loc, p,
-                            scalarLike(b, loc, p, 1.0 - lr * weightDecay));
+          p = broadcastBinary<MulOp>(
+              b, loc, p, unitSplat(b, loc, p, 1.0 - lr * weightDecay));
         // exp_avg.lerp_(grad, 1 - beta1)
-        Value nextM =
-            binary<AddOp>(b, loc, m,
-                          binary<MulOp>(b, loc, binary<SubOp>(b, loc, g, m),
-                                        scalarLike(b, loc, m, 1.0 - beta1)));
+        Value nextM = broadcastBinary<AddOp>(
+            b, loc, m,
+            broadcastBinary<MulOp>(b, loc, broadcastBinary<SubOp>(b, loc, g, m),
+                                   unitSplat(b, loc, m, 1.0 - beta1)));
         // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        Value nextV = binary<AddOp>(
-            b, loc, binary<MulOp>(b, loc, v, scalarLike(b, loc, v, beta2)),
-            binary<MulOp>(b, loc, binary<MulOp>(b, loc, g, g),
-                          scalarLike(b, loc, v, 1.0 - beta2)));
+        Value nextV = broadcastBinary<AddOp>(
+            b, loc,
+            broadcastBinary<MulOp>(b, loc, v, unitSplat(b, loc, v, beta2)),
+            broadcastBinary<MulOp>(b, loc, broadcastBinary<MulOp>(b, loc, g, g),
+                                   unitSplat(b, loc, v, 1.0 - beta2)));
         states.push_back({m, nextM});
         states.push_back({v, nextV});
         // bias corrections from the step count: 1 - beta^t.
         Value t = asRankOf(b, loc, nextStep, p);
         auto correction = [&](double beta) {
-          Value power = binary<PowOp>(b, loc, scalarLike(b, loc, p, beta), t);
-          return binary<SubOp>(b, loc, scalarLike(b, loc, p, 1.0), power);
+          Value power =
+              broadcastBinary<PowOp>(b, loc, unitSplat(b, loc, p, beta), t);
+          return broadcastBinary<SubOp>(b, loc, unitSplat(b, loc, p, 1.0),
+                                        power);
         };
-        Value stepSize =
-            binary<DivOp>(b, loc, scalarLike(b, loc, p, lr), correction(beta1));
+        Value stepSize = broadcastBinary<DivOp>(
+            b, loc, unitSplat(b, loc, p, lr), correction(beta1));
         Value root2 = b.create<SqrtOp>(loc, correction(beta2));
-        Value denom = binary<AddOp>(
-            b, loc, binary<DivOp>(b, loc, b.create<SqrtOp>(loc, nextV), root2),
-            scalarLike(b, loc, p, eps));
-        next = binary<SubOp>(b, loc, p,
-                             binary<MulOp>(b, loc,
-                                           binary<DivOp>(b, loc, nextM, denom),
-                                           stepSize));
+        Value denom = broadcastBinary<AddOp>(
+            b, loc,
+            broadcastBinary<DivOp>(b, loc, b.create<SqrtOp>(loc, nextV), root2),
+            unitSplat(b, loc, p, eps));
+        next = broadcastBinary<SubOp>(
+            b, loc, p,
+            broadcastBinary<MulOp>(b, loc,
+                                   broadcastBinary<DivOp>(b, loc, nextM, denom),
+                                   stepSize));
       }
       results[index] = next;
       resultAttrs[index] = b.getDictionaryAttr(b.getNamedAttr(
@@ -246,7 +238,7 @@ struct ApplyOptimizerPass
       SmallVector<int64_t> axes;
       for (int64_t d = 0; d < t.getRank(); ++d)
         axes.push_back(d);
-      Value square = binary<MulOp>(b, loc, g, g);
+      Value square = broadcastBinary<MulOp>(b, loc, g, g);
       Value sum =
           b.create<ReduceOp>(loc, onesType(t.getRank(), t.getElementType()),
                              ReduceKind::sum, square, axes);
@@ -257,10 +249,12 @@ struct ApplyOptimizerPass
           total ? b.create<AddOp>(loc, scalar, total, sum).getResult() : sum;
     }
     Value norm = b.create<SqrtOp>(loc, total);
-    Value coef = binary<DivOp>(
+    Value coef = broadcastBinary<DivOp>(
         b, loc, splatConstant(b, loc, scalar, gradClip),
-        binary<AddOp>(b, loc, norm, splatConstant(b, loc, scalar, 1e-6)));
-    coef = binary<MinOp>(b, loc, coef, splatConstant(b, loc, scalar, 1.0));
+        broadcastBinary<AddOp>(b, loc, norm,
+                               splatConstant(b, loc, scalar, 1e-6)));
+    coef = broadcastBinary<MinOp>(b, loc, coef,
+                                  splatConstant(b, loc, scalar, 1.0));
     for (Value &g : grads) {
       Value c = asRankOf(b, loc, coef, g);
       if (tensorType(g).getElementType() != b.getF32Type())
@@ -268,7 +262,7 @@ struct ApplyOptimizerPass
             loc,
             onesType(tensorType(g).getRank(), tensorType(g).getElementType()),
             c);
-      g = binary<MulOp>(b, loc, g, c);
+      g = broadcastBinary<MulOp>(b, loc, g, c);
     }
   }
 };

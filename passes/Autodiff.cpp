@@ -10,6 +10,7 @@
 
 #include "ir/Attributes.h"
 #include "ir/ElementType.h"
+#include "ir/OpBuild.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -94,18 +95,10 @@ Value sumAll(OpBuilder &b, Location loc, Value v) {
   return b.create<ReduceOp>(loc, onesType(t), ReduceKind::sum, v, axes);
 }
 
-template <typename OpTy>
-Value binary(OpBuilder &b, Location loc, Value x, Value y) {
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcastShapes(tensorType(x).getShape(), tensorType(y).getShape());
-  return b.create<OpTy>(
-      loc, RankedTensorType::get(*shape, tensorType(x).getElementType()), x, y);
-}
-
 /// `v` times the constant `k` (a splat of v's rank).
 Value scale(OpBuilder &b, Location loc, Value v, double k) {
-  return binary<MulOp>(b, loc, v,
-                       splatConstant(b, loc, onesType(tensorType(v)), k));
+  return broadcastBinary<MulOp>(
+      b, loc, v, splatConstant(b, loc, onesType(tensorType(v)), k));
 }
 
 struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
@@ -240,9 +233,10 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
     if (loss == "mse") {
       // mean((y - t)^2); d/dy = 2 (y - t) / n.
       Value target = appendArgument(func, type, "target", loc);
-      Value d = binary<SubOp>(b, loc, output, target);
-      Value mean = scale(b, loc, sumAll(b, loc, binary<MulOp>(b, loc, d, d)),
-                         1.0 / double(n));
+      Value d = broadcastBinary<SubOp>(b, loc, output, target);
+      Value mean =
+          scale(b, loc, sumAll(b, loc, broadcastBinary<MulOp>(b, loc, d, d)),
+                1.0 / double(n));
       return std::pair(mean, scale(b, loc, d, 2.0 / double(n)));
     }
     // Softmax cross-entropy of logits [B, C] with class indices [B]:
@@ -259,11 +253,12 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
     auto column = RankedTensorType::get({batch, 1}, f);
     Value max = b.create<ReduceOp>(loc, column, ReduceKind::max, output,
                                    ArrayRef<int64_t>{1});
-    Value shifted = binary<SubOp>(b, loc, output, max);
+    Value shifted = broadcastBinary<SubOp>(b, loc, output, max);
     Value e = b.create<ExpOp>(loc, shifted);
     Value total = b.create<ReduceOp>(loc, column, ReduceKind::sum, e,
                                      ArrayRef<int64_t>{1});
-    Value lse = binary<AddOp>(b, loc, b.create<LogOp>(loc, total), max);
+    Value lse =
+        broadcastBinary<AddOp>(b, loc, b.create<LogOp>(loc, total), max);
     SmallVector<int64_t> iota(classes);
     for (int64_t c = 0; c < classes; ++c)
       iota[c] = c;
@@ -280,12 +275,12 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
     Value picked = b.create<ReduceOp>(
         loc, column, ReduceKind::sum,
         b.create<SelectOp>(loc, type, hit, output, zero), ArrayRef<int64_t>{1});
-    Value mean =
-        scale(b, loc, sumAll(b, loc, binary<SubOp>(b, loc, lse, picked)),
-              1.0 / double(batch));
-    Value softmax = binary<DivOp>(b, loc, e, total);
+    Value mean = scale(
+        b, loc, sumAll(b, loc, broadcastBinary<SubOp>(b, loc, lse, picked)),
+        1.0 / double(batch));
+    Value softmax = broadcastBinary<DivOp>(b, loc, e, total);
     Value onehot = b.create<SelectOp>(loc, type, hit, one, zero);
-    Value seed = scale(b, loc, binary<SubOp>(b, loc, softmax, onehot),
+    Value seed = scale(b, loc, broadcastBinary<SubOp>(b, loc, softmax, onehot),
                        1.0 / double(batch));
     return std::pair(mean, seed);
   }

@@ -1,0 +1,43 @@
+//===- OpBuild.h - Building dlc ops with broadcasting -----------*- C++ -*-===//
+//
+// Small builders shared by the gradient rules (ir/Gradients.cpp) and the
+// passes that write arithmetic in dlc ops (dlc-autodiff's losses,
+// dlc-apply-optimizer's updates).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_IR_OPBUILD_H
+#define DLC_IR_OPBUILD_H
+
+#include "ir/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::dlc {
+
+/// An elementwise binary op of `x` and `y` (one rank), its result typed by
+/// broadcasting them, of `x`'s element type.
+template <typename OpTy>
+Value broadcastBinary(OpBuilder &b, Location loc, Value x, Value y) {
+  auto tx = cast<RankedTensorType>(x.getType());
+  auto ty = cast<RankedTensorType>(y.getType());
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(tx.getShape(), ty.getShape());
+  assert(succeeded(shape) && "operands that do not broadcast");
+  return b.create<OpTy>(loc, RankedTensorType::get(*shape, tx.getElementType()),
+                        x, y);
+}
+
+/// A splat constant holding `value`, shaped [1, ..., 1] with `like`'s rank
+/// and element type: it broadcasts against `like`.
+inline Value unitSplat(OpBuilder &b, Location loc, Value like, double value) {
+  auto t = cast<RankedTensorType>(like.getType());
+  auto type = RankedTensorType::get(SmallVector<int64_t>(t.getRank(), 1),
+                                    t.getElementType());
+  return b.create<ConstantOp>(
+      loc, type,
+      DenseElementsAttr::get(type, b.getFloatAttr(t.getElementType(), value)));
+}
+
+} // namespace mlir::dlc
+
+#endif // DLC_IR_OPBUILD_H
