@@ -1,4 +1,5 @@
-//===- Train.cpp - `dlc train`: the training loop --------------------------===//
+//===- Train.cpp - `dlc train`: the training loop
+//--------------------------===//
 //
 // Runs a training-step package (rt::Package::state, docs/training.md) over
 // data sets held in .npy files: batches in order or shuffled per epoch, the
@@ -151,11 +152,10 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
     std::string list;
     for (const std::string &n : names)
       list += (list.empty() ? "" : ", ") + n;
-    return Status::error("the training step takes " +
-                         std::to_string(in.data.size()) +
-                         " data input(s) (" + list + "), but " +
-                         std::to_string(setup.inputSpecs.size()) +
-                         " --input files were given");
+    return Status::error(
+        "the training step takes " + std::to_string(in.data.size()) +
+        " data input(s) (" + list + "), but " +
+        std::to_string(setup.inputSpecs.size()) + " --input files were given");
   }
   std::map<size_t, HostTensor> sets;
   std::map<size_t, std::string> files;
@@ -257,7 +257,10 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
     if (!loaded)
       return loaded.status();
     std::set<std::string> seen;
-    for (auto &[name, tensor] : *loaded) {
+    for (auto &entry : *loaded) {
+      // (Lambdas capture no structured bindings in C++17.)
+      const std::string &name = entry.first;
+      HostTensor &tensor = entry.second;
       auto it = std::find_if(p.state.begin(), p.state.end(),
                              [&](const rt::StateTensor &t) {
                                return t.trainable && t.name == name;
@@ -267,8 +270,8 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
                              "' is no parameter of the model");
       const rt::TensorDesc &want = p.inputs[it->input];
       if (tensor.dtype != want.dtype || tensor.shape != want.shape)
-        return Status::error(setup.loadWeights + ": array '" + name +
-                             "' is " + describe({tensor.dtype, tensor.shape}) +
+        return Status::error(setup.loadWeights + ": array '" + name + "' is " +
+                             describe({tensor.dtype, tensor.shape}) +
                              ", the parameter " + describe(want));
       state[size_t(it - p.state.begin())] = std::move(tensor);
       seen.insert(name);
@@ -290,8 +293,9 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
   if (!session)
     return session.status();
   if (!setup.quiet)
-    std::fprintf(stderr, "training on %s: %lld rows, batches of %lld, %llu "
-                         "steps\n",
+    std::fprintf(stderr,
+                 "training on %s: %lld rows, batches of %lld, %llu "
+                 "steps\n",
                  (*session)->deviceDescription().c_str(), (long long)rows,
                  (long long)batch, (unsigned long long)setup.steps);
 
