@@ -30,8 +30,9 @@ Status writeNpz(const std::string &path, const NamedTensors &tensors) {
   std::vector<std::vector<uint8_t>> members;
   for (const auto &[name, tensor] : tensors) {
     if (name.empty() || !names.insert(name).second)
-      return Status::error(path + ": array names must be distinct and "
-                                  "non-empty ('" +
+      return Status::error(path +
+                           ": array names must be distinct and "
+                           "non-empty ('" +
                            name + "')");
     Result<std::vector<uint8_t>> bytes = encodeNpy(tensor, path + ":" + name);
     if (!bytes)
@@ -51,14 +52,14 @@ Status writeNpz(const std::string &path, const NamedTensors &tensors) {
   if (!archive)
     return Status::error(path + ": " + zipMessage(&error));
   for (size_t i = 0; i < members.size(); ++i) {
-    zip_source_t *member = zip_source_buffer(
-        archive.get(), members[i].data(), members[i].size(), 0);
+    zip_source_t *member = zip_source_buffer(archive.get(), members[i].data(),
+                                             members[i].size(), 0);
     std::string entry = tensors[i].first + ".npy";
     if (!member)
       return Status::error(path + ": " +
                            zipMessage(zip_get_error(archive.get())));
-    zip_int64_t index = zip_file_add(archive.get(), entry.c_str(), member,
-                                     ZIP_FL_ENC_UTF_8);
+    zip_int64_t index =
+        zip_file_add(archive.get(), entry.c_str(), member, ZIP_FL_ENC_UTF_8);
     if (index < 0) {
       zip_source_free(member);
       return Status::error(path + ": " +
@@ -94,12 +95,12 @@ Result<NamedTensors> readNpz(const std::string &path, uint64_t maxFileBytes,
       zip_source_buffer_create(file->data(), file->size(), 0, &error);
   if (!source)
     return Status::error(path + ": " + zipMessage(&error));
-  Archive archive(zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS,
-                                       &error));
+  Archive archive(
+      zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error));
   if (!archive) {
     zip_source_free(source);
-    return Status::error(path + ": not a readable .npz (zip) archive: " +
-                         zipMessage(&error));
+    return Status::error(
+        path + ": not a readable .npz (zip) archive: " + zipMessage(&error));
   }
   zip_int64_t count = zip_get_num_entries(archive.get(), 0);
   if (count < 0 || uint64_t(count) > maxMembers)
@@ -113,9 +114,9 @@ Result<NamedTensors> readNpz(const std::string &path, uint64_t maxFileBytes,
     zip_stat_init(&stat);
     if (zip_stat_index(archive.get(), zip_uint64_t(i), 0, &stat) != 0 ||
         !(stat.valid & ZIP_STAT_NAME) || !(stat.valid & ZIP_STAT_SIZE))
-      return Status::error(path + ": member " + std::to_string(i) +
-                           " cannot be read: " +
-                           zipMessage(zip_get_error(archive.get())));
+      return Status::error(
+          path + ": member " + std::to_string(i) +
+          " cannot be read: " + zipMessage(zip_get_error(archive.get())));
     std::string name = stat.name;
     const std::string suffix = ".npy";
     if (name.size() <= suffix.size() ||
@@ -132,15 +133,14 @@ Result<NamedTensors> readNpz(const std::string &path, uint64_t maxFileBytes,
     std::unique_ptr<zip_file_t, decltype(&zip_fclose)> member(
         zip_fopen_index(archive.get(), zip_uint64_t(i), 0), zip_fclose);
     if (!member)
-      return Status::error(path + ": array '" + name + "': " +
-                           zipMessage(zip_get_error(archive.get())));
+      return Status::error(path + ": array '" + name +
+                           "': " + zipMessage(zip_get_error(archive.get())));
     // One byte more than recorded: a member longer than its record is an
     // error, not a silent truncation (libzip checks the CRC at the end).
     std::vector<uint8_t> bytes(size_t(stat.size) + 1);
     zip_int64_t got = zip_fread(member.get(), bytes.data(), bytes.size());
     if (got < 0 || zip_uint64_t(got) != stat.size)
-      return Status::error(path + ": array '" + name +
-                           "' is corrupt: " +
+      return Status::error(path + ": array '" + name + "' is corrupt: " +
                            zipMessage(zip_file_get_error(member.get())));
     Result<HostTensor> tensor =
         parseNpy(bytes.data(), stat.size, path + ": array '" + name + "'");
