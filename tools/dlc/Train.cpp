@@ -28,10 +28,7 @@ using rt::Status;
 namespace {
 
 std::string describe(const rt::TensorDesc &d) {
-  std::string s = rt::dtypeName(d.dtype) + std::string("[");
-  for (size_t i = 0; i < d.shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(d.shape[i]);
-  return s + "]";
+  return rt::describe(d.dtype, d.shape);
 }
 
 /// The data inputs of the step (neither state nor the labels), and the
@@ -77,10 +74,10 @@ rt::Result<int64_t> rowsOf(const rt::Package &p, size_t i,
     std::string rows = rt::dtypeName(want.dtype) + std::string("[N");
     for (size_t d = 1; d < want.shape.size(); ++d)
       rows += ", " + std::to_string(want.shape[d]);
-    return Status::error(file + ": holds " + describe({set.dtype, set.shape}) +
-                         "; input '" + inputName(p, i) + "' takes batches " +
-                         describe(want) + ", so its data set must be " + rows +
-                         "] (N >= 1 rows)");
+    return Status::error(
+        file + ": holds " + rt::describe(set.dtype, set.shape) + "; input '" +
+        inputName(p, i) + "' takes batches " + describe(want) +
+        ", so its data set must be " + rows + "] (N >= 1 rows)");
   }
   return set.shape[0];
 }
@@ -271,7 +268,7 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
       const rt::TensorDesc &want = p.inputs[it->input];
       if (tensor.dtype != want.dtype || tensor.shape != want.shape)
         return Status::error(setup.loadWeights + ": array '" + name + "' is " +
-                             describe({tensor.dtype, tensor.shape}) +
+                             rt::describe(tensor.dtype, tensor.shape) +
                              ", the parameter " + describe(want));
       state[size_t(it - p.state.begin())] = std::move(tensor);
       seen.insert(name);

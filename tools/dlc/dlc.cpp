@@ -467,15 +467,15 @@ static int checkArguments(const std::string &command,
   return 0;
 }
 
-/// Refuses the compile options for a compiled package, which `dlc run`
-/// runs as it is.
-static int checkPackageArguments() {
+/// Refuses the compile options for a compiled package, which `dlc
+/// <command>` (run, train: options also in `own`) runs as it is.
+static int checkPackageArguments(const char *command, cl::OptionCategory &own) {
   for (auto &entry : cl::getRegisteredOptions()) {
     const cl::Option &option = *entry.second;
     if (option.getNumOccurrences() && inCategories(option, {&modelCategory}) &&
-        !inCategories(option, {&runCategory}))
-      return fail("dlc run does not take --" + option.ArgStr + " for '" +
-                  inputPath +
+        !inCategories(option, {&own}))
+      return fail("dlc " + llvm::Twine(command) + " does not take --" +
+                  option.ArgStr + " for '" + inputPath +
                   "': it is compiled already (the option "
                   "applies to a model, .mlir or .onnx)");
   }
@@ -1172,7 +1172,7 @@ static int runRun() {
     argNames = package.inputNames;
     argNames.resize(package.inputs.size());
   } else {
-    if (int rc = checkPackageArguments())
+    if (int rc = checkPackageArguments("run", runCategory))
       return rc;
     auto loaded = rt::readPackageFile(inputPath);
     if (!loaded)
@@ -1375,16 +1375,8 @@ static int runTrain() {
       return rc;
     package = std::move(model.package);
   } else {
-    for (auto &entry : cl::getRegisteredOptions()) {
-      const cl::Option &option = *entry.second;
-      if (option.getNumOccurrences() &&
-          inCategories(option, {&modelCategory}) &&
-          !inCategories(option, {&trainCategory}))
-        return fail("dlc train does not take --" + option.ArgStr + " for '" +
-                    inputPath +
-                    "': it is compiled already (the option applies to a "
-                    "model, .mlir or .onnx)");
-    }
+    if (int rc = checkPackageArguments("train", trainCategory))
+      return rc;
     auto loaded = rt::readPackageFile(inputPath);
     if (!loaded)
       return fail(loaded.message());
