@@ -7,6 +7,11 @@
 #                                            reference onnx
 #   DLC_FUZZ_SEED=N    libFuzzer's random seed (default: a new one each run);
 #                      with a fresh corpus a fixed seed repeats the same run
+#   DLC_FUZZ_SEED_DLC=PATH  the dlc that writes the seed packages and lowered
+#                      models (default: this build's, instrumented; CI passes
+#                      the main build's, which writes the same files in a
+#                      fraction of the time: the sanitizer stage has already
+#                      compiled every case under ASan)
 #
 # Seeds are rebuilt on every run from the repository: every .mlir file under
 # test/ and examples/, split at `// -----`, and packages that `dlc compile
@@ -54,9 +59,10 @@ done < <(find "$root/test" "$root/examples" -name '*.mlir' | sort)
 # Package seeds: every case that compiles, up to 256 KiB each.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export DLC_CACHE_DIR="$work/kernel-cache"
+dlc="${DLC_FUZZ_SEED_DLC:-$build/bin/dlc}"
 for case in "$seeds/mlir"/*; do
   out="$seeds/package/$(basename "$case").dlcpkg"
-  if "$build/bin/dlc" compile "$case" --no-cubin -o "$out" >/dev/null 2>&1 &&
+  if "$dlc" compile "$case" --no-cubin -o "$out" >/dev/null 2>&1 &&
      [ "$(stat -c %s "$out")" -le 262144 ]; then
     :
   else
@@ -68,7 +74,7 @@ done
 n=0
 for case in "$seeds/mlir"/test_codegen_*; do
   out="$seeds/package/$(basename "$case").cubin.dlcpkg"
-  if "$build/bin/dlc" compile "$case" --arch=sm_90 --no-cache -o "$out" >/dev/null 2>&1 &&
+  if "$dlc" compile "$case" --arch=sm_90 --no-cache -o "$out" >/dev/null 2>&1 &&
      [ "$(stat -c %s "$out")" -le 262144 ]; then
     n=$((n + 1))
   else
@@ -87,7 +93,7 @@ for pkg in "$seeds/package"/*.dlcpkg; do
     rm -f "$seeds/reference/$base.mlirbc"
   case "$base" in *.cubin) continue ;; esac
   text="$seeds/reference/$base.mlir"
-  if "$build/bin/dlc" compile "$seeds/mlir/$base" --emit=dlc >"$text" 2>/dev/null &&
+  if "$dlc" compile "$seeds/mlir/$base" --emit=dlc >"$text" 2>/dev/null &&
      [ "$(stat -c %s "$text")" -le 65536 ]; then
     if [ "$n" -lt 64 ] &&
        "$python" "$dlcpkg" set-reference "$pkg" "$text" "$seeds/package/$base.text.dlcpkg"; then

@@ -16,5 +16,7 @@ if [ "${DLC_SANITIZERS:-1}" != 0 ]; then
 fi
 fuzzSeconds="${DLC_FUZZ_SECONDS:-45}"
 if [ "$fuzzSeconds" != 0 ]; then
-  DLC_FUZZ_SEED="${DLC_FUZZ_SEED:-1}" "$root/scripts/fuzz.sh" "$fuzzSeconds"
+  DLC_FUZZ_SEED="${DLC_FUZZ_SEED:-1}" \
+    DLC_FUZZ_SEED_DLC="${DLC_BUILD_DIR:-$root/build}/bin/dlc" \
+    "$root/scripts/fuzz.sh" "$fuzzSeconds"
 fi
