@@ -25,6 +25,7 @@
 #include <algorithm>
 
 #include <cstdlib>
+#include <set>
 
 namespace dlc::rt {
 namespace {
@@ -150,6 +151,13 @@ public:
   bool replayPending(const RunBuffers &buffers) const override;
   Result<std::unique_ptr<Timeline>>
   createTimeline(size_t count, const std::string &what) override;
+  Result<DevicePtr> allocateMemory(uint64_t bytes,
+                                   const std::string &what) override;
+  void freeMemory(DevicePtr p) override;
+  Status upload(DevicePtr dst, const void *src, uint64_t bytes,
+                const std::string &what) override;
+  Status download(void *dst, DevicePtr src, uint64_t bytes,
+                  const std::string &what) override;
 
   Status launch(const StepOp &op, uint32_t kernel, const LaunchDims &dims,
                 const std::vector<DevicePtr> &args) override;
@@ -195,6 +203,8 @@ private:
   std::unique_ptr<ContextScope> scope_;
   CUdeviceptr arena_ = 0, constants_ = 0;
   std::vector<CUdeviceptr> inputBuffers_, outputBuffers_;
+  /// What allocateMemory returned.
+  std::set<CUdeviceptr> memory_;
   bool stagingReady_ = false;
   /// Kernel parameters: the argument values and pointers to them.
   std::vector<CUdeviceptr> values_;
@@ -252,6 +262,8 @@ CudaDevice::~CudaDevice() {
     for (CUdeviceptr p : outputBuffers_)
       if (p)
         cu->cuMemFree(p);
+    for (CUdeviceptr p : memory_)
+      cu->cuMemFree(p);
     for (CUdeviceptr p : {arena_, constants_})
       if (p)
         cu->cuMemFree(p);
@@ -382,6 +394,40 @@ Result<RunBuffers> CudaDevice::stage(const std::vector<HostTensor> &inputs,
   buffers.inputs.assign(inputBuffers_.begin(), inputBuffers_.end());
   buffers.outputs.assign(outputBuffers_.begin(), outputBuffers_.end());
   return buffers;
+}
+
+Result<DevicePtr> CudaDevice::allocateMemory(uint64_t bytes,
+                                            const std::string &what) {
+  if (bytes > SIZE_MAX)
+    return Status::error("cannot allocate " + std::to_string(bytes) +
+                         " bytes for " + what);
+  CUdeviceptr p = 0;
+  DLC_RT_RETURN_IF_ERROR(ctx_.allocate(p, size_t(bytes), what));
+  memory_.insert(p);
+  return DevicePtr(p);
+}
+
+void CudaDevice::freeMemory(DevicePtr p) {
+  if (memory_.erase(CUdeviceptr(p)))
+    ctx_.cu->cuMemFree(CUdeviceptr(p));
+}
+
+Status CudaDevice::upload(DevicePtr dst, const void *src, uint64_t bytes,
+                          const std::string &what) {
+  if (bytes)
+    DLC_RT_RETURN_IF_ERROR(ctx_.check(
+        ctx_.cu->cuMemcpyHtoDAsync(dst, src, bytes, ctx_.stream),
+        "cuMemcpyHtoDAsync", what));
+  return synchronize(what);
+}
+
+Status CudaDevice::download(void *dst, DevicePtr src, uint64_t bytes,
+                            const std::string &what) {
+  if (bytes)
+    DLC_RT_RETURN_IF_ERROR(ctx_.check(
+        ctx_.cu->cuMemcpyDtoHAsync(dst, src, bytes, ctx_.stream),
+        "cuMemcpyDtoHAsync", what));
+  return synchronize(what);
 }
 
 Status CudaDevice::fetchOutputs(const RunBuffers &buffers,

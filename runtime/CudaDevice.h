@@ -177,9 +177,14 @@ private:
 /// Runs captured into a CUDA Graph and replayed (CudaGraph.cpp). The
 /// first run executes the steps directly (which also lets cuBLAS finish
 /// its lazy setup); the next one captures them into a graph that later
-/// runs replay, re-captured when the input or output pointers change.
+/// runs replay. A graph bakes in its run's input and output pointers: the
+/// graphs of the last kMaxGraphs pointer sets are kept (a training session
+/// alternates between two sets of state buffers), an older one is
+/// destroyed when a new set is captured.
 class CudaGraph {
 public:
+  static constexpr size_t kMaxGraphs = 2;
+
   /// Runs `enqueueSteps` on the stream directly (the first run, or every
   /// run when `useGraph` is false), or replays the graph captured for
   /// `pointers`, capturing it first if needed.
@@ -189,12 +194,19 @@ public:
   /// Whether the next execute() on `pointers` would launch directly or
   /// capture a graph.
   bool pending(const std::vector<CUdeviceptr> &pointers) const;
-  /// Destroys the graph (the context current).
+  /// Destroys the graphs (the context current).
   void release(const CudaDriver *cu);
 
 private:
-  CUgraphExec graph_ = nullptr;
-  std::vector<CUdeviceptr> graphPointers_;
+  struct Captured {
+    CUgraphExec exec = nullptr;
+    std::vector<CUdeviceptr> pointers;
+  };
+  /// The index of the graph captured for `pointers`, or graphs_.size().
+  size_t find(const std::vector<CUdeviceptr> &pointers) const;
+
+  /// The most recently used last.
+  std::vector<Captured> graphs_;
   uint64_t runs_ = 0;
 };
 

@@ -139,6 +139,19 @@ public:
     (void)buffers;
     return false;
   }
+  /// Memory a caller of runOnDevice keeps its buffers in
+  /// (Session::allocateDeviceMemory): `bytes` (at least 1) on the device,
+  /// 256-byte aligned, until freeMemory or the device's end.
+  virtual Result<DevicePtr> allocateMemory(uint64_t bytes,
+                                           const std::string &what) = 0;
+  /// Frees what allocateMemory returned; ignores 0 and other addresses.
+  virtual void freeMemory(DevicePtr p) = 0;
+  /// Copies `bytes` from the host to the device, or back, and waits for the
+  /// copy (and so for the work enqueued before it).
+  virtual Status upload(DevicePtr dst, const void *src, uint64_t bytes,
+                        const std::string &what) = 0;
+  virtual Status download(void *dst, DevicePtr src, uint64_t bytes,
+                          const std::string &what) = 0;
   /// `count` timestamps, released with the returned object.
   virtual Result<std::unique_ptr<Timeline>>
   createTimeline(size_t count, const std::string &what) = 0;

@@ -120,6 +120,8 @@ constexpr uint32_t kResources = tag("KRES");
 constexpr uint32_t kKernelFlops = tag("KFLP");
 /// Optional: a training step's parameters and state (Package::state).
 constexpr uint32_t kTrainingState = tag("TRST");
+/// Optional: a training step's micro-batches (Package::microBatches).
+constexpr uint32_t kMicroBatches = tag("TACC");
 /// Optional: the bytes kernel steps move where less than their buffers
 /// (KernelStep::bytes).
 constexpr uint32_t kKernelBytes = tag("KBYT");
@@ -393,6 +395,15 @@ std::string trainingStateError(const Package &pkg) {
       (pkg.outputs.empty() || pkg.outputs[0].dtype != DType::F32 ||
        pkg.outputs[0].numElements() != 1))
     return "a training step's first output, its loss, must be one f32 value";
+  if (pkg.microBatches < 1 || pkg.microBatches > kMaxMicroBatches ||
+      (pkg.state.empty() && pkg.microBatches != 1))
+    return "a training step takes 1 to " + std::to_string(kMaxMicroBatches) +
+           " micro-batches (an inference package 1), not " +
+           std::to_string(pkg.microBatches);
+  // A step's batch tensors hold every micro-batch.
+  for (const TensorDesc &in : pkg.inputs)
+    if (!(in.checkedByteSize() * Checked(pkg.microBatches)).ok())
+      return "the micro-batches of an input do not fit in 64 bits";
   for (const StateTensor &t : pkg.state) {
     std::string what = "training state '" + t.name + "'";
     if (t.name.empty() || t.name.size() > 4096 || !names.insert(t.name).second)
@@ -646,6 +657,11 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     }
     writeSection(payload, kTrainingState, body);
   }
+  if (pkg.microBatches != 1) {
+    body.clear();
+    w.u32(pkg.microBatches);
+    writeSection(payload, kMicroBatches, body);
+  }
 
   std::vector<std::pair<uint32_t, uint64_t>> kernelBytes;
   for (size_t i = 0; i < pkg.steps.size(); ++i)
@@ -888,6 +904,8 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       st = parseKernelBytes(p, kernelBytes);
     } else if (sectionTag == kTrainingState) {
       st = parseTrainingState(p, pkg.state);
+    } else if (sectionTag == kMicroBatches) {
+      st = p.reader().u32(pkg.microBatches) ? p.finish() : p.failure();
     } else if (sectionTag == kStats) {
       st = parseStats(p, pkg);
     } else if (sectionTag == kNames) {

@@ -334,6 +334,9 @@ double stepFlops(const Step &step);
 /// (`trainable`) or an optimizer's state. A step reads it as input `input`
 /// and writes its new value as output `output` (same type); its first value
 /// is `initial`, a range of the package's constants.
+/// The most micro-batches a training step may accumulate.
+constexpr uint32_t kMaxMicroBatches = 65536;
+
 struct StateTensor {
   std::string name;
   bool trainable = false;
@@ -378,6 +381,11 @@ struct Package {
   /// A training step's parameters and optimizer state (optional section
   /// TRST); empty for inference. A training step's output 0 is its loss.
   std::vector<StateTensor> state;
+  /// The micro-batches of a training step's optimizer step (`--accumulate`,
+  /// optional section TACC): the step accumulates gradients over this many
+  /// runs and updates the parameters on the last (docs/training.md); 1
+  /// without accumulation, and for inference.
+  uint32_t microBatches = 1;
   /// The format version the package was read from (deserializePackage), or
   /// kPackageVersion for one made in memory. validatePackage requires every
   /// kernel's signature from kSignatureVersion on.

@@ -165,6 +165,21 @@ public:
   virtual Status runOnDevice(const std::vector<const void *> &inputs,
                              const std::vector<void *> &outputs) = 0;
 
+  /// Memory on the session's device for runOnDevice's buffers: CUDA device
+  /// memory, host memory on sim; `bytes` (a zero-sized request gets a valid
+  /// address), 256-byte aligned. It stays until freeDeviceMemory or the
+  /// session's end. Not counted against SessionOptions::maxMemory.
+  virtual Result<void *> allocateDeviceMemory(uint64_t bytes,
+                                              const std::string &what) = 0;
+  /// Frees what allocateDeviceMemory returned (null and other addresses
+  /// are ignored).
+  virtual void freeDeviceMemory(void *p) = 0;
+  /// Copies `bytes` from host memory into device memory, or back, once the
+  /// work before it is done; returns when the copy is.
+  virtual Status copyToDevice(void *dst, const void *src, uint64_t bytes) = 0;
+  virtual Status copyFromDevice(void *dst, const void *src,
+                                uint64_t bytes) = 0;
+
   /// Runs the package `iterations` times (after one warm-up run) on `inputs`
   /// and times every step: with CUDA events around each step on a GPU
   /// (direct launches, never the CUDA Graph, so each step is timed alone)

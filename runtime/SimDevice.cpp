@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <map>
 #include <optional>
 #include <sys/mman.h>
 
@@ -155,6 +156,21 @@ public:
     return Status::ok();
   }
   Status synchronize(const std::string &) override { return Status::ok(); }
+  Result<DevicePtr> allocateMemory(uint64_t bytes,
+                                   const std::string &what) override;
+  void freeMemory(DevicePtr p) override { memory_.erase(p); }
+  Status upload(DevicePtr dst, const void *src, uint64_t bytes,
+                const std::string &) override {
+    if (bytes)
+      std::memcpy(fromDevicePtr(dst), src, bytes);
+    return Status::ok();
+  }
+  Status download(void *dst, DevicePtr src, uint64_t bytes,
+                  const std::string &) override {
+    if (bytes)
+      std::memcpy(dst, fromDevicePtr(src), bytes);
+    return Status::ok();
+  }
   Result<std::unique_ptr<Timeline>>
   createTimeline(size_t count, const std::string &) override {
     return std::unique_ptr<Timeline>(std::make_unique<SimTimeline>(count));
@@ -190,9 +206,22 @@ private:
   /// Host threads for kernels and GEMMs ($DLC_SIM_THREADS, default 2).
   int threads_ = 2;
   HostMapping arena_, constants_;
+  /// What allocateMemory returned, by address.
+  std::map<DevicePtr, std::unique_ptr<HostMapping>> memory_;
   /// Kernel arguments as the trampolines take them, reused across launches.
   std::vector<void *> args_;
 };
+
+Result<DevicePtr> SimDevice::allocateMemory(uint64_t bytes,
+                                           const std::string &what) {
+  auto mapping = std::make_unique<HostMapping>();
+  if (!mapping->allocate(bytes))
+    return Status::error("sim: out of host memory allocating " +
+                         std::to_string(bytes) + " bytes for " + what);
+  DevicePtr p = toDevicePtr(mapping->data());
+  memory_[p] = std::move(mapping);
+  return p;
+}
 
 Status SimDevice::openLibrary(const std::string &path) {
   if (fault::shouldFail("sim-load"))

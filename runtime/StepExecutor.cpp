@@ -236,6 +236,44 @@ Status StepExecutor::runOnDeviceChecked(const std::vector<const void *> &inputs,
   return device_->synchronize("running the package");
 }
 
+Result<void *> StepExecutor::allocateDeviceMemory(uint64_t bytes,
+                                                  const std::string &what) {
+  DeviceScope scope(*device_);
+  DLC_RT_RETURN_IF_ERROR(scope.enter());
+  Result<DevicePtr> p = catchAllocation(
+      "allocating device memory",
+      [&] { return device_->allocateMemory(std::max<uint64_t>(bytes, 1), what); });
+  if (!p)
+    return p.status();
+  return fromDevicePtr(*p);
+}
+
+void StepExecutor::freeDeviceMemory(void *p) {
+  if (!p)
+    return;
+  DeviceScope scope(*device_);
+  if (scope.enter().isOk())
+    device_->freeMemory(toDevicePtr(p));
+}
+
+Status StepExecutor::copyToDevice(void *dst, const void *src, uint64_t bytes) {
+  if (bytes && (!dst || !src))
+    return Status::error("copyToDevice: a null pointer");
+  DeviceScope scope(*device_);
+  DLC_RT_RETURN_IF_ERROR(scope.enter());
+  return device_->upload(toDevicePtr(dst), src, bytes, "a copy to the device");
+}
+
+Status StepExecutor::copyFromDevice(void *dst, const void *src,
+                                    uint64_t bytes) {
+  if (bytes && (!dst || !src))
+    return Status::error("copyFromDevice: a null pointer");
+  DeviceScope scope(*device_);
+  DLC_RT_RETURN_IF_ERROR(scope.enter());
+  return device_->download(dst, toDevicePtr(src), bytes,
+                           "a copy from the device");
+}
+
 Result<std::vector<StepProfile>>
 StepExecutor::profile(const std::vector<HostTensor> &inputs,
                       unsigned iterations) {

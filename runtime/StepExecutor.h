@@ -36,6 +36,11 @@ public:
   Result<std::vector<double>> benchmark(const std::vector<HostTensor> &inputs,
                                         unsigned warmup,
                                         unsigned iterations) override;
+  Result<void *> allocateDeviceMemory(uint64_t bytes,
+                                      const std::string &what) override;
+  void freeDeviceMemory(void *p) override;
+  Status copyToDevice(void *dst, const void *src, uint64_t bytes) override;
+  Status copyFromDevice(void *dst, const void *src, uint64_t bytes) override;
   bool usesCudaGraph() const override { return device_->usesCudaGraph(); }
   std::string deviceDescription() const override {
     return device_->description();

@@ -53,6 +53,17 @@ public:
     log_.push_back("sync " + what);
     return Status::ok();
   }
+  Result<DevicePtr> allocateMemory(uint64_t, const std::string &) override {
+    return Status::error("no memory");
+  }
+  void freeMemory(DevicePtr) override {}
+  Status upload(DevicePtr, const void *, uint64_t,
+                const std::string &) override {
+    return Status::error("no uploads");
+  }
+  Status download(void *, DevicePtr, uint64_t, const std::string &) override {
+    return Status::error("no downloads");
+  }
   Result<std::unique_ptr<Timeline>>
   createTimeline(size_t, const std::string &) override {
     return Status::error("no timeline");

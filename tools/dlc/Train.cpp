@@ -11,6 +11,7 @@
 
 #include "runtime/Npz.h"
 #include "runtime/Support.h"
+#include "runtime/Training.h"
 
 #include <chrono>
 #include <cmath>
@@ -230,22 +231,23 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
                              " is negative (class indices are 0 ... C-1)");
   }
 
-  // The state: the package's initial values, parameters from
-  // --load-weights.
-  std::vector<HostTensor> state;
-  uint64_t paramBytes = 0;
-  for (const rt::StateTensor &t : p.state) {
-    HostTensor v(p.inputs[t.input].dtype, p.inputs[t.input].shape);
-    std::memcpy(v.data.data(), p.constants.data() + t.initialOffset,
-                t.initialBytes);
-    state.push_back(std::move(v));
-    if (t.trainable)
-      paramBytes += t.initialBytes;
-  }
+  rt::SessionOptions options;
+  options.device = setup.device;
+  options.maxMemory = setup.maxMemory;
+  auto trainer = rt::TrainingSession::create(p, options);
+  if (!trainer)
+    return trainer.status();
+  rt::TrainingSession &t = **trainer;
+
+  // Parameters from --load-weights, over the package's initial values.
   if (!setup.loadWeights.empty()) {
+    uint64_t paramBytes = 0;
     size_t params = 0;
-    for (const rt::StateTensor &t : p.state)
-      params += t.trainable;
+    for (const rt::StateTensor &s : p.state)
+      if (s.trainable) {
+        paramBytes += s.initialBytes;
+        ++params;
+      }
     // Each member is a parameter's .npy: its data and a header (at most a
     // few KiB); the archive adds its directory.
     rt::Result<rt::NamedTensors> loaded =
@@ -253,70 +255,56 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
                     paramBytes + 65536, params);
     if (!loaded)
       return loaded.status();
+    std::vector<std::string> names = t.parameterNames();
     std::set<std::string> seen;
-    for (auto &entry : *loaded) {
-      // (Lambdas capture no structured bindings in C++17.)
-      const std::string &name = entry.first;
-      HostTensor &tensor = entry.second;
-      auto it = std::find_if(p.state.begin(), p.state.end(),
-                             [&](const rt::StateTensor &t) {
-                               return t.trainable && t.name == name;
-                             });
-      if (it == p.state.end())
+    for (const auto &[name, tensor] : *loaded) {
+      if (std::find(names.begin(), names.end(), name) == names.end())
         return Status::error(setup.loadWeights + ": array '" + name +
                              "' is no parameter of the model");
-      const rt::TensorDesc &want = p.inputs[it->input];
-      if (tensor.dtype != want.dtype || tensor.shape != want.shape)
-        return Status::error(setup.loadWeights + ": array '" + name + "' is " +
-                             rt::describe(tensor.dtype, tensor.shape) +
-                             ", the parameter " + describe(want));
-      state[size_t(it - p.state.begin())] = std::move(tensor);
+      if (Status s = t.write(name, tensor); !s)
+        return Status::error(setup.loadWeights + ": " + s.message());
       seen.insert(name);
     }
-    for (const rt::StateTensor &t : p.state)
-      if (t.trainable && !seen.count(t.name))
+    for (const std::string &name : names)
+      if (!seen.count(name))
         return Status::error(setup.loadWeights + ": no array for parameter '" +
-                             t.name + "'");
+                             name + "'");
   }
   for (const std::string &out : {setup.saveWeights, setup.lossLog})
     if (!out.empty())
       if (Status s = rt::checkOutputPath(out, setup.protectedFiles); !s)
         return s;
 
-  rt::SessionOptions options;
-  options.device = setup.device;
-  options.maxMemory = setup.maxMemory;
-  auto session = rt::Session::create(p, options);
-  if (!session)
-    return session.status();
+  const uint64_t micro = t.microBatches();
   if (!setup.quiet)
     std::fprintf(stderr,
-                 "training on %s: %lld rows, batches of %lld, %llu "
+                 "training on %s: %lld rows, batches of %lld%s, %llu "
                  "steps\n",
-                 (*session)->deviceDescription().c_str(), (long long)rows,
-                 (long long)batch, (unsigned long long)setup.steps);
+                 t.deviceDescription().c_str(), (long long)rows,
+                 (long long)batch,
+                 micro > 1 ? (" x " + std::to_string(micro) +
+                              " accumulated")
+                                 .c_str()
+                           : "",
+                 (unsigned long long)setup.steps);
 
   RowOrder order(rows, setup.shuffle, setup.seed);
-  std::vector<HostTensor> args(p.inputs.size());
+  std::vector<HostTensor> args(t.batchInputs().size());
   std::string log = "step,loss\n";
   const bool progress = !setup.quiet && isatty(2);
   auto start = std::chrono::steady_clock::now();
   for (uint64_t step = 0; step < setup.steps; ++step) {
-    uint64_t position = step * uint64_t(batch);
-    for (auto &[i, set] : sets)
-      args[i] = batchOf(set, p.inputs[i], order, position);
-    for (size_t k = 0; k < p.state.size(); ++k)
-      args[p.state[k].input] = state[k];
-    rt::Result<std::vector<HostTensor>> out = (*session)->run(args);
-    if (!out)
+    uint64_t position = step * micro * uint64_t(batch);
+    for (size_t k = 0; k < args.size(); ++k)
+      args[k] = batchOf(sets[t.batchInputs()[k]], t.batchDesc(k), order,
+                        position);
+    rt::Result<double> loss = t.step(args);
+    if (!loss)
       return Status::error("step " + std::to_string(step) + ": " +
-                           out.message());
-    double loss = (*out)[0].getAsDouble(0);
-    for (size_t k = 0; k < p.state.size(); ++k)
-      state[k] = std::move((*out)[p.state[k].output]);
+                           loss.message());
     char line[64];
     std::snprintf(line, sizeof line, "%llu,%.9g\n", (unsigned long long)step,
-                  loss);
+                  *loss);
     log += line;
     if (progress) {
       double seconds = std::chrono::duration<double>(
@@ -324,7 +312,7 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
                            .count();
       std::fprintf(stderr, "\rstep %llu/%llu  loss %.6g  %.1f steps/s   ",
                    (unsigned long long)(step + 1),
-                   (unsigned long long)setup.steps, loss,
+                   (unsigned long long)setup.steps, *loss,
                    double(step + 1) / std::max(seconds, 1e-9));
     }
   }
@@ -336,9 +324,12 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
       return s;
   if (!setup.saveWeights.empty()) {
     rt::NamedTensors weights;
-    for (size_t k = 0; k < p.state.size(); ++k)
-      if (p.state[k].trainable)
-        weights.push_back({p.state[k].name, state[k]});
+    for (const std::string &name : t.parameterNames()) {
+      rt::Result<HostTensor> w = t.read(name);
+      if (!w)
+        return w.status();
+      weights.push_back({name, w.take()});
+    }
     if (Status s = rt::writeNpz(setup.saveWeights, weights); !s)
       return s;
   }
