@@ -228,6 +228,13 @@ LogicalResult PackageBuilder::addTrainingState() {
   }
   if (!pkg.state.empty() && pkg.outputNames[0].empty())
     pkg.outputNames[0] = "loss";
+  // The attribute's verifier bounds it.
+  if (auto micro = func->getAttrOfType<IntegerAttr>(attr::kMicroBatches)) {
+    if (pkg.state.empty())
+      return func.emitOpError()
+             << "has '" << attr::kMicroBatches << "' but no training state";
+    pkg.microBatches = uint32_t(micro.getInt());
+  }
   return success();
 }
 

@@ -237,6 +237,15 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
              << "' on a float dlc.constant, as the parameter's name";
     return success();
   }
+  if (name == attr::kMicroBatches) {
+    auto count = dyn_cast<IntegerAttr>(value);
+    if (!isa<FunctionOpInterface>(op) || !count ||
+        !count.getType().isInteger(64) || count.getInt() < 2 ||
+        count.getInt() > 65536)
+      return op->emitOpError() << "expects '" << name
+                               << "' on a function, as an i64 from 2 to 65536";
+    return success();
+  }
   if (name == attr::kPrecision) {
     auto precision = dyn_cast<StringAttr>(value);
     if (!precision || precision.getValue() != "f32")

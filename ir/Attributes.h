@@ -78,6 +78,9 @@ constexpr llvm::StringLiteral kGradientOf = "dlc.gradient_of";
 /// On a function result: the new value of parameter or state argument #n
 /// (dlc-apply-optimizer).
 constexpr llvm::StringLiteral kUpdates = "dlc.updates";
+/// On a training step: the micro-batches (i64, 2 or more) one optimizer
+/// step accumulates gradients over (dlc-apply-optimizer's accumulate).
+constexpr llvm::StringLiteral kMicroBatches = "dlc.micro_batches";
 } // namespace attr
 
 /// The planned arena offsets of `op`'s results, if planned.

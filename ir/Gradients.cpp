@@ -49,26 +49,6 @@ LogicalResult unaryGradient(OpBuilder &b, Location loc, Value grad,
   return success();
 }
 
-/// `lhs pred rhs`, a boolean tensor of the broadcast shape.
-Value comparison(OpBuilder &b, Location loc, CmpPredicate pred, Value lhs,
-                 Value rhs) {
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcastShapes(tensorType(lhs).getShape(), tensorType(rhs).getShape());
-  return b.create<CmpOp>(loc, RankedTensorType::get(*shape, b.getI1Type()),
-                         pred, lhs, rhs);
-}
-
-/// `cond ? onTrue : onFalse`, of the broadcast shape of the three.
-Value choose(OpBuilder &b, Location loc, Value cond, Value onTrue,
-             Value onFalse) {
-  FailureOr<SmallVector<int64_t>> shape = broadcastShapes(
-      tensorType(cond).getShape(), tensorType(onTrue).getShape());
-  shape = broadcastShapes(*shape, tensorType(onFalse).getShape());
-  return b.create<SelectOp>(
-      loc, RankedTensorType::get(*shape, tensorType(onTrue).getElementType()),
-      cond, onTrue, onFalse);
-}
-
 } // namespace
 
 LogicalResult AddOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,

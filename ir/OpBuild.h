@@ -38,6 +38,31 @@ inline Value unitSplat(OpBuilder &b, Location loc, Value like, double value) {
       DenseElementsAttr::get(type, b.getFloatAttr(t.getElementType(), value)));
 }
 
+/// `lhs pred rhs`, a boolean tensor of the broadcast shape.
+inline Value comparison(OpBuilder &b, Location loc, CmpPredicate pred,
+                        Value lhs, Value rhs) {
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(cast<RankedTensorType>(lhs.getType()).getShape(),
+                      cast<RankedTensorType>(rhs.getType()).getShape());
+  assert(succeeded(shape) && "operands that do not broadcast");
+  return b.create<CmpOp>(loc, RankedTensorType::get(*shape, b.getI1Type()),
+                         pred, lhs, rhs);
+}
+
+/// `cond ? onTrue : onFalse`, of the broadcast shape of the three.
+inline Value choose(OpBuilder &b, Location loc, Value cond, Value onTrue,
+                    Value onFalse) {
+  auto type = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(type(cond).getShape(), type(onTrue).getShape());
+  assert(succeeded(shape) && "operands that do not broadcast");
+  shape = broadcastShapes(*shape, type(onFalse).getShape());
+  assert(succeeded(shape) && "operands that do not broadcast");
+  return b.create<SelectOp>(
+      loc, RankedTensorType::get(*shape, type(onTrue).getElementType()), cond,
+      onTrue, onFalse);
+}
+
 } // namespace mlir::dlc
 
 #endif // DLC_IR_OPBUILD_H

@@ -76,6 +76,8 @@ struct ApplyOptimizerPass
       return bad("eps must be a finite number >= 0");
     if (!(std::isfinite(gradClip) && gradClip >= 0))
       return bad("the gradient clipping norm must be a finite number >= 0");
+    if (accumulate < 1 || accumulate > 65536)
+      return bad("accumulate takes 1 to 65536 micro-batches");
     if (optimizer == "sgd" && (beta1 != 0.9 || beta2 != 0.999 || eps != 1e-8))
       return bad("betas and eps are adamw's; sgd takes none");
     if (optimizer == "adamw" && momentum != 0)
@@ -125,6 +127,13 @@ struct ApplyOptimizerPass
     SmallVector<Value> grads;
     for (auto [i, param] : gradients)
       grads.push_back(ret.getOperand(i));
+    // With micro-batches, `last` (a boolean scalar) says whether this one
+    // applies the optimizer to the accumulated gradients.
+    Value last;
+    if (accumulate > 1)
+      last = accumulateGradients(b, loc, gradients, grads, addState, states);
+    // The optimizer's state, which only the last micro-batch updates.
+    size_t optimizerStates = states.size();
     if (gradClip > 0)
       clip(b, loc, grads);
 
@@ -211,9 +220,18 @@ struct ApplyOptimizerPass
                                    broadcastBinary<DivOp>(b, loc, nextM, denom),
                                    stepSize));
       }
+      if (last)
+        next = choose(b, loc, asRankOf(b, loc, last, param), next, param);
       results[index] = next;
       resultAttrs[index] = b.getDictionaryAttr(b.getNamedAttr(
           attr::kUpdates, b.getI64IntegerAttr(param.getArgNumber())));
+    }
+    if (last) {
+      for (size_t k = optimizerStates; k < states.size(); ++k)
+        states[k].next = choose(b, loc, asRankOf(b, loc, last, states[k].arg),
+                                states[k].next, states[k].arg);
+      func->setAttr(attr::kMicroBatches,
+                    b.getI64IntegerAttr(int64_t(accumulate)));
     }
     for (const State &s : states) {
       results.push_back(s.next);
@@ -226,6 +244,40 @@ struct ApplyOptimizerPass
                                            func.getArgumentTypes(),
                                            ValueRange(results).getTypes()));
     func.setAllResultAttrs(resultAttrs);
+  }
+
+  /// Accumulation over `accumulate` micro-batches: a step count
+  /// (`accumulate.count`) and per parameter a sum of its gradients
+  /// (`<name>.grad_sum`), both reset by the last micro-batch. Replaces each
+  /// gradient by the mean of the sums so far (what the last micro-batch
+  /// applies) and returns whether this micro-batch is the last.
+  template <typename AddState>
+  Value
+  accumulateGradients(OpBuilder &b, Location loc,
+                      ArrayRef<std::pair<unsigned, BlockArgument>> gradients,
+                      SmallVectorImpl<Value> &grads, AddState &addState,
+                      SmallVectorImpl<State> &states) {
+    func::FuncOp func = getOperation();
+    auto scalar = RankedTensorType::get({}, b.getF32Type());
+    BlockArgument count = addState(scalar, "accumulate.count");
+    Value nextCount =
+        b.create<AddOp>(loc, scalar, count, splatConstant(b, loc, scalar, 1.0));
+    Value last = comparison(b, loc, CmpPredicate::ge, nextCount,
+                            splatConstant(b, loc, scalar, double(accumulate)));
+    states.push_back(
+        {count,
+         choose(b, loc, last, splatConstant(b, loc, scalar, 0.0), nextCount)});
+    for (auto [k, entry] : llvm::enumerate(gradients)) {
+      BlockArgument param = entry.second;
+      std::string name = persistentName(func, param.getArgNumber()).str();
+      BlockArgument sum = addState(param.getType(), name + ".grad_sum");
+      Value nextSum = b.create<AddOp>(loc, sum.getType(), sum, grads[k]);
+      states.push_back({sum, choose(b, loc, asRankOf(b, loc, last, sum),
+                                    unitSplat(b, loc, sum, 0.0), nextSum)});
+      grads[k] = broadcastBinary<MulOp>(
+          b, loc, nextSum, unitSplat(b, loc, sum, 1.0 / double(accumulate)));
+    }
+    return last;
   }
 
   /// Scales every gradient by min(1, gradClip / (norm + 1e-6)), norm the

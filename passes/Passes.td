@@ -105,6 +105,13 @@ def ApplyOptimizer : Pass<"dlc-apply-optimizer", "func::FuncOp"> {
     - `grad-clip` > 0 first scales every gradient by
       `min(1, grad_clip / (norm + 1e-6))`, `norm` the 2-norm of all of them
       together (`clip_grad_norm_`).
+    - `accumulate` = K > 1: the step is one of K micro-batches. Each
+      parameter gets a `<name>.grad_sum` state (f32 like it) and the step a
+      `accumulate.count`; a step adds its gradients to the sums, and the K-th
+      (count + 1 = K) applies the optimizer to the sums / K (clipping
+      included) and resets sums and count; the others keep parameters and
+      optimizer state (`dlc.select` on the count). The function is marked
+      `dlc.micro_batches = K`.
 
     Before:
     ```mlir
@@ -134,6 +141,8 @@ def ApplyOptimizer : Pass<"dlc-apply-optimizer", "func::FuncOp"> {
     Option<"eps", "eps", "double", "1e-8", "adamw's epsilon">,
     Option<"gradClip", "grad-clip", "double", "0",
            "the largest global gradient norm (0: no clipping)">,
+    Option<"accumulate", "accumulate", "unsigned", "1",
+           "micro-batches per optimizer step (gradients averaged)">,
   ];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }

@@ -28,15 +28,12 @@ void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize,
     optimizer.weightDecay = training->weightDecay;
     optimizer.eps = training->eps;
     optimizer.gradClip = training->gradClip;
+    optimizer.accumulate = training->accumulate;
+    // checkPipelineOptions accepted the betas (sgd: the defaults).
     double beta1 = 0.9, beta2 = 0.999;
     ::dlc::parseBetas(training->betas, beta1, beta2);
     optimizer.beta1 = beta1;
     optimizer.beta2 = beta2;
-    if (training->optimizer == "sgd") {
-      optimizer.beta1 = 0.9;
-      optimizer.beta2 = 0.999;
-      optimizer.eps = 1e-8;
-    }
     fpm.addPass(createApplyOptimizer(optimizer));
   }
   if (canonicalize) {

@@ -70,7 +70,9 @@
     "adamw's moment decays, as beta1,beta2")                                   \
   X(double, eps, 1e-8, "eps", "adamw's epsilon")                               \
   X(double, gradClip, 0.0, "grad-clip",                                        \
-    "the largest global 2-norm of the gradients (0: no clipping)")
+    "the largest global 2-norm of the gradients (0: no clipping)")             \
+  X(unsigned, accumulate, 1, "accumulate",                                     \
+    "micro-batches per optimizer step, their gradients averaged (training)")
 
 /// Declares the field of an X list's entry (in a struct).
 #define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
@@ -145,6 +147,12 @@ inline std::string checkPipelineOptions(const PipelineOptions &options) {
     return "--nesterov needs --optimizer=sgd and a --momentum above 0";
   if (opt == "adamw" && options.momentum != 0)
     return "--momentum is sgd's; adamw takes --betas";
+  if (opt == "sgd" && (beta1 != 0.9 || beta2 != 0.999 || options.eps != 1e-8))
+    return "--betas and --eps are adamw's; sgd takes --momentum";
+  if (options.accumulate < 1 || options.accumulate > 65536)
+    return "--accumulate takes 1 to 65536 micro-batches";
+  if (options.accumulate != 1 && !options.train)
+    return "--accumulate needs --train";
   return "";
 }
 

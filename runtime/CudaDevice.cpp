@@ -397,7 +397,7 @@ Result<RunBuffers> CudaDevice::stage(const std::vector<HostTensor> &inputs,
 }
 
 Result<DevicePtr> CudaDevice::allocateMemory(uint64_t bytes,
-                                            const std::string &what) {
+                                             const std::string &what) {
   if (bytes > SIZE_MAX)
     return Status::error("cannot allocate " + std::to_string(bytes) +
                          " bytes for " + what);
@@ -415,18 +415,18 @@ void CudaDevice::freeMemory(DevicePtr p) {
 Status CudaDevice::upload(DevicePtr dst, const void *src, uint64_t bytes,
                           const std::string &what) {
   if (bytes)
-    DLC_RT_RETURN_IF_ERROR(ctx_.check(
-        ctx_.cu->cuMemcpyHtoDAsync(dst, src, bytes, ctx_.stream),
-        "cuMemcpyHtoDAsync", what));
+    DLC_RT_RETURN_IF_ERROR(
+        ctx_.check(ctx_.cu->cuMemcpyHtoDAsync(dst, src, bytes, ctx_.stream),
+                   "cuMemcpyHtoDAsync", what));
   return synchronize(what);
 }
 
 Status CudaDevice::download(void *dst, DevicePtr src, uint64_t bytes,
                             const std::string &what) {
   if (bytes)
-    DLC_RT_RETURN_IF_ERROR(ctx_.check(
-        ctx_.cu->cuMemcpyDtoHAsync(dst, src, bytes, ctx_.stream),
-        "cuMemcpyDtoHAsync", what));
+    DLC_RT_RETURN_IF_ERROR(
+        ctx_.check(ctx_.cu->cuMemcpyDtoHAsync(dst, src, bytes, ctx_.stream),
+                   "cuMemcpyDtoHAsync", what));
   return synchronize(what);
 }
 

@@ -177,8 +177,7 @@ public:
   /// Copies `bytes` from host memory into device memory, or back, once the
   /// work before it is done; returns when the copy is.
   virtual Status copyToDevice(void *dst, const void *src, uint64_t bytes) = 0;
-  virtual Status copyFromDevice(void *dst, const void *src,
-                                uint64_t bytes) = 0;
+  virtual Status copyFromDevice(void *dst, const void *src, uint64_t bytes) = 0;
 
   /// Runs the package `iterations` times (after one warm-up run) on `inputs`
   /// and times every step: with CUDA events around each step on a GPU

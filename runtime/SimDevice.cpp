@@ -213,7 +213,7 @@ private:
 };
 
 Result<DevicePtr> SimDevice::allocateMemory(uint64_t bytes,
-                                           const std::string &what) {
+                                            const std::string &what) {
   auto mapping = std::make_unique<HostMapping>();
   if (!mapping->allocate(bytes))
     return Status::error("sim: out of host memory allocating " +

@@ -240,9 +240,9 @@ Result<void *> StepExecutor::allocateDeviceMemory(uint64_t bytes,
                                                   const std::string &what) {
   DeviceScope scope(*device_);
   DLC_RT_RETURN_IF_ERROR(scope.enter());
-  Result<DevicePtr> p = catchAllocation(
-      "allocating device memory",
-      [&] { return device_->allocateMemory(std::max<uint64_t>(bytes, 1), what); });
+  Result<DevicePtr> p = catchAllocation("allocating device memory", [&] {
+    return device_->allocateMemory(std::max<uint64_t>(bytes, 1), what);
+  });
   if (!p)
     return p.status();
   return fromDevicePtr(*p);

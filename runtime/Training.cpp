@@ -106,8 +106,8 @@ Result<double> TrainingSession::step(const std::vector<HostTensor> &batch) {
                              ? p.inputNames[i]
                              : "arg" + std::to_string(i);
       return Status::error(
-          "batch tensor #" + std::to_string(k) + " ('" + name + "'): expected " +
-          describe(want.dtype, want.shape) + ", got " +
+          "batch tensor #" + std::to_string(k) + " ('" + name +
+          "'): expected " + describe(want.dtype, want.shape) + ", got " +
           describe(t.dtype, t.shape) +
           (microBatches() > 1
                ? " (" + std::to_string(microBatches()) + " micro-batches of " +
@@ -142,10 +142,22 @@ Result<double> TrainingSession::step(const std::vector<HostTensor> &batch) {
       inputs[p.state[k].input] = state_[current][k];
       outputs[p.state[k].output] = state_[1 - current][k];
     }
-    DLC_RT_RETURN_IF_ERROR(session_->runOnDevice(inputs, outputs));
     float loss = 0;
-    DLC_RT_RETURN_IF_ERROR(
-        session_->copyFromDevice(&loss, otherOutputs_[0], sizeof loss));
+    Status ran = session_->runOnDevice(inputs, outputs);
+    if (ran)
+      ran = session_->copyFromDevice(&loss, otherOutputs_[0], sizeof loss);
+    if (!ran) {
+      if (m == 0)
+        return ran;
+      // Micro-batch m - 1 overwrote the state this step started from; the
+      // state after it is whole (its gradients accumulated).
+      current_ = current;
+      return Status::error(ran.message() + " (in micro-batch " +
+                           std::to_string(m + 1) + " of " +
+                           std::to_string(microBatches()) +
+                           "; the gradients of the ones before stay "
+                           "accumulated)");
+    }
     sum += double(loss);
     current = 1 - current;
   }

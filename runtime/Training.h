@@ -1,4 +1,5 @@
-//===- Training.h - Running a training-step package step by step -*- C++ -*-===//
+//===- Training.h - Running a training-step package step by step -*- C++
+//-*-===//
 //
 // A training session: a training-step package (Package::state, made by
 // `dlc compile --train`, docs/training.md) on a device, with its parameters
@@ -53,7 +54,10 @@ public:
   /// batchDesc gives): with several micro-batches, the package runs once
   /// per consecutive slice of rows, accumulating gradients, and updates
   /// on the last. Returns the loss before the update, the mean of the
-  /// micro-batches' losses. A failed step leaves the state as it was.
+  /// micro-batches' losses. A step that fails in its first micro-batch
+  /// leaves the state as it was; one that fails in a later one leaves the
+  /// state after the micro-batches that ran (their gradients accumulated,
+  /// the update not applied), and says so.
   Result<double> step(const std::vector<HostTensor> &batch);
   /// Optimizer steps done so far.
   uint64_t stepsDone() const { return steps_; }

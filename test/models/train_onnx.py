@@ -5,7 +5,7 @@ Each case is a torch.nn model with fixed initial weights, exported with
 torch.onnx.export(..., do_constant_folding=False) (its initializers are the
 parameters), trained STEPS steps by `dlc train` on sim and by torch.optim on
 the same data, in the same order (step s takes rows [s*B, (s+1)*B) modulo
-the row count). The loss of every step (`--loss-log`) and the final weights
+the row count; with --accumulate=K, K micro-batches of B rows each). The loss of every step (`--loss-log`) and the final weights
 (`--save-weights`, an .npz keyed by initializer name) must match within 1e-4
 relative (PyTorch's own f32 and f64 runs of these differ by under 1e-6).
 
@@ -76,6 +76,13 @@ CASES = {
                           "--weight-decay=0.001"],
                          lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9,
                                                    weight_decay=0.001), 0),
+    # Four micro-batches of 4 rows per step: equal to one step on 16 rows.
+    "mlp_sgd_accumulate": (lambda: mlp([6, 16, 16, 4], torch.nn.Tanh), (4, 6),
+                           28, "cross_entropy",
+                           ["--optimizer=sgd", "--lr=0.1", "--momentum=0.9",
+                            "--accumulate=4"],
+                           lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
+                           0),
     "regressor_mse": (lambda: mlp([3, 12, 2], torch.nn.Sigmoid), (5, 3), 17,
                       "mse", ["--optimizer=sgd", "--lr=0.2", "--grad-clip=0.5"],
                       lambda p: torch.optim.SGD(p, lr=0.2), 0.5),
@@ -130,20 +137,27 @@ def run_case(name, dlc, work):
         for n, p in model.named_parameters():
             p.copy_(initial[n])
     opt = make_opt(model.parameters())
+    micro = next((int(f.split("=")[1]) for f in flags
+                  if f.startswith("--accumulate=")), 1)
     torch_losses = []
     for step in range(STEPS):
-        idx = [(step * batch + r) % rows for r in range(batch)]
         opt.zero_grad()
-        out = model(torch.from_numpy(x[idx]))
-        if loss == "cross_entropy":
-            value = torch.nn.functional.cross_entropy(out, torch.from_numpy(y[idx]))
-        else:
-            value = torch.nn.functional.mse_loss(out, torch.from_numpy(y[idx]))
-        value.backward()
+        total = 0.0
+        for m in range(micro):
+            start = (step * micro + m) * batch
+            idx = [(start + r) % rows for r in range(batch)]
+            out = model(torch.from_numpy(x[idx]))
+            if loss == "cross_entropy":
+                value = torch.nn.functional.cross_entropy(
+                    out, torch.from_numpy(y[idx]))
+            else:
+                value = torch.nn.functional.mse_loss(out, torch.from_numpy(y[idx]))
+            (value / micro).backward()
+            total += value.item() / micro
         if clip:
             torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
         opt.step()
-        torch_losses.append(value.item())
+        torch_losses.append(total)
 
     failures = []
     if len(dlc_losses) != STEPS:

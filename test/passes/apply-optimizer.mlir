@@ -2,6 +2,7 @@
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 momentum=0.9 nesterov=true weight-decay=0.25' | FileCheck %s --check-prefix=NESTEROV
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=adamw lr=0.01 weight-decay=0.1' | FileCheck %s --check-prefix=ADAMW
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 grad-clip=1.0' | FileCheck %s --check-prefix=CLIP
+// RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 momentum=0.9 accumulate=4' | FileCheck %s --check-prefix=ACCUMULATE
 
 // What dlc-autodiff hands on: the loss, then a gradient per parameter.
 // The optimizer's buffers become state arguments after the parameters
@@ -42,6 +43,26 @@
 // CLIP: %[[NORM:.*]] = dlc.sqrt
 // CLIP: dlc.min
 // CLIP: return
+// Four micro-batches: a count and a gradient sum per parameter, the
+// optimizer applied to sum / 4, and parameters, buffers, sums and count
+// chosen by whether this micro-batch is the fourth.
+// ACCUMULATE-LABEL: func.func @step
+// ACCUMULATE-SAME: (%[[W:.*]]: tensor<2x2xf32> {dlc.param = "w"}, %[[C:.*]]: tensor<f32> {{{.*}}dlc.state = "accumulate.count"}, %[[S:.*]]: tensor<2x2xf32> {{{.*}}dlc.state = "w.grad_sum"}, %[[B:.*]]: tensor<2x2xf32> {{{.*}}dlc.state = "w.momentum_buffer"}, %{{.*}}: tensor<3xf32>)
+// ACCUMULATE-SAME: attributes {dlc.micro_batches = 4 : i64}
+// ACCUMULATE: %[[C1:.*]] = dlc.add %[[C]], %{{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// ACCUMULATE: %[[FOUR:.*]] = dlc.constant dense<4.000000e+00> : tensor<f32>
+// ACCUMULATE: %[[LAST:.*]] = dlc.cmp ge, %[[C1]], %[[FOUR]]
+// ACCUMULATE: %[[NC:.*]] = dlc.select %[[LAST]], %{{.*}}, %[[C1]]
+// ACCUMULATE: %[[S1:.*]] = dlc.add %[[S]], %[[G:.*]] :
+// ACCUMULATE: %[[NS:.*]] = dlc.select %{{.*}}, %{{.*}}, %[[S1]]
+// ACCUMULATE: %[[QUARTER:.*]] = dlc.constant dense<2.500000e-01>
+// ACCUMULATE: %[[MEAN:.*]] = dlc.mul %[[S1]], %[[QUARTER]]
+// ACCUMULATE: %[[BM:.*]] = dlc.mul %[[B]], %{{.*}}
+// ACCUMULATE: %[[NB:.*]] = dlc.add %[[BM]], %[[MEAN]]
+// ACCUMULATE: %[[UW:.*]] = dlc.sub %[[W]], %{{.*}}
+// ACCUMULATE: %[[NW:.*]] = dlc.select %{{.*}}, %[[UW]], %[[W]]
+// ACCUMULATE: %[[NB2:.*]] = dlc.select %{{.*}}, %[[NB]], %[[B]]
+// ACCUMULATE: return %{{.*}}, %[[NW]], %[[NC]], %[[NS]], %[[NB2]]
 func.func @step(%w: tensor<2x2xf32> {dlc.param = "w"}, %x: tensor<3xf32>) -> (tensor<f32>, tensor<2x2xf32> {dlc.gradient_of = 0 : i64}) {
   %e = dlc.exp %w : tensor<2x2xf32>
   %s = dlc.reduce sum %x {axes = array<i64: 0>} : (tensor<3xf32>) -> tensor<1xf32>

@@ -943,6 +943,12 @@ TEST(Package, TrainingStateRoundTripsAndIsChecked) {
   EXPECT_EQ(t.output, 2u);
   EXPECT_EQ(t.initialOffset, 128u);
   EXPECT_EQ(t.initialBytes, 128u);
+  EXPECT_EQ(back->microBatches, 1u);
+  p.microBatches = 4;
+  back = deserializePackage(serializePackage(p));
+  ASSERT_TRUE(back.isOk()) << back.message();
+  EXPECT_EQ(back->microBatches, 4u);
+  p.microBatches = 1;
 
   struct Case {
     const char *what;
@@ -973,6 +979,19 @@ TEST(Package, TrainingStateRoundTripsAndIsChecked) {
        "tensor"},
       {"unnamed", [](Package &q) { q.state[0].name.clear(); },
        "training state names must be distinct, non-empty and short"},
+      {"no micro-batches", [](Package &q) { q.microBatches = 0; },
+       "a training step takes 1 to 65536 micro-batches (an inference package "
+       "1), not 0"},
+      {"too many micro-batches", [](Package &q) { q.microBatches = 65537; },
+       "a training step takes 1 to 65536 micro-batches (an inference package "
+       "1), not 65537"},
+      {"micro-batches without state",
+       [](Package &q) {
+         q.state.clear();
+         q.microBatches = 2;
+       },
+       "a training step takes 1 to 65536 micro-batches (an inference package "
+       "1), not 2"},
       {"no loss",
        [](Package &q) {
          q.outputs[0] = {DType::F32, {2}};

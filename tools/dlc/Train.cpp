@@ -277,16 +277,14 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
 
   const uint64_t micro = t.microBatches();
   if (!setup.quiet)
-    std::fprintf(stderr,
-                 "training on %s: %lld rows, batches of %lld%s, %llu "
-                 "steps\n",
-                 t.deviceDescription().c_str(), (long long)rows,
-                 (long long)batch,
-                 micro > 1 ? (" x " + std::to_string(micro) +
-                              " accumulated")
-                                 .c_str()
-                           : "",
-                 (unsigned long long)setup.steps);
+    std::fprintf(
+        stderr,
+        "training on %s: %lld rows, batches of %lld%s, %llu "
+        "steps\n",
+        t.deviceDescription().c_str(), (long long)rows, (long long)batch,
+        micro > 1 ? (" x " + std::to_string(micro) + " accumulated").c_str()
+                  : "",
+        (unsigned long long)setup.steps);
 
   RowOrder order(rows, setup.shuffle, setup.seed);
   std::vector<HostTensor> args(t.batchInputs().size());
@@ -296,8 +294,8 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
   for (uint64_t step = 0; step < setup.steps; ++step) {
     uint64_t position = step * micro * uint64_t(batch);
     for (size_t k = 0; k < args.size(); ++k)
-      args[k] = batchOf(sets[t.batchInputs()[k]], t.batchDesc(k), order,
-                        position);
+      args[k] =
+          batchOf(sets[t.batchInputs()[k]], t.batchDesc(k), order, position);
     rt::Result<double> loss = t.step(args);
     if (!loss)
       return Status::error("step " + std::to_string(step) + ": " +

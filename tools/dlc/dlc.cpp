@@ -947,6 +947,7 @@ static int writeStatsJson(const rt::Package &package, const std::string &out) {
 static int checkPipelineFlags() {
   ::dlc::PipelineOptions options;
   pipelineFlags.apply(options);
+  options.train |= trainCommand;
   std::string error = ::dlc::checkPipelineOptions(options);
   return error.empty() ? 0 : fail(error);
 }

@@ -20,6 +20,7 @@
 #include "runtime/Runtime.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
+#include "runtime/Training.h"
 
 #include <cstdint>
 #include <map>
