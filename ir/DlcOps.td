@@ -563,7 +563,8 @@ def Dlc_PoolKind : I32EnumAttr<"PoolKind", "pooling combiner", [
 }
 
 def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision, Dlc_LayoutSpatial]> {
+    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision, Dlc_LayoutSpatial,
+    Dlc_Differentiable]> {
   let summary = "2-D convolution (ONNX Conv)";
   let description = [{
     `y[n, oc, oh, ow] = sum_{c, kh, kw} x[n, g*C/G + c, oh*sh - top + kh*dh,
@@ -669,7 +670,8 @@ def Dlc_ConvTranspose2DOp : Dlc_Op<"conv_transpose2d", [Pure, Dlc_Window, Dlc_Ke
 }
 
 def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutSpatial]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_LayoutSpatial,
+    Dlc_Differentiable]> {
   let summary = "2-D max or average pooling (ONNX MaxPool / AveragePool)";
   let description = [{
     Combines, for each output position, the window `x[n, c, oh*sh - top +

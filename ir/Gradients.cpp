@@ -8,6 +8,7 @@
 // so the sum has the operand's shape).
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
 #include "ir/Dialect.h"
 #include "ir/ElementType.h"
 #include "ir/OpBuild.h"
@@ -558,5 +559,207 @@ LogicalResult TileOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   v = b.create<ReduceOp>(loc, RankedTensorType::get(summed, element),
                          ReduceKind::sum, v, axes);
   out.push_back(b.create<ReshapeOp>(loc, in, v).getResult());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Windows: convolutions and pooling
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  return b.create<ReshapeOp>(
+      loc, RankedTensorType::get(shape, tensorType(v).getElementType()), v);
+}
+
+/// The inverse of im2col for a pooling window: `cols` [N, C*KH*KW, OH, OW]
+/// holds, for every window position k = kh*KW + kw of channel c, what goes
+/// back to the input element it read; the result [N, C, H, W] sums them (a
+/// transposed convolution of `C` groups with a one-hot filter per k), with
+/// what falls outside the input dropped.
+Value col2im(OpBuilder &b, Location loc, Value cols, int64_t c, int64_t h,
+             int64_t w, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+  RankedTensorType t = tensorType(cols);
+  Type element = t.getElementType();
+  int64_t n = t.getDimSize(0), oh = t.getDimSize(2), ow = t.getDimSize(3);
+  int64_t kk = kernel[0] * kernel[1];
+  auto filterType =
+      RankedTensorType::get({c * kk, 1, kernel[0], kernel[1]}, element);
+  SmallVector<Attribute> ones;
+  ones.reserve(size_t(c * kk * kk));
+  Attribute one = b.getFloatAttr(element, 1.0),
+            zero = b.getFloatAttr(element, 0.0);
+  for (int64_t i = 0; i < c * kk; ++i)
+    for (int64_t k = 0; k < kk; ++k)
+      ones.push_back(k == i % kk ? one : zero);
+  Value filter = b.create<ConstantOp>(
+      loc, filterType, DenseElementsAttr::get(filterType, ones));
+  // Transposed with the window's leading pads only: rows
+  // [-top, sh*(OH-1) + dh*(KH-1) + 1 - top) of the padded input, cropped
+  // or zero-extended to [0, H).
+  int64_t th = strides[0] * (oh - 1) + dilations[0] * (kernel[0] - 1) + 1 -
+               pads[0];
+  int64_t tw = strides[1] * (ow - 1) + dilations[1] * (kernel[1] - 1) + 1 -
+               pads[1];
+  Value x = b.create<ConvTranspose2DOp>(
+      loc, RankedTensorType::get({n, c, th, tw}, element), cols, filter,
+      b.getDenseI64ArrayAttr(strides),
+      b.getDenseI64ArrayAttr({pads[0], pads[1], 0, 0}),
+      b.getDenseI64ArrayAttr(dilations), b.getDenseI64ArrayAttr({0, 0}),
+      b.getI64IntegerAttr(c), TypeAttr());
+  return padOrCrop(b, loc, x, {0, 0, 0, 0}, {0, 0, h - th, w - tw});
+}
+
+} // namespace
+
+LogicalResult Conv2DOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                      SmallVectorImpl<Value> &out) {
+  Value g = grads[0];
+  if (!g) {
+    out.append(2, Value());
+    return success();
+  }
+  if ((*this)->hasAttr(attr::kChannelsLast))
+    return emitOpError() << "has no gradient rule in the channels-last layout "
+                            "(differentiate before dlc-assign-layout)";
+  Location loc = getLoc();
+  Value x = getInput(), w = getFilter();
+  ArrayRef<int64_t> xs = tensorType(x).getShape(),
+                    ws = tensorType(w).getShape(),
+                    ys = tensorType(g).getShape();
+  ArrayRef<int64_t> s = getStrides(), p = getPads(), d = getDilations();
+  int64_t groups = getGroups();
+  TypeAttr acc = getAccTypeAttr();
+  // dx: the transposed convolution of g by the same filter, its output
+  // padding the rows (columns) the forward windows never reached.
+  int64_t outputPadding[2];
+  for (int i = 0; i < 2; ++i)
+    outputPadding[i] = xs[2 + i] - (s[i] * (ys[2 + i] - 1) +
+                                    d[i] * (ws[2 + i] - 1) + 1 - p[i] -
+                                    p[i + 2]);
+  Value dx = b.create<ConvTranspose2DOp>(
+      loc, RankedTensorType::get(xs, tensorType(g).getElementType()), g, w,
+      getStridesAttr(), getPadsAttr(), getDilationsAttr(),
+      b.getDenseI64ArrayAttr(outputPadding), getGroupsAttr(), acc);
+  // dw[oc, c, kh, kw] = sum over n, oh, ow of g[n, oc, oh, ow] times the
+  // input element window (kh, kw) of (oh, ow) read: g [N, G, OC/G, OH*OW]
+  // times im2col(x)ᵀ [N, G, OH*OW, C/G*KH*KW], summed over N.
+  int64_t n = xs[0], oc = ws[0], cg = ws[1], kh = ws[2], kw = ws[3];
+  int64_t positions = ys[2] * ys[3];
+  Type element = tensorType(x).getElementType();
+  Value cols = b.create<Im2ColOp>(
+      loc,
+      RankedTensorType::get({n, groups, cg * kh * kw, positions}, element), x,
+      b.getDenseI64ArrayAttr({kh, kw}), getStridesAttr(), getPadsAttr(),
+      getDilationsAttr(), getGroupsAttr());
+  Value gr = reshapeTo(b, loc, g, {n, groups, oc / groups, positions});
+  Value perImage = b.create<MatmulOp>(
+      loc,
+      RankedTensorType::get({n, groups, oc / groups, cg * kh * kw},
+                            tensorType(g).getElementType()),
+      gr, cols, false, true, acc);
+  Value sum = b.create<ReduceOp>(
+      loc,
+      RankedTensorType::get({1, groups, oc / groups, cg * kh * kw},
+                            tensorType(g).getElementType()),
+      ReduceKind::sum, perImage, ArrayRef<int64_t>{0});
+  out.push_back(dx);
+  out.push_back(reshapeTo(b, loc, sum, ws));
+  return success();
+}
+
+LogicalResult Pool2DOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                      SmallVectorImpl<Value> &out) {
+  Value g = grads[0];
+  if (!g) {
+    out.push_back({});
+    return success();
+  }
+  Location loc = getLoc();
+  Value x = getInput();
+  RankedTensorType xt = tensorType(x);
+  Type element = xt.getElementType();
+  if (!element.isF32())
+    return emitOpError() << "has no gradient rule for pooling " << element
+                         << " yet";
+  ArrayRef<int64_t> xs = xt.getShape(), ys = tensorType(g).getShape();
+  int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3], oh = ys[2], ow = ys[3];
+  ArrayRef<int64_t> k = getKernel(), s = getStrides(), p = getPads();
+  SmallVector<int64_t, 2> d = getDilationValues();
+  int64_t kk = k[0] * k[1];
+  Value gr = reshapeTo(b, loc, g, {n, c, 1, oh * ow});
+  Value cols;
+  if (getKind() == PoolKind::max) {
+    // The window's first maximum gets the gradient (PyTorch's index): the
+    // input padded with -inf (also past the padded input, where a ceil-mode
+    // window reaches), its windows as columns [N, C, KH*KW, OH*OW], the
+    // argmax of each column as a one-hot mask.
+    int64_t extra[2];
+    for (int i = 0; i < 2; ++i)
+      extra[i] = std::max<int64_t>(
+          0, s[i] * ((i ? ow : oh) - 1) + d[i] * (k[i] - 1) + 1 -
+                 ((i ? w : h) + p[i] + p[i + 2]));
+    SmallVector<int64_t> low = {0, 0, p[0], p[1]},
+                         high = {0, 0, p[2] + extra[0], p[3] + extra[1]};
+    Value padded = b.create<PadOp>(
+        loc,
+        RankedTensorType::get(
+            {n, c, h + low[2] + high[2], w + low[3] + high[3]}, element),
+        x, b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high),
+        b.getF64FloatAttr(-INFINITY));
+    Value windows = b.create<Im2ColOp>(
+        loc, RankedTensorType::get({n, 1, c * kk, oh * ow}, element), padded,
+        b.getDenseI64ArrayAttr(k), getStridesAttr(),
+        b.getDenseI64ArrayAttr({0, 0, 0, 0}), b.getDenseI64ArrayAttr(d),
+        b.getI64IntegerAttr(1));
+    windows = reshapeTo(b, loc, windows, {n, c, kk, oh * ow});
+    Type index = b.getI32Type();
+    Value first = b.create<ArgMaxOp>(
+        loc, RankedTensorType::get({n, c, 1, oh * ow}, index), windows,
+        b.getI64IntegerAttr(2));
+    auto iotaType = RankedTensorType::get({1, 1, kk, 1}, index);
+    SmallVector<int32_t> iota(static_cast<size_t>(kk), 0);
+    for (int64_t i = 0; i < kk; ++i)
+      iota[size_t(i)] = int32_t(i);
+    Value positions = b.create<ConstantOp>(
+        loc, iotaType, DenseElementsAttr::get(iotaType, ArrayRef(iota)));
+    Value mask = comparison(b, loc, CmpPredicate::eq, positions, first);
+    cols = choose(b, loc, mask, gr, unitSplat(b, loc, gr, 0.0));
+  } else {
+    // Every position of a window gets g / count, count the window's
+    // in-bounds positions (or, with count_include_pad, those inside the
+    // padded input), known here.
+    SmallVector<float> inverse(static_cast<size_t>(oh * ow), 0.0f);
+    for (int64_t r = 0; r < oh; ++r)
+      for (int64_t q = 0; q < ow; ++q) {
+        int64_t count = 1;
+        for (int i = 0; i < 2; ++i) {
+          int64_t at = i ? q : r, size = i ? w : h, inside = 0;
+          int64_t lo = getCountIncludePad() ? -p[i] : 0;
+          int64_t hi = getCountIncludePad() ? size + p[i + 2] : size;
+          for (int64_t j = 0; j < k[i]; ++j) {
+            int64_t pos = at * s[i] - p[i] + j * d[i];
+            inside += pos >= lo && pos < hi;
+          }
+          count *= inside;
+        }
+        inverse[size_t(r * ow + q)] = count ? 1.0f / float(count) : 0.0f;
+      }
+    auto inverseType = RankedTensorType::get({1, 1, 1, oh * ow}, element);
+    Value scale = b.create<ConstantOp>(
+        loc, inverseType,
+        DenseElementsAttr::get(inverseType, ArrayRef<float>(inverse)));
+    // [N, C, 1, OH*OW] stretched over the window's KH*KW positions.
+    auto spread = RankedTensorType::get({1, 1, kk, 1}, element);
+    cols = broadcastBinary<AddOp>(
+        b, loc, broadcastBinary<MulOp>(b, loc, gr, scale),
+        b.create<ConstantOp>(
+            loc, spread,
+            DenseElementsAttr::get(spread, b.getFloatAttr(element, 0.0))));
+  }
+  cols = reshapeTo(b, loc, cols, {n, c * kk, oh, ow});
+  out.push_back(col2im(b, loc, cols, c, h, w, k, s, p, d));
   return success();
 }
