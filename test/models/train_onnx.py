@@ -54,6 +54,23 @@ class TinyTransformer(torch.nn.Module):
         return self.head(x.mean(dim=1))
 
 
+class SmallCnn(torch.nn.Module):
+    """Convolutions (one strided), ReLU, max pooling with padding, a linear
+    classifier."""
+
+    def __init__(self, classes=3):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(2, 4, 3, padding=1)
+        self.pool = torch.nn.MaxPool2d(3, stride=2, padding=1)
+        self.conv2 = torch.nn.Conv2d(4, 6, 3, stride=2)
+        self.fc = torch.nn.Linear(6 * 1 * 1, classes)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.conv1(x)))
+        x = torch.relu(self.conv2(x))
+        return self.fc(torch.flatten(x, 1))
+
+
 def mlp(sizes, act):
     layers = []
     for i in range(len(sizes) - 1):
@@ -83,6 +100,9 @@ CASES = {
                             "--accumulate=4"],
                            lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
                            0),
+    "cnn_sgd": (lambda: SmallCnn(), (4, 2, 6, 6), 12, "cross_entropy",
+                ["--optimizer=sgd", "--lr=0.05", "--momentum=0.9"],
+                lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 0),
     "regressor_mse": (lambda: mlp([3, 12, 2], torch.nn.Sigmoid), (5, 3), 17,
                       "mse", ["--optimizer=sgd", "--lr=0.2", "--grad-clip=0.5"],
                       lambda p: torch.optim.SGD(p, lr=0.2), 0.5),
