@@ -594,15 +594,15 @@ Value col2im(OpBuilder &b, Location loc, Value cols, int64_t c, int64_t h,
   for (int64_t i = 0; i < c * kk; ++i)
     for (int64_t k = 0; k < kk; ++k)
       ones.push_back(k == i % kk ? one : zero);
-  Value filter = b.create<ConstantOp>(
-      loc, filterType, DenseElementsAttr::get(filterType, ones));
+  Value filter = b.create<ConstantOp>(loc, filterType,
+                                      DenseElementsAttr::get(filterType, ones));
   // Transposed with the window's leading pads only: rows
   // [-top, sh*(OH-1) + dh*(KH-1) + 1 - top) of the padded input, cropped
   // or zero-extended to [0, H).
-  int64_t th = strides[0] * (oh - 1) + dilations[0] * (kernel[0] - 1) + 1 -
-               pads[0];
-  int64_t tw = strides[1] * (ow - 1) + dilations[1] * (kernel[1] - 1) + 1 -
-               pads[1];
+  int64_t th =
+      strides[0] * (oh - 1) + dilations[0] * (kernel[0] - 1) + 1 - pads[0];
+  int64_t tw =
+      strides[1] * (ow - 1) + dilations[1] * (kernel[1] - 1) + 1 - pads[1];
   Value x = b.create<ConvTranspose2DOp>(
       loc, RankedTensorType::get({n, c, th, tw}, element), cols, filter,
       b.getDenseI64ArrayAttr(strides),
@@ -636,9 +636,9 @@ LogicalResult Conv2DOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   // padding the rows (columns) the forward windows never reached.
   int64_t outputPadding[2];
   for (int i = 0; i < 2; ++i)
-    outputPadding[i] = xs[2 + i] - (s[i] * (ys[2 + i] - 1) +
-                                    d[i] * (ws[2 + i] - 1) + 1 - p[i] -
-                                    p[i + 2]);
+    outputPadding[i] =
+        xs[2 + i] -
+        (s[i] * (ys[2 + i] - 1) + d[i] * (ws[2 + i] - 1) + 1 - p[i] - p[i + 2]);
   Value dx = b.create<ConvTranspose2DOp>(
       loc, RankedTensorType::get(xs, tensorType(g).getElementType()), g, w,
       getStridesAttr(), getPadsAttr(), getDilationsAttr(),
@@ -650,9 +650,8 @@ LogicalResult Conv2DOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   int64_t positions = ys[2] * ys[3];
   Type element = tensorType(x).getElementType();
   Value cols = b.create<Im2ColOp>(
-      loc,
-      RankedTensorType::get({n, groups, cg * kh * kw, positions}, element), x,
-      b.getDenseI64ArrayAttr({kh, kw}), getStridesAttr(), getPadsAttr(),
+      loc, RankedTensorType::get({n, groups, cg * kh * kw, positions}, element),
+      x, b.getDenseI64ArrayAttr({kh, kw}), getStridesAttr(), getPadsAttr(),
       getDilationsAttr(), getGroupsAttr());
   Value gr = reshapeTo(b, loc, g, {n, groups, oc / groups, positions});
   Value perImage = b.create<MatmulOp>(
@@ -698,9 +697,9 @@ LogicalResult Pool2DOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
     // argmax of each column as a one-hot mask.
     int64_t extra[2];
     for (int i = 0; i < 2; ++i)
-      extra[i] = std::max<int64_t>(
-          0, s[i] * ((i ? ow : oh) - 1) + d[i] * (k[i] - 1) + 1 -
-                 ((i ? w : h) + p[i] + p[i + 2]));
+      extra[i] =
+          std::max<int64_t>(0, s[i] * ((i ? ow : oh) - 1) + d[i] * (k[i] - 1) +
+                                   1 - ((i ? w : h) + p[i] + p[i + 2]));
     SmallVector<int64_t> low = {0, 0, p[0], p[1]},
                          high = {0, 0, p[2] + extra[0], p[3] + extra[1]};
     Value padded = b.create<PadOp>(

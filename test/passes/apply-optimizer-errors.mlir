@@ -12,3 +12,4 @@
 func.func @no_gradients(%w: tensor<3xf32> {dlc.param = "w"}) -> tensor<3xf32> {
   return %w : tensor<3xf32>
 }
+

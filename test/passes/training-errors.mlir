@@ -142,3 +142,28 @@ func.func @unknown_result_attr(%w: tensor<3xf32> {dlc.param = "w"}) -> (tensor<3
 func.func @updates_input(%w: tensor<3xf32> {dlc.param = "w"}, %x: tensor<3xf32>) -> (tensor<3xf32> {dlc.updates = 1 : i64}) {
   return %x : tensor<3xf32>
 }
+
+// -----
+
+func.func @channels_last(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32> {dlc.param = "w"}) -> tensor<1x32xf32> {
+  // expected-error @+1 {{has no gradient rule in the channels-last layout (differentiate before dlc-assign-layout)}}
+  %y = dlc.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64, dlc.channels_last} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %r = dlc.reshape %y : tensor<1x2x4x4xf32> -> tensor<1x32xf32>
+  return %r : tensor<1x32xf32>
+}
+
+// -----
+
+func.func @bf16_pool(%w: tensor<1x1x4x4xbf16> {dlc.param = "w"}) -> tensor<1x4xbf16> {
+  // expected-error @+1 {{has no gradient rule for pooling 'bf16' yet}}
+  %p = dlc.pool2d max %w {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x1x4x4xbf16>) -> tensor<1x1x2x2xbf16>
+  %r = dlc.reshape %p : tensor<1x1x2x2xbf16> -> tensor<1x4xbf16>
+  return %r : tensor<1x4xbf16>
+}
+
+// -----
+
+// expected-error @+1 {{expects 'dlc.micro_batches' on a function, as an i64 from 2 to 65536}}
+func.func @one_micro_batch(%w: tensor<3xf32> {dlc.param = "w"}) -> tensor<3xf32> attributes {dlc.micro_batches = 1 : i64} {
+  return %w : tensor<3xf32>
+}

@@ -26,9 +26,9 @@ Package trainingPackage(uint32_t microBatches = 1) {
   p.inputNames = {"w", "y"};
   p.outputNames = {"loss", "w"};
   p.steps.clear();
-  p.steps.push_back(kernelStep("k_ew", {(kEwSize + 127) / 128}, {128},
-                               {inputRef(0, ew), inputRef(1, ew),
-                                outputRef(1, ew)}));
+  p.steps.push_back(
+      kernelStep("k_ew", {(kEwSize + 127) / 128}, {128},
+                 {inputRef(0, ew), inputRef(1, ew), outputRef(1, ew)}));
   Step c;
   c.kind = Step::Kind::Copy;
   c.label = "loss";
@@ -87,8 +87,8 @@ Trained byHand(const Package &p, int steps) {
     HostTensor y = batchAt(s, p.microBatches);
     double sum = 0;
     for (uint32_t m = 0; m < p.microBatches; ++m) {
-      const float *ym = reinterpret_cast<const float *>(y.data.data()) +
-                        size_t(m) * kEwSize;
+      const float *ym =
+          reinterpret_cast<const float *>(y.data.data()) + size_t(m) * kEwSize;
       float *wv = reinterpret_cast<float *>(w.data.data());
       for (int i = 0; i < kEwSize; ++i)
         wv[i] = std::exp(wv[i]) + ym[i] * std::tanh(wv[i]);
