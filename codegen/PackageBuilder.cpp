@@ -235,6 +235,15 @@ LogicalResult PackageBuilder::addTrainingState() {
              << "has '" << attr::kMicroBatches << "' but no training state";
     pkg.microBatches = uint32_t(micro.getInt());
   }
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (func.getResultAttr(i, attr::kStepSkipped)) {
+      if (pkg.state.empty())
+        return func.emitOpError()
+               << "has '" << attr::kStepSkipped << "' but no training state";
+      pkg.skippedOutput = i;
+      if (pkg.outputNames[i].empty())
+        pkg.outputNames[i] = "skipped";
+    }
   return success();
 }
 

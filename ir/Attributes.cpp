@@ -316,6 +316,16 @@ LogicalResult mlir::dlc::verifyDlcResultAttribute(Operation *op, unsigned index,
                                                   NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
   auto func = dyn_cast<FunctionOpInterface>(op);
+  if (name == attr::kStepSkipped) {
+    auto type = func ? dyn_cast<RankedTensorType>(func.getResultTypes()[index])
+                     : RankedTensorType();
+    if (!isa<UnitAttr>(attribute.getValue()) || !type || type.getRank() != 0 ||
+        !type.getElementType().isF32())
+      return op->emitOpError()
+             << "expects '" << name << "' on result #" << index
+             << " as a unit attribute on a tensor<f32> result";
+    return success();
+  }
   if (name != attr::kGradientOf && name != attr::kUpdates)
     return op->emitOpError() << "has an unknown dlc result attribute '" << name
                              << "' on result #" << index;

@@ -81,6 +81,14 @@ constexpr llvm::StringLiteral kUpdates = "dlc.updates";
 /// On a training step: the micro-batches (i64, 2 or more) one optimizer
 /// step accumulates gradients over (dlc-apply-optimizer's accumulate).
 constexpr llvm::StringLiteral kMicroBatches = "dlc.micro_batches";
+/// On a training step's result (unit): 1.0 when the step skipped its update
+/// because a gradient was not finite (dynamic loss scaling), else 0.0.
+constexpr llvm::StringLiteral kStepSkipped = "dlc.step_skipped";
+/// The state names of dynamic loss scaling (GradScaler's scale and
+/// growth tracker).
+constexpr llvm::StringLiteral kLossScaleState = "grad_scaler.scale";
+constexpr llvm::StringLiteral kGrowthTrackerState =
+    "grad_scaler.growth_tracker";
 } // namespace attr
 
 /// The planned arena offsets of `op`'s results, if planned.

@@ -13,6 +13,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
 
@@ -93,6 +94,11 @@ struct ApplyOptimizerPass
       return signalPassFailure();
     Block &block = func.getBody().front();
     auto ret = cast<func::ReturnOp>(block.getTerminator());
+    // The update is computed in f32 whatever the precision (master weights
+    // and optimizer state are f32; in a low type small updates and squared
+    // gradients would round to nothing): what this pass adds is pinned.
+    llvm::DenseSet<Operation *> before;
+    block.walk([&](Operation *op) { before.insert(op); });
     // (result index, parameter argument) of each gradient.
     SmallVector<std::pair<unsigned, BlockArgument>> gradients;
     for (unsigned i = 0; i < ret.getNumOperands(); ++i)
@@ -127,12 +133,38 @@ struct ApplyOptimizerPass
     SmallVector<Value> grads;
     for (auto [i, param] : gradients)
       grads.push_back(ret.getOperand(i));
+    // Dynamic loss scaling (dlc-autodiff's loss-scale): gradients unscaled
+    // first, as GradScaler.unscale_ does.
+    BlockArgument scale;
+    for (BlockArgument arg : func.getArguments())
+      if (persistentName(func, arg.getArgNumber()) == attr::kLossScaleState)
+        scale = arg;
+    if (scale) {
+      Value inverse = b.create<ReciprocalOp>(loc, scale);
+      for (Value &g : grads)
+        g = broadcastBinary<MulOp>(b, loc, g, asRankOf(b, loc, inverse, g));
+    }
     // With micro-batches, `last` (a boolean scalar) says whether this one
     // applies the optimizer to the accumulated gradients.
     Value last;
     if (accumulate > 1)
       last = accumulateGradients(b, loc, gradients, grads, addState, states);
-    // The optimizer's state, which only the last micro-batch updates.
+    // `apply`: whether this run updates parameters and optimizer state (the
+    // last micro-batch, and with loss scaling finite gradients); null when
+    // every run does.
+    Value apply = last, skipped;
+    if (scale) {
+      Value found = nonFinite(b, loc, grads);
+      Value finite = b.create<NotOp>(loc, found.getType(), found);
+      apply =
+          last ? b.create<AndOp>(loc, found.getType(), last, finite).getResult()
+               : finite;
+      skipped =
+          last ? b.create<AndOp>(loc, found.getType(), last, found).getResult()
+               : found;
+      updateScale(b, loc, scale, found, last, addState, states);
+    }
+    // The optimizer's state, which only applying runs update.
     size_t optimizerStates = states.size();
     if (gradClip > 0)
       clip(b, loc, grads);
@@ -220,24 +252,37 @@ struct ApplyOptimizerPass
                                    broadcastBinary<DivOp>(b, loc, nextM, denom),
                                    stepSize));
       }
-      if (last)
-        next = choose(b, loc, asRankOf(b, loc, last, param), next, param);
+      if (apply)
+        next = choose(b, loc, asRankOf(b, loc, apply, param), next, param);
       results[index] = next;
       resultAttrs[index] = b.getDictionaryAttr(b.getNamedAttr(
           attr::kUpdates, b.getI64IntegerAttr(param.getArgNumber())));
     }
-    if (last) {
+    if (apply)
       for (size_t k = optimizerStates; k < states.size(); ++k)
-        states[k].next = choose(b, loc, asRankOf(b, loc, last, states[k].arg),
+        states[k].next = choose(b, loc, asRankOf(b, loc, apply, states[k].arg),
                                 states[k].next, states[k].arg);
+    if (last)
       func->setAttr(attr::kMicroBatches,
                     b.getI64IntegerAttr(int64_t(accumulate)));
-    }
     for (const State &s : states) {
       results.push_back(s.next);
       resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
           attr::kUpdates, b.getI64IntegerAttr(s.arg.getArgNumber()))));
     }
+    if (skipped) {
+      auto scalar = RankedTensorType::get({}, b.getF32Type());
+      results.push_back(choose(b, loc, skipped,
+                               splatConstant(b, loc, scalar, 1.0),
+                               splatConstant(b, loc, scalar, 0.0)));
+      resultAttrs.push_back(b.getDictionaryAttr(
+          b.getNamedAttr(attr::kStepSkipped, b.getUnitAttr())));
+    }
+    auto f32 = b.getStringAttr("f32");
+    block.walk([&](Operation *op) {
+      if (!before.count(op) && !isa<ConstantOp>(op))
+        op->setAttr(attr::kPrecision, f32);
+    });
     b.create<func::ReturnOp>(loc, results);
     ret.erase();
     func.setFunctionType(FunctionType::get(&getContext(),
@@ -279,6 +324,65 @@ struct ApplyOptimizerPass
     }
     return last;
   }
+
+  /// Whether any element of `grads` is infinite or NaN, a boolean scalar:
+  /// not all |g| < inf (false for both).
+  Value nonFinite(OpBuilder &b, Location loc, ArrayRef<Value> grads) {
+    auto one = RankedTensorType::get({1}, b.getF32Type());
+    Value worst;
+    for (Value g : grads) {
+      RankedTensorType t = tensorType(g);
+      Value finite =
+          comparison(b, loc, CmpPredicate::lt, b.create<AbsOp>(loc, g),
+                     unitSplat(b, loc, g, INFINITY));
+      auto f32 = RankedTensorType::get(t.getShape(), b.getF32Type());
+      Value bad = b.create<SelectOp>(
+          loc, f32, finite,
+          splatConstant(b, loc, onesType(t.getRank(), b.getF32Type()), 0.0),
+          splatConstant(b, loc, onesType(t.getRank(), b.getF32Type()), 1.0));
+      SmallVector<int64_t> axes;
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        axes.push_back(d);
+      Value any = b.create<ReduceOp>(loc, onesType(t.getRank(), b.getF32Type()),
+                                     ReduceKind::max, bad, axes);
+      any = b.create<ReshapeOp>(loc, one, any);
+      worst = worst ? b.create<MaxOp>(loc, one, worst, any).getResult() : any;
+    }
+    Value found = comparison(b, loc, CmpPredicate::gt, worst,
+                             splatConstant(b, loc, one, 0.0));
+    return b.create<ReshapeOp>(loc, RankedTensorType::get({}, b.getI1Type()),
+                               found);
+  }
+
+  /// GradScaler.update: after a step with non-finite gradients the scale
+  /// halves and the growth tracker restarts; after 2000 steps in a row
+  /// without, it doubles. With micro-batches, only the last one updates.
+  template <typename AddState>
+  void updateScale(OpBuilder &b, Location loc, BlockArgument scale, Value found,
+                   Value last, AddState &addState,
+                   SmallVectorImpl<State> &states) {
+    auto scalar = RankedTensorType::get({}, b.getF32Type());
+    BlockArgument tracker = addState(scalar, attr::kGrowthTrackerState.str());
+    auto constant = [&](double v) { return splatConstant(b, loc, scalar, v); };
+    Value counted = b.create<AddOp>(loc, scalar, tracker, constant(1.0));
+    Value grow = comparison(b, loc, CmpPredicate::ge, counted,
+                            constant(kGrowthInterval));
+    Value nextScale = choose(
+        b, loc, found, b.create<MulOp>(loc, scalar, scale, constant(0.5)),
+        choose(b, loc, grow, b.create<MulOp>(loc, scalar, scale, constant(2.0)),
+               scale));
+    Value nextTracker = choose(b, loc, found, constant(0.0),
+                               choose(b, loc, grow, constant(0.0), counted));
+    if (last) {
+      nextScale = choose(b, loc, last, nextScale, scale);
+      nextTracker = choose(b, loc, last, nextTracker, tracker);
+    }
+    states.push_back({scale, nextScale});
+    states.push_back({tracker, nextTracker});
+  }
+
+  /// GradScaler's growth_interval.
+  static constexpr double kGrowthInterval = 2000;
 
   /// Scales every gradient by min(1, gradClip / (norm + 1e-6)), norm the
   /// 2-norm of all of them (torch.nn.utils.clip_grad_norm_).

@@ -86,9 +86,12 @@ RankedTensorType onesType(RankedTensorType type) {
                                type.getElementType());
 }
 
-/// The sum of all of `v`'s elements, shaped [1, ..., 1].
+/// The sum of all of `v`'s elements, shaped [1, ..., 1] (a scalar is its
+/// own sum).
 Value sumAll(OpBuilder &b, Location loc, Value v) {
   RankedTensorType t = tensorType(v);
+  if (t.getRank() == 0)
+    return v;
   SmallVector<int64_t> axes;
   for (int64_t d = 0; d < t.getRank(); ++d)
     axes.push_back(d);
@@ -156,6 +159,27 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
     if (failed(built))
       return signalPassFailure();
     auto [lossValue, seed] = *built;
+    if (lossScale) {
+      // The scale (state after the parameters) multiplies the seed; the
+      // loss itself stays unscaled.
+      auto scalar = RankedTensorType::get({}, b.getF32Type());
+      unsigned at = 0;
+      for (Value param : params)
+        at = std::max(at, cast<BlockArgument>(param).getArgNumber() + 1);
+      NamedAttribute attrs[] = {
+          b.getNamedAttr(attr::kState, b.getStringAttr(attr::kLossScaleState)),
+          b.getNamedAttr(attr::kInitial,
+                         DenseElementsAttr::get(
+                             scalar, b.getFloatAttr(b.getF32Type(), 65536.0)))};
+      func.insertArgument(at, scalar, b.getDictionaryAttr(attrs), ret.getLoc());
+      RankedTensorType ones = onesType(tensorType(seed));
+      Value factor = b.create<ReshapeOp>(
+          ret.getLoc(), RankedTensorType::get(ones.getShape(), b.getF32Type()),
+          func.getArgument(at));
+      if (ones.getElementType() != b.getF32Type())
+        factor = b.create<CastOp>(ret.getLoc(), ones, factor);
+      seed = broadcastBinary<MulOp>(b, ret.getLoc(), seed, factor);
+    }
     FailureOr<SmallVector<Value>> grads =
         backpropagate(b, forward, {{output, seed}}, params);
     if (failed(grads))

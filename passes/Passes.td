@@ -60,6 +60,12 @@ def Autodiff : Pass<"dlc-autodiff", "func::FuncOp"> {
     parameters. The function then returns the loss (rank 0) and one gradient
     per parameter, marked `dlc.gradient_of` with the argument's index.
 
+    With `loss-scale`, dynamic loss scaling (for fp16): a state argument
+    `grad_scaler.scale` (f32, starting at 65536, GradScaler's default) after
+    the parameters multiplies the loss's gradient, so every gradient is
+    scaled; dlc-apply-optimizer unscales them, skips a step whose gradients
+    are not finite and updates the scale.
+
     Before (`loss=mse`):
     ```mlir
     func.func @main(%w: tensor<4x2xf32> {dlc.param = "w"}, %x: tensor<3x4xf32>) -> tensor<3x2xf32> {
@@ -81,6 +87,8 @@ def Autodiff : Pass<"dlc-autodiff", "func::FuncOp"> {
   let options = [
     Option<"loss", "loss", "std::string", "\"sum\"",
            "the loss on the first result: sum, mse or cross_entropy">,
+    Option<"lossScale", "loss-scale", "bool", "false",
+           "scale the loss's gradient by a state `grad_scaler.scale`">,
   ];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }

@@ -19,6 +19,9 @@ void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize,
   if (training && training->train) {
     AutodiffOptions autodiff;
     autodiff.loss = training->loss;
+    autodiff.lossScale =
+        training->lossScale == "dynamic" ||
+        (training->lossScale == "auto" && training->precision == "fp16");
     fpm.addPass(createAutodiff(autodiff));
     ApplyOptimizerOptions optimizer;
     optimizer.optimizer = training->optimizer;

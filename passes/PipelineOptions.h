@@ -72,7 +72,10 @@
   X(double, gradClip, 0.0, "grad-clip",                                        \
     "the largest global 2-norm of the gradients (0: no clipping)")             \
   X(unsigned, accumulate, 1, "accumulate",                                     \
-    "micro-batches per optimizer step, their gradients averaged (training)")
+    "micro-batches per optimizer step, their gradients averaged (training)")   \
+  X(std::string, lossScale, "auto", "loss-scale",                              \
+    "training's loss scaling: auto (dynamic under fp16), dynamic "             \
+    "(GradScaler's rules) or none")
 
 /// Declares the field of an X list's entry (in a struct).
 #define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
@@ -153,6 +156,10 @@ inline std::string checkPipelineOptions(const PipelineOptions &options) {
     return "--accumulate takes 1 to 65536 micro-batches";
   if (options.accumulate != 1 && !options.train)
     return "--accumulate needs --train";
+  const std::string &scaling = options.lossScale;
+  if (scaling != "auto" && scaling != "dynamic" && scaling != "none")
+    return "unknown loss-scale '" + scaling +
+           "'; expected auto, dynamic or none";
   return "";
 }
 

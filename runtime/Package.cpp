@@ -120,8 +120,9 @@ constexpr uint32_t kResources = tag("KRES");
 constexpr uint32_t kKernelFlops = tag("KFLP");
 /// Optional: a training step's parameters and state (Package::state).
 constexpr uint32_t kTrainingState = tag("TRST");
-/// Optional: a training step's micro-batches (Package::microBatches).
-constexpr uint32_t kMicroBatches = tag("TACC");
+/// Optional: a training step's micro-batches and skipped-update output
+/// (Package::microBatches, skippedOutput).
+constexpr uint32_t kTrainingStep = tag("TSTP");
 /// Optional: the bytes kernel steps move where less than their buffers
 /// (KernelStep::bytes).
 constexpr uint32_t kKernelBytes = tag("KBYT");
@@ -400,6 +401,18 @@ std::string trainingStateError(const Package &pkg) {
     return "a training step takes 1 to " + std::to_string(kMaxMicroBatches) +
            " micro-batches (an inference package 1), not " +
            std::to_string(pkg.microBatches);
+  if (pkg.skippedOutput != 0) {
+    if (pkg.state.empty() || pkg.skippedOutput >= pkg.outputs.size() ||
+        pkg.outputs[pkg.skippedOutput].dtype != DType::F32 ||
+        !pkg.outputs[pkg.skippedOutput].shape.empty())
+      return "the skipped-update output of a training step must be one of its "
+             "f32 scalar outputs after the loss";
+    for (const StateTensor &t : pkg.state)
+      if (t.output == pkg.skippedOutput)
+        return "the skipped-update output of a training step is training "
+               "state '" +
+               t.name + "'s output";
+  }
   // A step's batch tensors hold every micro-batch.
   for (const TensorDesc &in : pkg.inputs)
     if (!(in.checkedByteSize() * Checked(pkg.microBatches)).ok())
@@ -657,10 +670,11 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     }
     writeSection(payload, kTrainingState, body);
   }
-  if (pkg.microBatches != 1) {
+  if (pkg.microBatches != 1 || pkg.skippedOutput != 0) {
     body.clear();
     w.u32(pkg.microBatches);
-    writeSection(payload, kMicroBatches, body);
+    w.u32(pkg.skippedOutput);
+    writeSection(payload, kTrainingStep, body);
   }
 
   std::vector<std::pair<uint32_t, uint64_t>> kernelBytes;
@@ -904,8 +918,10 @@ Result<Package> deserializePackage(const uint8_t *data, size_t size) {
       st = parseKernelBytes(p, kernelBytes);
     } else if (sectionTag == kTrainingState) {
       st = parseTrainingState(p, pkg.state);
-    } else if (sectionTag == kMicroBatches) {
-      st = p.reader().u32(pkg.microBatches) ? p.finish() : p.failure();
+    } else if (sectionTag == kTrainingStep) {
+      st = p.reader().u32(pkg.microBatches) && p.reader().u32(pkg.skippedOutput)
+               ? p.finish()
+               : p.failure();
     } else if (sectionTag == kStats) {
       st = parseStats(p, pkg);
     } else if (sectionTag == kNames) {

@@ -382,10 +382,14 @@ struct Package {
   /// TRST); empty for inference. A training step's output 0 is its loss.
   std::vector<StateTensor> state;
   /// The micro-batches of a training step's optimizer step (`--accumulate`,
-  /// optional section TACC): the step accumulates gradients over this many
+  /// optional section TSTP): the step accumulates gradients over this many
   /// runs and updates the parameters on the last (docs/training.md); 1
   /// without accumulation, and for inference.
   uint32_t microBatches = 1;
+  /// The output that is 1.0 when a run skipped its update because a
+  /// gradient was not finite (dynamic loss scaling; section TSTP), or 0
+  /// for none (output 0 is the loss).
+  uint32_t skippedOutput = 0;
   /// The format version the package was read from (deserializePackage), or
   /// kPackageVersion for one made in memory. validatePackage requires every
   /// kernel's signature from kSignatureVersion on.

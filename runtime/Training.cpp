@@ -69,10 +69,13 @@ TrainingSession::create(const Package &package, const SessionOptions &options) {
                                     "input #" + std::to_string(i),
                                     t->batchBuffers_));
   for (size_t o = 0; o < p.outputs.size(); ++o)
-    if (!stateOutputs.count(uint32_t(o)))
+    if (!stateOutputs.count(uint32_t(o))) {
       DLC_RT_RETURN_IF_ERROR(allocate(p.outputs[o].byteSize(),
                                       "output #" + std::to_string(o),
                                       t->otherOutputs_));
+      if (p.skippedOutput != 0 && o == p.skippedOutput)
+        t->skippedBuffer_ = t->otherOutputs_.back();
+    }
   for (auto &copy : t->state_)
     for (const StateTensor &s : p.state)
       DLC_RT_RETURN_IF_ERROR(
@@ -132,6 +135,7 @@ Result<double> TrainingSession::step(const std::vector<HostTensor> &batch) {
   // is written to output 0).
   int current = current_;
   double sum = 0;
+  float skipped = 0;
   for (uint32_t m = 0; m < microBatches(); ++m) {
     for (size_t k = 0; k < batchInputs_.size(); ++k) {
       uint64_t bytes = p.inputs[batchInputs_[k]].byteSize();
@@ -146,6 +150,8 @@ Result<double> TrainingSession::step(const std::vector<HostTensor> &batch) {
     Status ran = session_->runOnDevice(inputs, outputs);
     if (ran)
       ran = session_->copyFromDevice(&loss, otherOutputs_[0], sizeof loss);
+    if (ran && skippedBuffer_ && m + 1 == microBatches())
+      ran = session_->copyFromDevice(&skipped, skippedBuffer_, sizeof skipped);
     if (!ran) {
       if (m == 0)
         return ran;
@@ -163,6 +169,7 @@ Result<double> TrainingSession::step(const std::vector<HostTensor> &batch) {
   }
   // The new state is current only once every micro-batch ran.
   current_ = current;
+  lastSkipped_ = skipped != 0;
   ++steps_;
   return sum / double(microBatches());
 }

@@ -59,8 +59,11 @@ public:
   /// state after the micro-batches that ran (their gradients accumulated,
   /// the update not applied), and says so.
   Result<double> step(const std::vector<HostTensor> &batch);
-  /// Optimizer steps done so far.
+  /// Optimizer steps done so far (skipped ones included).
   uint64_t stepsDone() const { return steps_; }
+  /// Whether the last step skipped its update because a gradient was not
+  /// finite (dynamic loss scaling, as GradScaler skips optimizer.step()).
+  bool lastStepSkipped() const { return lastSkipped_; }
 
   /// The names of the parameters (trainable state), in the package's order.
   std::vector<std::string> parameterNames() const;
@@ -86,7 +89,10 @@ private:
   /// of the outputs that are not state (the loss first).
   std::vector<void *> batchBuffers_;
   std::vector<void *> otherOutputs_;
+  /// The buffer of Package::skippedOutput, if any.
+  void *skippedBuffer_ = nullptr;
   uint64_t steps_ = 0;
+  bool lastSkipped_ = false;
 };
 
 } // namespace dlc::rt

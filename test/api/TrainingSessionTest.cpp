@@ -164,6 +164,68 @@ TEST(TrainingSession, WriteThenReadAndTrainFromIt) {
             state["fc1.weight.exp_avg"].data);
 }
 
+/// GradScaler's rules (torch/amp/grad_scaler.py): a batch that overflows
+/// fp16 skips the update (parameters and optimizer state as they were),
+/// halves the scale and restarts the growth tracker; a good step counts.
+TEST(TrainingSession, Fp16OverflowSkipsTheStepAndHalvesTheScale) {
+  dlc::CompileOptions options;
+  options.train = true;
+  options.loss = "cross_entropy";
+  options.optimizer = "adamw";
+  options.lr = 0.05;
+  options.precision = "fp16";
+  options.compileCubins = false;
+  auto p = dlc::compile(kMlp, options);
+  ASSERT_TRUE(p) << p.message();
+  ASSERT_NE(p->skippedOutput, 0u);
+  auto trainer = TrainingSession::create(*p, {DeviceKind::Sim});
+  ASSERT_TRUE(trainer) << trainer.message();
+  TrainingSession &t = **trainer;
+  auto scalar = [&](const char *name) {
+    auto v = t.read(name);
+    EXPECT_TRUE(v) << v.message();
+    return v ? v->getAsDouble(0) : NAN;
+  };
+  EXPECT_EQ(scalar("grad_scaler.scale"), 65536.0);
+
+  ASSERT_TRUE(t.step(batchOf(0, 3)));
+  EXPECT_FALSE(t.lastStepSkipped());
+  EXPECT_EQ(scalar("grad_scaler.scale"), 65536.0);
+  EXPECT_EQ(scalar("grad_scaler.growth_tracker"), 1.0);
+  EXPECT_EQ(scalar("adamw.step"), 1.0);
+  auto before = t.read("fc1.weight"), moment = t.read("fc1.weight.exp_avg");
+  ASSERT_TRUE(before && moment);
+
+  // 1e5 is beyond fp16's 65504: the product's input is infinite.
+  std::vector<HostTensor> huge = batchOf(3, 3);
+  huge[0].setFromDouble(0, 1e5);
+  auto loss = t.step(huge);
+  ASSERT_TRUE(loss) << loss.message();
+  EXPECT_TRUE(t.lastStepSkipped());
+  EXPECT_EQ(scalar("grad_scaler.scale"), 32768.0);
+  EXPECT_EQ(scalar("grad_scaler.growth_tracker"), 0.0);
+  EXPECT_EQ(scalar("adamw.step"), 1.0);
+  EXPECT_EQ(t.read("fc1.weight")->data, before->data);
+  EXPECT_EQ(t.read("fc1.weight.exp_avg")->data, moment->data);
+  EXPECT_EQ(t.stepsDone(), 2u);
+
+  ASSERT_TRUE(t.step(batchOf(6, 3)));
+  EXPECT_FALSE(t.lastStepSkipped());
+  EXPECT_EQ(scalar("grad_scaler.scale"), 32768.0);
+  EXPECT_EQ(scalar("grad_scaler.growth_tracker"), 1.0);
+  EXPECT_EQ(scalar("adamw.step"), 2.0);
+  EXPECT_NE(t.read("fc1.weight")->data, before->data);
+
+  // The 2000th good step in a row doubles the scale.
+  HostTensor tracker(DType::F32, {});
+  tracker.setFromDouble(0, 1999);
+  ASSERT_TRUE(t.write("grad_scaler.growth_tracker", tracker));
+  ASSERT_TRUE(t.step(batchOf(9, 3)));
+  EXPECT_FALSE(t.lastStepSkipped());
+  EXPECT_EQ(scalar("grad_scaler.scale"), 65536.0);
+  EXPECT_EQ(scalar("grad_scaler.growth_tracker"), 0.0);
+}
+
 TEST(TrainingSession, RefusesWhatIsWrong) {
   Package p = compileStep(2);
   auto trainer = TrainingSession::create(p, {DeviceKind::Sim});

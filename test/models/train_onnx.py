@@ -116,6 +116,13 @@ CASES = {
 }
 
 
+# Cases also trained with --precision=bf16 and fp16 (f32 master weights and
+# optimizer state; fp16 with dynamic loss scaling): every step's loss must
+# stay within BAND (relative) of PyTorch's f32 run.
+LOW_PRECISION = {"mlp_adamw", "transformer_adamw"}
+BAND = {"bf16": 5e-3, "fp16": 5e-4}
+
+
 def rel(a, b):
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30)
@@ -143,15 +150,35 @@ def run_case(name, dlc, work):
                       input_names=["x"], output_names=["out"])
     initial = {n: p.detach().clone() for n, p in model.named_parameters()}
 
-    log, weights = os.path.join(d, "loss.csv"), os.path.join(d, "w.npz")
-    subprocess.run([dlc, "train", onnx_path, f"--loss={loss}", *flags,
-                    "--input", "x=" + os.path.join(d, "x.npy"),
-                    "--labels", os.path.join(d, "y.npy"),
-                    f"--steps={STEPS}", "--device=sim", "--quiet",
-                    "--loss-log", log, "--save-weights", weights], check=True)
-    dlc_losses = [float(line.split(",")[1])
-                  for line in open(log).read().splitlines()[1:]]
+    def train(extra, tag, data="x.npy"):
+        log = os.path.join(d, f"loss{tag}.csv")
+        weights = os.path.join(d, f"w{tag}.npz")
+        subprocess.run([dlc, "train", onnx_path, f"--loss={loss}", *flags,
+                        *extra, "--input", "x=" + os.path.join(d, data),
+                        "--labels", os.path.join(d, "y.npy"),
+                        f"--steps={STEPS}", "--device=sim", "--quiet",
+                        "--loss-log", log, "--save-weights", weights],
+                       check=True)
+        lines = open(log).read().splitlines()
+        return [line.split(",") for line in lines[1:]], lines[0], weights
+
+    rows_f32, _, weights = train([], "")
+    dlc_losses = [float(r[1]) for r in rows_f32]
     trained = np.load(weights)
+    low = {}
+    if name in LOW_PRECISION:
+        for precision in BAND:
+            rows_low, header, _ = train([f"--precision={precision}"],
+                                        "_" + precision)
+            low[precision] = (rows_low, header)
+        # A row beyond fp16's range (in step 3's batch, and in every batch
+        # that wraps around to it): those steps are skipped (their gradients
+        # are not finite), the others are not.
+        target = (3 * batch) % rows
+        over = x.copy()
+        over[target] = 1e5
+        np.save(os.path.join(d, "x_over.npy"), over)
+        rows_over, _, _ = train(["--precision=fp16"], "_overflow", "x_over.npy")
 
     with torch.no_grad():
         for n, p in model.named_parameters():
@@ -193,6 +220,30 @@ def run_case(name, dlc, work):
             r = rel(trained[n], p.detach().numpy())
             if r > 1e-4:
                 failures.append(f"{n} after {STEPS} steps: relative error {r:.2e}")
+    if low:
+        marks = [r[2] for r in rows_over]
+        want = ["1" if any((s * batch + r) % rows == target
+                           for r in range(batch)) else "0"
+                for s in range(STEPS)]
+        if marks != want:
+            failures.append(f"fp16 overflow: skipped marks {marks}, not {want}")
+        if not all(np.isfinite(float(r[1]))
+                   for r, m in zip(rows_over, want) if m == "0"):
+            failures.append("fp16 overflow: the losses of steps without the "
+                            "row are not all finite")
+    for precision, (rows_low, header) in low.items():
+        want = "step,loss,skipped" if precision == "fp16" else "step,loss"
+        if header != want:
+            failures.append(f"{precision}: loss log header {header!r}, not {want!r}")
+        losses = [float(r[1]) for r in rows_low]
+        worst = max(abs(a - b) / abs(b) for a, b in zip(losses, torch_losses))
+        if len(losses) != STEPS or worst > BAND[precision]:
+            failures.append(f"{precision}: losses {losses} leave the band "
+                            f"{BAND[precision]} of PyTorch's f32 {torch_losses}")
+        if precision == "fp16" and any(r[2] != "0" for r in rows_low):
+            failures.append("fp16: a step was skipped")
+        print(f"{name} {precision}: largest relative loss difference to "
+              f"PyTorch f32 {worst:.2e}")
     print(f"{name}: loss {dlc_losses[0]:.6f} -> {dlc_losses[-1]:.6f} "
           f"(PyTorch {torch_losses[0]:.6f} -> {torch_losses[-1]:.6f}), "
           f"largest loss difference "

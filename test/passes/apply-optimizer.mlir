@@ -3,6 +3,7 @@
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=adamw lr=0.01 weight-decay=0.1' | FileCheck %s --check-prefix=ADAMW
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 grad-clip=1.0' | FileCheck %s --check-prefix=CLIP
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 momentum=0.9 accumulate=4' | FileCheck %s --check-prefix=ACCUMULATE
+// RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5' | FileCheck %s --check-prefix=LOSSSCALE
 
 // What dlc-autodiff hands on: the loss, then a gradient per parameter.
 // The optimizer's buffers become state arguments after the parameters
@@ -39,7 +40,7 @@
 
 // CLIP-LABEL: func.func @step
 // CLIP: %[[SQ:.*]] = dlc.mul %[[G:.*]], %[[G]]
-// CLIP: dlc.reduce sum %[[SQ]] {axes = array<i64: 0, 1>}
+// CLIP: dlc.reduce sum %[[SQ]] {axes = array<i64: 0, 1>{{.*}}}
 // CLIP: %[[NORM:.*]] = dlc.sqrt
 // CLIP: dlc.min
 // CLIP: return
@@ -67,5 +68,31 @@ func.func @step(%w: tensor<2x2xf32> {dlc.param = "w"}, %x: tensor<3xf32>) -> (te
   %e = dlc.exp %w : tensor<2x2xf32>
   %s = dlc.reduce sum %x {axes = array<i64: 0>} : (tensor<3xf32>) -> tensor<1xf32>
   %l = dlc.reshape %s : tensor<1xf32> -> tensor<f32>
+  return %l, %e : tensor<f32>, tensor<2x2xf32>
+}
+
+// -----
+
+// Dynamic loss scaling: the gradient unscaled by 1 / scale, a step whose
+// gradients are not all finite (not |g| < inf) keeps parameters and state,
+// the scale halves on one and doubles after 2000 good steps in a row
+// (the growth tracker), and a last result says whether the step skipped.
+// LOSSSCALE-LABEL: func.func @scaled
+// LOSSSCALE-SAME: %[[S:[a-z0-9]+]]: tensor<f32> {dlc.initial = dense<6.553600e+04> : tensor<f32>, dlc.state = "grad_scaler.scale"}, %[[T:.*]]: tensor<f32> {dlc.initial = dense<0.000000e+00> : tensor<f32>, dlc.state = "grad_scaler.growth_tracker"}
+// LOSSSCALE-SAME: tensor<f32> {dlc.step_skipped})
+// LOSSSCALE: %[[INV:.*]] = dlc.reciprocal %[[S]] {dlc.precision = "f32"}
+// LOSSSCALE: dlc.abs
+// LOSSSCALE: dlc.cmp lt
+// LOSSSCALE: dlc.reduce max
+// LOSSSCALE: %[[FOUND:.*]] = dlc.reshape %{{.*}} : tensor<1xi1> -> tensor<i1>
+// LOSSSCALE: %[[OK:.*]] = dlc.not %[[FOUND]]
+// LOSSSCALE: dlc.constant dense<2.000000e+03>
+// LOSSSCALE: dlc.constant dense<5.000000e-01>
+// LOSSSCALE: dlc.select %[[FOUND]]
+// LOSSSCALE: return
+func.func @scaled(%w: tensor<2x2xf32> {dlc.param = "w"}, %s: tensor<f32> {dlc.state = "grad_scaler.scale", dlc.initial = dense<65536.0> : tensor<f32>}, %x: tensor<3xf32>) -> (tensor<f32>, tensor<2x2xf32> {dlc.gradient_of = 0 : i64}) {
+  %e = dlc.exp %w : tensor<2x2xf32>
+  %r = dlc.reduce sum %x {axes = array<i64: 0>} : (tensor<3xf32>) -> tensor<1xf32>
+  %l = dlc.reshape %r : tensor<1xf32> -> tensor<f32>
   return %l, %e : tensor<f32>, tensor<2x2xf32>
 }

@@ -949,6 +949,14 @@ TEST(Package, TrainingStateRoundTripsAndIsChecked) {
   ASSERT_TRUE(back.isOk()) << back.message();
   EXPECT_EQ(back->microBatches, 4u);
   p.microBatches = 1;
+  p.outputs.push_back({DType::F32, {}});
+  if (!p.outputNames.empty())
+    p.outputNames.push_back("skipped");
+  p.skippedOutput = 3;
+  back = deserializePackage(serializePackage(p));
+  ASSERT_TRUE(back.isOk()) << back.message();
+  EXPECT_EQ(back->skippedOutput, 3u);
+  EXPECT_EQ(back->microBatches, 1u);
 
   struct Case {
     const char *what;
@@ -960,7 +968,7 @@ TEST(Package, TrainingStateRoundTripsAndIsChecked) {
        "training state 'w' is written to output 0, the step's loss"},
       {"past the inputs", [](Package &q) { q.state[0].input = 7; },
        "training state 'w' names input 7 and output 2, beyond the "
-       "package's 2 inputs and 3 outputs"},
+       "package's 2 inputs and 4 outputs"},
       {"another type", [](Package &q) { q.state[0].input = 1; },
        "training state 'w' has an input and an output of different types"},
       {"short initial value", [](Package &q) { q.state[0].initialBytes = 64; },
@@ -992,6 +1000,21 @@ TEST(Package, TrainingStateRoundTripsAndIsChecked) {
        },
        "a training step takes 1 to 65536 micro-batches (an inference package "
        "1), not 2"},
+      {"skipped beyond the outputs", [](Package &q) { q.skippedOutput = 4; },
+       "the skipped-update output of a training step must be one of its f32 "
+       "scalar outputs after the loss"},
+      {"skipped not a scalar", [](Package &q) { q.skippedOutput = 1; },
+       "the skipped-update output of a training step must be one of its f32 "
+       "scalar outputs after the loss"},
+      {"skipped is state",
+       [](Package &q) {
+         q.outputs[2] = {DType::F32, {}};
+         q.inputs[0] = {DType::F32, {}};
+         q.state[0].initialBytes = 4;
+         q.skippedOutput = 2;
+       },
+       "the skipped-update output of a training step is training state 'w's "
+       "output"},
       {"no loss",
        [](Package &q) {
          q.outputs[0] = {DType::F32, {2}};

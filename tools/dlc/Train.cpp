@@ -288,7 +288,9 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
 
   RowOrder order(rows, setup.shuffle, setup.seed);
   std::vector<HostTensor> args(t.batchInputs().size());
-  std::string log = "step,loss\n";
+  // With dynamic loss scaling a third column marks the skipped steps.
+  const bool scaled = p.skippedOutput != 0;
+  std::string log = scaled ? "step,loss,skipped\n" : "step,loss\n";
   const bool progress = !setup.quiet && isatty(2);
   auto start = std::chrono::steady_clock::now();
   for (uint64_t step = 0; step < setup.steps; ++step) {
@@ -301,8 +303,11 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
       return Status::error("step " + std::to_string(step) + ": " +
                            loss.message());
     char line[64];
-    std::snprintf(line, sizeof line, "%llu,%.9g\n", (unsigned long long)step,
-                  *loss);
+    std::snprintf(line, sizeof line, "%llu,%.9g%s\n", (unsigned long long)step,
+                  *loss,
+                  !scaled               ? ""
+                  : t.lastStepSkipped() ? ",1"
+                                        : ",0");
     log += line;
     if (progress) {
       double seconds = std::chrono::duration<double>(

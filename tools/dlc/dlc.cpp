@@ -565,11 +565,12 @@ static int readInputFiles(const char *option, llvm::ArrayRef<std::string> specs,
 /// Whether a compile measures on given inputs: --calibration-input files,
 /// or the --input files of `dlc run MODEL` when the precision report or
 /// tolerance, fp16's ranges or fp8's scales are taken on the inputs the
-/// model runs on.
+/// model runs on (not `dlc train`'s, which are whole data sets, not one
+/// step's inputs).
 static bool calibratesOnInputs() {
   if (!calibrationInputs.empty())
     return true;
-  if (inputs.empty())
+  if (inputs.empty() || trainCommand)
     return false;
   std::string precision = pipelineFlags.precision.value();
   return precisionReport || precisionTolerance != 0 || precision == "fp16" ||
