@@ -215,6 +215,7 @@ LogicalResult PackageBuilder::addTrainingState() {
     rt::StateTensor t;
     t.name = name.str();
     t.trainable = bool(func.getArgAttr(i, attr::kParam));
+    t.buffer = bool(func.getArgAttr(i, attr::kBuffer));
     t.input = i;
     t.output = *output;
     t.initialOffset = ref->offset;

@@ -228,13 +228,16 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
              << "expects '" << name << "' as a unit attribute on a function";
     return success();
   }
-  if (name == attr::kParam) {
+  if (name == attr::kParam || name == attr::kBuffer) {
     auto param = dyn_cast<StringAttr>(value);
     if (!isa<ConstantOp>(op) || !param || param.getValue().empty() ||
         !isFloatElement(op->getResult(0).getType()))
       return op->emitOpError()
-             << "expects '" << name
-             << "' on a float dlc.constant, as the parameter's name";
+             << "expects '" << name << "' on a float dlc.constant, as the "
+             << (name == attr::kParam ? "parameter" : "buffer") << "'s name";
+    if (op->hasAttr(attr::kParam) && op->hasAttr(attr::kBuffer))
+      return op->emitOpError() << "has both '" << attr::kParam << "' and '"
+                               << attr::kBuffer << "'";
     return success();
   }
   if (name == attr::kMicroBatches) {
@@ -264,7 +267,7 @@ LogicalResult DlcDialect::verifyOperationAttribute(Operation *op,
 }
 
 StringRef mlir::dlc::persistentName(FunctionOpInterface func, unsigned arg) {
-  for (StringRef name : {attr::kParam, attr::kState})
+  for (StringRef name : {attr::kParam, attr::kState, attr::kBuffer})
     if (auto s = func.getArgAttrOfType<StringAttr>(arg, name))
       return s.getValue();
   return "";
@@ -275,16 +278,19 @@ LogicalResult mlir::dlc::verifyDlcArgAttribute(Operation *op, unsigned region,
                                                NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
   auto func = dyn_cast<FunctionOpInterface>(op);
-  if (name == attr::kParam || name == attr::kState) {
+  if (name == attr::kParam || name == attr::kState || name == attr::kBuffer) {
     auto s = dyn_cast<StringAttr>(attribute.getValue());
     if (!func || !s || s.getValue().empty())
       return op->emitOpError()
              << "expects '" << name << "' on argument #" << index
              << " of a function, as a non-empty name";
-    if (func.getArgAttr(index, attr::kParam) &&
-        func.getArgAttr(index, attr::kState))
-      return op->emitOpError() << "has both '" << attr::kParam << "' and '"
-                               << attr::kState << "' on argument #" << index;
+    int kinds = bool(func.getArgAttr(index, attr::kParam)) +
+                bool(func.getArgAttr(index, attr::kState)) +
+                bool(func.getArgAttr(index, attr::kBuffer));
+    if (kinds > 1)
+      return op->emitOpError() << "has more than one of '" << attr::kParam
+                               << "', '" << attr::kState << "' and '"
+                               << attr::kBuffer << "' on argument #" << index;
     if (name == attr::kParam && !isFloatElement(func.getArgumentTypes()[index]))
       return op->emitOpError() << "expects the parameter argument #" << index
                                << " to be a float tensor";
@@ -316,6 +322,13 @@ LogicalResult mlir::dlc::verifyDlcResultAttribute(Operation *op, unsigned index,
                                                   NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
   auto func = dyn_cast<FunctionOpInterface>(op);
+  if (name == attr::kBufferUpdate) {
+    auto s = dyn_cast<StringAttr>(attribute.getValue());
+    if (!func || !s || s.getValue().empty())
+      return op->emitOpError() << "expects '" << name << "' on result #"
+                               << index << " as the non-empty name of a buffer";
+    return success();
+  }
   if (name == attr::kStepSkipped) {
     auto type = func ? dyn_cast<RankedTensorType>(func.getResultTypes()[index])
                      : RankedTensorType();

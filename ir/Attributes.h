@@ -69,6 +69,14 @@ constexpr llvm::StringLiteral kParam = "dlc.param";
 /// Persistent state that is not trained (an optimizer's buffers, its step
 /// count): its name, on a function argument.
 constexpr llvm::StringLiteral kState = "dlc.state";
+/// A buffer of the model: state the forward pass updates but training does
+/// not (batch normalization's running statistics), saved with the
+/// parameters: its name, on a function argument or on a float dlc.constant
+/// that dlc-autodiff lifts into one.
+constexpr llvm::StringLiteral kBuffer = "dlc.buffer";
+/// On a function result: the new value of the buffer of this name (the
+/// ONNX importer; dlc-autodiff turns it into dlc.updates).
+constexpr llvm::StringLiteral kBufferUpdate = "dlc.buffer_update";
 /// The value a parameter or state argument starts from (an elements
 /// attribute of the argument's type).
 constexpr llvm::StringLiteral kInitial = "dlc.initial";

@@ -152,6 +152,27 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
     SmallVector<Operation *> forward;
     for (Operation &op : block.without_terminator())
       forward.push_back(&op);
+    // The buffers' new values (dlc.buffer_update results: batch
+    // normalization's running statistics) stay results, updating their
+    // arguments.
+    SmallVector<std::pair<Value, unsigned>> bufferUpdates;
+    for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
+      auto name = func.getResultAttrOfType<StringAttr>(i, attr::kBufferUpdate);
+      if (!name)
+        continue;
+      std::optional<unsigned> arg;
+      for (BlockArgument a : block.getArguments())
+        if (auto n = func.getArgAttrOfType<StringAttr>(a.getArgNumber(),
+                                                       attr::kBuffer);
+            n && n == name)
+          arg = a.getArgNumber();
+      if (!arg) {
+        func.emitError() << "result #" << i << " updates '" << name.getValue()
+                         << "', which is no buffer of the function";
+        return signalPassFailure();
+      }
+      bufferUpdates.push_back({ret.getOperand(i), *arg});
+    }
 
     OpBuilder b(ret);
     Value output = ret.getOperand(0);
@@ -195,6 +216,8 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
     for (auto [param, grad] : llvm::zip(params, *grads))
       results.push_back(grad ? grad
                              : splatConstant(b, loc, param.getType(), 0.0));
+    for (auto [value, arg] : bufferUpdates)
+      results.push_back(value);
     b.create<func::ReturnOp>(loc, results);
     ret.erase();
     func.setFunctionType(FunctionType::get(&getContext(),
@@ -205,6 +228,9 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
       resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
           attr::kGradientOf,
           b.getI64IntegerAttr(cast<BlockArgument>(param).getArgNumber()))));
+    for (auto [value, arg] : bufferUpdates)
+      resultAttrs.push_back(b.getDictionaryAttr(
+          b.getNamedAttr(attr::kUpdates, b.getI64IntegerAttr(arg))));
     func.setAllResultAttrs(resultAttrs);
     // Rules build every operand's gradient; those that reach no parameter
     // (a constant's, a label's) go.
@@ -218,12 +244,12 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
         op->erase();
   }
 
-  /// Constants marked dlc.param become the first arguments, their values
-  /// the arguments' dlc.initial.
+  /// Constants marked dlc.param (or dlc.buffer) become the first
+  /// arguments, their values the arguments' dlc.initial.
   LogicalResult liftParameters(func::FuncOp func) {
     SmallVector<ConstantOp> marked;
     func.walk([&](ConstantOp c) {
-      if (c->hasAttr(attr::kParam))
+      if (c->hasAttr(attr::kParam) || c->hasAttr(attr::kBuffer))
         marked.push_back(c);
     });
     for (auto [i, c] : llvm::enumerate(marked)) {
@@ -231,9 +257,9 @@ struct AutodiffPass : public mlir::dlc::impl::AutodiffBase<AutodiffPass> {
         return c.emitOpError() << "is a parameter inside a region; "
                                   "parameters live in the function's body";
       OpBuilder b(c);
-      NamedAttribute attrs[] = {
-          b.getNamedAttr(attr::kParam, c->getAttr(attr::kParam)),
-          b.getNamedAttr(attr::kInitial, c.getValue())};
+      StringRef kind = c->hasAttr(attr::kParam) ? attr::kParam : attr::kBuffer;
+      NamedAttribute attrs[] = {b.getNamedAttr(kind, c->getAttr(kind)),
+                                b.getNamedAttr(attr::kInitial, c.getValue())};
       func.insertArgument(unsigned(i), c.getType(), b.getDictionaryAttr(attrs),
                           c.getLoc());
       c.getResult().replaceAllUsesWith(func.getArgument(unsigned(i)));

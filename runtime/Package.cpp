@@ -377,13 +377,15 @@ Status parseTrainingState(SectionParser &p, std::vector<StateTensor> &out) {
     return p.failure();
   out.resize(n);
   for (StateTensor &t : out) {
-    uint8_t trainable = 0;
-    if (!(p.reader().string(t.name) && p.reader().u8(trainable) &&
+    // 0: optimizer state, 1: parameter, 2: buffer.
+    uint8_t kind = 0;
+    if (!(p.reader().string(t.name) && p.reader().u8(kind) &&
           p.reader().u32(t.input) && p.reader().u32(t.output) &&
           p.reader().u64(t.initialOffset) && p.reader().u64(t.initialBytes)) ||
-        trainable > 1)
+        kind > 2)
       return p.failure();
-    t.trainable = trainable != 0;
+    t.trainable = kind == 1;
+    t.buffer = kind == 2;
   }
   return p.finish();
 }
@@ -662,7 +664,7 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     w.u32(uint32_t(pkg.state.size()));
     for (const StateTensor &t : pkg.state) {
       w.string(t.name);
-      w.u8(t.trainable ? 1 : 0);
+      w.u8(t.trainable ? 1 : t.buffer ? 2 : 0);
       w.u32(t.input);
       w.u32(t.output);
       w.u64(t.initialOffset);

@@ -339,7 +339,11 @@ constexpr uint32_t kMaxMicroBatches = 65536;
 
 struct StateTensor {
   std::string name;
+  /// A parameter; else a `buffer` of the model (state its forward pass
+  /// updates, saved with the parameters: batch normalization's running
+  /// statistics), or else an optimizer's state.
   bool trainable = false;
+  bool buffer = false;
   uint32_t input = 0, output = 0;
   uint64_t initialOffset = 0, initialBytes = 0;
 };

@@ -182,6 +182,14 @@ std::vector<std::string> TrainingSession::parameterNames() const {
   return names;
 }
 
+std::vector<std::string> TrainingSession::bufferNames() const {
+  std::vector<std::string> names;
+  for (const StateTensor &s : package().state)
+    if (s.buffer)
+      names.push_back(s.name);
+  return names;
+}
+
 Result<size_t> TrainingSession::find(const std::string &name) const {
   const std::vector<StateTensor> &state = package().state;
   for (size_t k = 0; k < state.size(); ++k)

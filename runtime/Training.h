@@ -67,6 +67,11 @@ public:
 
   /// The names of the parameters (trainable state), in the package's order.
   std::vector<std::string> parameterNames() const;
+  /// The names of the model's buffers (state the forward pass updates:
+  /// batch normalization's running statistics), in the package's order;
+  /// with the parameters, what a checkpoint of the model holds (PyTorch's
+  /// state_dict).
+  std::vector<std::string> bufferNames() const;
   /// Copies state tensor `name` (a parameter or an optimizer's state, as
   /// Package::state names them) from the device.
   Result<HostTensor> read(const std::string &name);

@@ -25,7 +25,7 @@ node tests: when the import says so, the test is retried with those inputs
 frozen into initializers from their input_*.pb data.
 
 usage: onnx-conformance.py --dlc build/bin/dlc [--work DIR] [--report FILE]
-                           [--jobs N] [--filter SUBSTRING]
+                           [--jobs N] [--filter SUBSTRING] [--baseline FILE]
 """
 import argparse
 import collections
@@ -141,6 +141,11 @@ def run_test(dlc, test_dir, work):
     n_inputs = len([f for f in os.listdir(data) if f.startswith("input_")])
     input_ids = list(range(n_inputs))
 
+    # A file, not os.devnull: dlc writes outputs atomically (a temporary
+    # file renamed over the output) and refuses to replace anything but a
+    # regular file.
+    imported = os.path.join(out_dir, "imported.mlir")
+
     def dlc_cmd(args):
         # A dlc binary being relinked by a concurrent build cannot be
         # executed for a moment: retry before giving up.
@@ -155,7 +160,7 @@ def run_test(dlc, test_dir, work):
                     raise
                 time.sleep(2)
 
-    proc = dlc_cmd(["import", model, "-o", os.devnull] +
+    proc = dlc_cmd(["import", model, "-o", imported] +
                    shape_args(model, data, input_ids))
     old_opset = proc is not None and re.search(
         r"uses opset (\d+) of the default domain", proc.stderr)
@@ -172,16 +177,16 @@ def run_test(dlc, test_dir, work):
             return "rejected", "opset %s; onnx.version_converter failed: %s" % (
                 old_opset.group(1), str(e).splitlines()[0][:80])
         model = converted
-        proc = dlc_cmd(["import", model, "-o", os.devnull] +
+        proc = dlc_cmd(["import", model, "-o", imported] +
                        shape_args(model, data, input_ids))
     attempts = [True, False]
     while (proc is not None and proc.returncode == 1 and
-           "must be a constant" in proc.stderr and attempts):
+           re.search(r"must be (a )?constant", proc.stderr) and attempts):
         keep_first = attempts.pop(0)
         frozen = os.path.join(out_dir, "frozen.onnx")
         input_ids = freeze_inputs(model, data, keep_first, frozen)
         model = frozen
-        proc = dlc_cmd(["import", model, "-o", os.devnull] +
+        proc = dlc_cmd(["import", model, "-o", imported] +
                        shape_args(model, data, input_ids))
     if proc is None:
         return "fail", "import timed out"
@@ -255,6 +260,9 @@ def main():
     parser.add_argument("--report", help="write the Markdown table here")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--filter", default="")
+    parser.add_argument("--baseline",
+                        help="a report of an earlier run (docs/onnx-coverage.md): "
+                        "exit 1 if an operator passes fewer of its tests now")
     args = parser.parse_args()
     numpy_compat()
     dlc = os.path.abspath(args.dlc)
@@ -351,7 +359,19 @@ def main():
     print("%d tests: %d pass, %d fail, %d rejected, %d unsupported" %
           (len(results), counts["pass"], counts["fail"], counts["rejected"],
            counts["unsupported"]))
-    return 1 if counts["fail"] else 0
+    status = 1 if counts["fail"] else 0
+    if args.baseline and not args.filter:
+        # An operator passing fewer tests than before regressed (to a
+        # rejection, or a harness problem that rejects everything).
+        now = {o: by_op[o]["pass"] for o in by_op}
+        for line in open(args.baseline).read().splitlines():
+            m = re.match(r"\| (\w+) \| (\d+) \| (\d+) \| \d+ \| \d+ \|$", line)
+            if m and now.get(m.group(1), 0) < int(m.group(3)):
+                print("regression: %s passes %d of its tests, %s in %s" % (
+                    m.group(1), now.get(m.group(1), 0), m.group(3),
+                    args.baseline))
+                status = 1
+    return status
 
 
 if __name__ == "__main__":

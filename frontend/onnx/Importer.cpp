@@ -74,6 +74,23 @@ Value Importer::valueOf(Entry &e) {
   return e.value;
 }
 
+LogicalResult Importer::markBuffer(unsigned i, Value next) {
+  Entry &e = *ins[i];
+  auto c = valueOf(e).getDefiningOp<dlcir::ConstantOp>();
+  if (e.name.empty() || !c || !c->hasAttr(mlir::dlc::attr::kParam))
+    return unsupported("the running statistics of training_mode=1 must be "
+                       "float initializers");
+  for (const auto &[name, value] : bufferUpdates)
+    if (name == e.name)
+      return unsupported("initializer '" + e.name +
+                         "' is the running statistic of two "
+                         "BatchNormalizations");
+  c->removeAttr(mlir::dlc::attr::kParam);
+  c->setAttr(mlir::dlc::attr::kBuffer, b.getStringAttr(e.name));
+  bufferUpdates.push_back({e.name, next});
+  return success();
+}
+
 LogicalResult Importer::checkType(ArrayRef<int64_t> shape, Type elem,
                                   const Twine &what) {
   std::string bad = checkShape(shape, dlcir::elementBytes(elem));
@@ -538,11 +555,20 @@ OwningOpRef<ModuleOp> Importer::run() {
     results.push_back(v);
     resultTypes.push_back(v.getType());
   }
+  // The buffers' new values follow the graph's outputs.
+  for (auto &[name, value] : bufferUpdates) {
+    results.push_back(value);
+    resultTypes.push_back(value.getType());
+  }
   b.create<func::ReturnOp>(loc, results);
   func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, mlir::dlc::attr::kOnnxName,
                        b.getStringAttr(out.name()));
+  for (auto [k, update] : llvm::enumerate(bufferUpdates))
+    func.setResultAttr(unsigned(graph.output_size() + k),
+                       mlir::dlc::attr::kBufferUpdate,
+                       b.getStringAttr(update.first));
   if (failed(verify(*module)))
     return nullptr;
   return module;

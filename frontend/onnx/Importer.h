@@ -257,6 +257,14 @@ public:
   /// Whether a handler may compute with the values of float initializers
   /// at import (not when they are parameters to train).
   bool foldsWeights() const { return !options.markParameters; }
+  /// Whether PyTorch exported the model (its producer_name), whose
+  /// semantics it was trained with where they differ from ONNX's.
+  bool fromPyTorch() const { return model.producer_name() == "pytorch"; }
+  /// When training: input `i`, an initializer, is a buffer of the model
+  /// (state a training step updates but does not train: a running
+  /// statistic), not a parameter, and `next` its value after the step (a
+  /// result of the function, `dlc.buffer_update`).
+  LogicalResult markBuffer(unsigned i, Value next);
   void setOut(unsigned i, Value v) {
     if (i < outs.size())
       outs[i].value = v;
@@ -363,6 +371,9 @@ private:
   /// The constant of each parameter (markParameters), by initializer name,
   /// with the literal it holds.
   llvm::StringMap<std::pair<const rt::HostTensor *, Value>> parameters;
+  /// The new value of each buffer (markBuffer), by initializer name, in
+  /// order.
+  llvm::SmallVector<std::pair<std::string, Value>> bufferUpdates;
 
   llvm::StringMap<Entry> env;
   /// Number of uses of each value by nodes and graph outputs.

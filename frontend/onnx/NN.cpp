@@ -468,12 +468,72 @@ template <bool isMax> LogicalResult convertPool(Importer &im) {
   return success();
 }
 
+/// BatchNormalization with training_mode=1: normalized by the batch's
+/// statistics over every dimension but 1, outputs 1 and 2 the running
+/// statistics `running * m + statistic * (1 - m)` (ONNX's momentum m is
+/// PyTorch's 1 - momentum). The variance the running one takes is the
+/// biased one by ONNX's definition, the unbiased one in a model PyTorch
+/// exported (producer "pytorch"), whose training is PyTorch's. When
+/// training, the running statistics are the model's buffers
+/// (`dlc.buffer`), their new values step results.
+LogicalResult convertBatchNormTraining(Importer &im, int64_t c,
+                                       ArrayRef<int64_t> pshape, double eps) {
+  auto tx = im.inType(0);
+  Type elem = tx.getElementType();
+  SmallVector<int64_t> axes;
+  int64_t n = 1;
+  for (int64_t d = 0; d < tx.getRank(); ++d)
+    if (d != 1) {
+      axes.push_back(d);
+      n *= tx.getDimSize(d);
+    }
+  if (n < 2 && im.fromPyTorch())
+    return im.unsupported("training_mode=1 needs more than one value per "
+                          "channel (PyTorch's unbiased variance divides by "
+                          "n - 1)");
+  double momentum = im.attrFloat("momentum", 0.9);
+  if (!(momentum >= 0 && momentum <= 1))
+    return im.unsupported("momentum must lie in [0, 1]");
+  auto pt = im.tensorType(pshape, elem);
+  Value x = im.in(0);
+  Value mean = im.scale(im.reduce(dlcir::ReduceKind::sum, x, axes), 1.0 / n);
+  Value centered = im.create<dlcir::SubOp>(tx, x, mean);
+  Value square = im.create<dlcir::MulOp>(tx, centered, centered);
+  Value var =
+      im.scale(im.reduce(dlcir::ReduceKind::sum, square, axes), 1.0 / n);
+  Value inv = im.unary<dlcir::RsqrtOp>(im.addScalar(var, eps));
+  auto p = [&](int i) { return im.castTo(im.reshape(im.in(i), pshape), elem); };
+  Value a = im.create<dlcir::MulOp>(pt, p(1), inv);
+  Value y = im.create<dlcir::MulOp>(tx, centered, a);
+  im.setOut(0, im.create<dlcir::AddOp>(tx, y, p(2)));
+  // running = running * m + statistic * (1 - m), of the running input's
+  // shape and type.
+  auto running = [&](int i, Value statistic) {
+    auto type = im.inType(i);
+    Value s = im.castTo(im.reshape(statistic, type.getShape()),
+                        type.getElementType());
+    return im.create<dlcir::AddOp>(type, im.scale(im.in(i), momentum),
+                                   im.scale(s, 1.0 - momentum));
+  };
+  Value newMean = running(3, mean);
+  bool unbiased = im.fromPyTorch();
+  Value newVar =
+      running(4, unbiased ? im.scale(var, double(n) / double(n - 1)) : var);
+  im.setOut(1, newMean);
+  im.setOut(2, newVar);
+  if (!im.foldsWeights())
+    for (auto [i, v] : {std::pair(3, newMean), std::pair(4, newVar)})
+      if (failed(im.markBuffer(unsigned(i), v)))
+        return failure();
+  return success();
+}
+
 LogicalResult convertBatchNorm(Importer &im) {
-  if (im.attrInt("training_mode", 0))
-    return im.unsupported("training_mode=1 is not supported (inference only)");
-  for (int i = 1; i < im.node->output_size(); ++i)
-    if (!im.node->output(i).empty() && im.isUsed(im.node->output(i)))
-      return im.unsupported("only the first output is supported (inference)");
+  bool training = im.attrInt("training_mode", 0) != 0;
+  if (!training)
+    for (int i = 1; i < im.node->output_size(); ++i)
+      if (!im.node->output(i).empty() && im.isUsed(im.node->output(i)))
+        return im.unsupported("only the first output is supported (inference)");
   auto tx = im.inType(0);
   Type elem = tx.getElementType();
   if (!isa<FloatType>(elem) || tx.getRank() < 2)
@@ -487,6 +547,8 @@ LogicalResult convertBatchNorm(Importer &im) {
     if (!im.has(i) || im.inType(i).getNumElements() != c)
       return im.unsupported("scale, bias, mean and variance must have " +
                             Twine(c) + " elements");
+  if (training)
+    return convertBatchNormTraining(im, c, pshape, eps);
   if (im.foldsWeights() && im.lit(1) && im.lit(2) && im.lit(3) && im.lit(4)) {
     // y = x * a + s with a = scale / sqrt(var + eps), s = bias - mean * a.
     rt::HostTensor a(*dlcir::dtypeOf(elem), {pshape.begin(), pshape.end()});

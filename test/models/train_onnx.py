@@ -21,7 +21,8 @@ import sys
 try:
     import numpy as np
     import torch
-    import onnx  # noqa: F401 (torch.onnx.export needs it)
+    import onnx
+    import onnx.numpy_helper
 except ImportError:
     sys.exit(77)
 
@@ -71,6 +72,26 @@ class SmallCnn(torch.nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class BnCnn(torch.nn.Module):
+    """Convolutions with batch normalization in training mode (batch
+    statistics; the running ones updated), exported in training mode."""
+
+    export_training = True
+
+    def __init__(self, classes=3):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(2, 4, 3, padding=1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(4)
+        self.conv2 = torch.nn.Conv2d(4, 4, 3, stride=2)
+        self.bn2 = torch.nn.BatchNorm2d(4, momentum=0.3)
+        self.fc = torch.nn.Linear(4 * 2 * 2, classes)
+
+    def forward(self, x):
+        x = torch.relu(self.bn1(self.conv1(x)))
+        x = torch.relu(self.bn2(self.conv2(x)))
+        return self.fc(torch.flatten(x, 1))
+
+
 def mlp(sizes, act):
     layers = []
     for i in range(len(sizes) - 1):
@@ -103,6 +124,9 @@ CASES = {
     "cnn_sgd": (lambda: SmallCnn(), (4, 2, 6, 6), 12, "cross_entropy",
                 ["--optimizer=sgd", "--lr=0.05", "--momentum=0.9"],
                 lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 0),
+    "bn_cnn_sgd": (lambda: BnCnn(), (4, 2, 6, 6), 12, "cross_entropy",
+                   ["--optimizer=sgd", "--lr=0.05", "--momentum=0.9"],
+                   lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 0),
     "regressor_mse": (lambda: mlp([3, 12, 2], torch.nn.Sigmoid), (5, 3), 17,
                       "mse", ["--optimizer=sgd", "--lr=0.2", "--grad-clip=0.5"],
                       lambda p: torch.optim.SGD(p, lr=0.2), 0.5),
@@ -145,10 +169,21 @@ def run_case(name, dlc, work):
     np.save(os.path.join(d, "x.npy"), x)
     np.save(os.path.join(d, "y.npy"), y)
     onnx_path = os.path.join(d, "model.onnx")
+    mode = (torch.onnx.TrainingMode.TRAINING
+            if getattr(model, "export_training", False)
+            else torch.onnx.TrainingMode.EVAL)
     torch.onnx.export(model, (torch.zeros(shape),), onnx_path,
                       do_constant_folding=False, opset_version=17,
-                      input_names=["x"], output_names=["out"])
-    initial = {n: p.detach().clone() for n, p in model.named_parameters()}
+                      input_names=["x"], output_names=["out"], training=mode)
+    model.train()
+    # PyTorch starts from the model's weights as exported (tracing in
+    # training mode ran the model once, which moved its running
+    # statistics).
+    initial = model.state_dict()
+    for init in onnx.load(onnx_path).graph.initializer:
+        if init.name in initial:
+            initial[init.name] = torch.from_numpy(
+                onnx.numpy_helper.to_array(init).copy())
 
     def train(extra, tag, data="x.npy"):
         log = os.path.join(d, f"loss{tag}.csv")
@@ -180,9 +215,7 @@ def run_case(name, dlc, work):
         np.save(os.path.join(d, "x_over.npy"), over)
         rows_over, _, _ = train(["--precision=fp16"], "_overflow", "x_over.npy")
 
-    with torch.no_grad():
-        for n, p in model.named_parameters():
-            p.copy_(initial[n])
+    model.load_state_dict(initial)
     opt = make_opt(model.parameters())
     micro = next((int(f.split("=")[1]) for f in flags
                   if f.startswith("--accumulate=")), 1)
@@ -212,12 +245,14 @@ def run_case(name, dlc, work):
     for step, (a, b) in enumerate(zip(dlc_losses, torch_losses)):
         if abs(a - b) > 1e-4 * max(abs(b), 1e-3):
             failures.append(f"step {step}: loss {a} (PyTorch {b})")
-    names = {n for n, _ in model.named_parameters()}
-    if set(trained.files) != names:
-        failures.append(f"saved {sorted(trained.files)}, parameters {sorted(names)}")
-    for n, p in model.named_parameters():
+    # The parameters and the buffers (running statistics), as state_dict.
+    state = {n: v for n, v in model.state_dict().items()
+             if not n.endswith("num_batches_tracked")}
+    if set(trained.files) != set(state):
+        failures.append(f"saved {sorted(trained.files)}, state_dict {sorted(state)}")
+    for n, v in state.items():
         if n in trained.files:
-            r = rel(trained[n], p.detach().numpy())
+            r = rel(trained[n], v.detach().numpy())
             if r > 1e-4:
                 failures.append(f"{n} after {STEPS} steps: relative error {r:.2e}")
     if low:

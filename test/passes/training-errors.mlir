@@ -124,7 +124,7 @@ func.func @empty_state(%s: tensor<3xf32> {dlc.state = ""}) -> tensor<3xf32> {
 
 // -----
 
-// expected-error @+1 {{'func.func' op has both 'dlc.param' and 'dlc.state' on argument #0}}
+// expected-error @+1 {{'func.func' op has more than one of 'dlc.param', 'dlc.state' and 'dlc.buffer' on argument #0}}
 func.func @both(%s: tensor<3xf32> {dlc.state = "s", dlc.param = "p"}) -> tensor<3xf32> {
   return %s : tensor<3xf32>
 }
@@ -166,4 +166,35 @@ func.func @bf16_pool(%w: tensor<1x1x4x4xbf16> {dlc.param = "w"}) -> tensor<1x4xb
 // expected-error @+1 {{expects 'dlc.micro_batches' on a function, as an i64 from 2 to 65536}}
 func.func @one_micro_batch(%w: tensor<3xf32> {dlc.param = "w"}) -> tensor<3xf32> attributes {dlc.micro_batches = 1 : i64} {
   return %w : tensor<3xf32>
+}
+
+// -----
+
+func.func @param_and_buffer(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'dlc.constant' op has both 'dlc.param' and 'dlc.buffer'}}
+  %w = dlc.constant {dlc.param = "w", dlc.buffer = "w"} dense<1.0> : tensor<3xf32>
+  %y = dlc.add %x, %w : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expects 'dlc.buffer_update' on result #1 as the non-empty name of a buffer}}
+func.func @unnamed_update(%w: tensor<1x3xf32> {dlc.param = "w"}) -> (tensor<1x3xf32>, tensor<1x3xf32> {dlc.buffer_update = ""}) {
+  return %w, %w : tensor<1x3xf32>, tensor<1x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expects 'dlc.step_skipped' on result #1 as a unit attribute on a tensor<f32> result}}
+func.func @skipped_vector(%w: tensor<1x3xf32> {dlc.param = "w"}) -> (tensor<1x3xf32>, tensor<1x3xf32> {dlc.step_skipped}) {
+  return %w, %w : tensor<1x3xf32>, tensor<1x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result #1 updates 'bn.running_mean', which is no buffer of the function}}
+func.func @no_such_buffer(%w: tensor<1x3xf32> {dlc.param = "w"}) -> (tensor<1x3xf32>, tensor<1x3xf32> {dlc.buffer_update = "bn.running_mean"}) {
+  %e = dlc.exp %w : tensor<1x3xf32>
+  return %e, %w : tensor<1x3xf32>, tensor<1x3xf32>
 }

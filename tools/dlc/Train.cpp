@@ -239,12 +239,18 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
     return trainer.status();
   rt::TrainingSession &t = **trainer;
 
-  // Parameters from --load-weights, over the package's initial values.
+  // The model's weights: its parameters and buffers (PyTorch's
+  // state_dict), what --save-weights writes and --load-weights reads.
+  std::vector<std::string> weightNames = t.parameterNames();
+  for (const std::string &name : t.bufferNames())
+    weightNames.push_back(name);
+  // Parameters and buffers from --load-weights, over the package's initial
+  // values.
   if (!setup.loadWeights.empty()) {
     uint64_t paramBytes = 0;
     size_t params = 0;
     for (const rt::StateTensor &s : p.state)
-      if (s.trainable) {
+      if (s.trainable || s.buffer) {
         paramBytes += s.initialBytes;
         ++params;
       }
@@ -255,20 +261,20 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
                     paramBytes + 65536, params);
     if (!loaded)
       return loaded.status();
-    std::vector<std::string> names = t.parameterNames();
     std::set<std::string> seen;
     for (const auto &[name, tensor] : *loaded) {
-      if (std::find(names.begin(), names.end(), name) == names.end())
+      if (std::find(weightNames.begin(), weightNames.end(), name) ==
+          weightNames.end())
         return Status::error(setup.loadWeights + ": array '" + name +
-                             "' is no parameter of the model");
+                             "' is no parameter or buffer of the model");
       if (Status s = t.write(name, tensor); !s)
         return Status::error(setup.loadWeights + ": " + s.message());
       seen.insert(name);
     }
-    for (const std::string &name : names)
+    for (const std::string &name : weightNames)
       if (!seen.count(name))
-        return Status::error(setup.loadWeights + ": no array for parameter '" +
-                             name + "'");
+        return Status::error(setup.loadWeights + ": no array for '" + name +
+                             "'");
   }
   for (const std::string &out : {setup.saveWeights, setup.lossLog})
     if (!out.empty())
@@ -327,7 +333,7 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
       return s;
   if (!setup.saveWeights.empty()) {
     rt::NamedTensors weights;
-    for (const std::string &name : t.parameterNames()) {
+    for (const std::string &name : weightNames) {
       rt::Result<HostTensor> w = t.read(name);
       if (!w)
         return w.status();
