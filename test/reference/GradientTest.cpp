@@ -1,16 +1,16 @@
 //===- GradientTest.cpp - Gradient rules against finite differences -------===//
 //
 // Every differentiable op's rule (ir/Gradients.cpp, GradientOpInterface)
-// against central finite differences of the reference interpreter: each case
-// is a small function of float arguments; its result, weighted by fixed
-// pseudo-random numbers and summed, is the loss. dlc-test-gradient builds the
-// gradient graph, the reference interpreter evaluates it, and each element's
-// derivative must match (L(x + h) - L(x - h)) / (2h), computed in double
-// precision (the interpreter's own) on the f32 inputs.
+// against central finite differences of the reference interpreter
+// (passes/GradientCheck.h): each case is a small function of float
+// arguments; its result, weighted by fixed pseudo-random numbers and summed,
+// is the loss, and every element's derivative must match
+// (L(x + h) - L(x - h)) / (2h), computed in double precision (the
+// interpreter's own) on the f32 inputs.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/Reference.h"
-#include "passes/Passes.h"
+#include "passes/GradientCheck.h"
+#include "ir/Dialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -46,17 +46,6 @@ struct Case {
 
 void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
 
-/// Values in [lo, hi) from a fixed linear congruential sequence.
-std::vector<float> pseudoRandom(size_t n, uint64_t seed, double lo, double hi) {
-  std::vector<float> out(n);
-  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 7;
-  for (float &v : out) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    v = float(lo + double(x >> 11) / double(1ull << 53) * (hi - lo));
-  }
-  return out;
-}
-
 rt::HostTensor tensorOf(ArrayRef<int64_t> shape, const std::vector<float> &v) {
   rt::HostTensor t;
   t.dtype = rt::DType::F32;
@@ -66,12 +55,6 @@ rt::HostTensor tensorOf(ArrayRef<int64_t> shape, const std::vector<float> &v) {
   return t;
 }
 
-std::vector<float> valuesOf(const rt::HostTensor &t) {
-  std::vector<float> v(t.data.size() / 4);
-  std::memcpy(v.data(), t.data.data(), t.data.size());
-  return v;
-}
-
 class GradientTest : public ::testing::TestWithParam<Case> {
 protected:
   GradientTest() {
@@ -79,54 +62,6 @@ protected:
     registry.insert<mlir::dlc::DlcDialect, func::FuncDialect>();
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
-  }
-
-  /// The case as a function returning its weighted sum, a [1, ..., 1]
-  /// tensor.
-  OwningOpRef<ModuleOp> lossFunction(const Case &c) {
-    std::string source = std::string("func.func @main(") + c.args + ") -> " +
-                         c.type + " {\n" + c.body +
-                         "\n  return %y : " + c.type + "\n}\n";
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(source, &context);
-    if (!module)
-      return module;
-    auto func = module->lookupSymbol<func::FuncOp>("main");
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    Value y = ret.getOperand(0);
-    auto type = cast<RankedTensorType>(y.getType());
-    OpBuilder b(ret);
-    Location loc = ret.getLoc();
-    std::vector<float> w = pseudoRandom(type.getNumElements(), 99, -1.0, 1.0);
-    Value weights = b.create<mlir::dlc::ConstantOp>(
-        loc, type, DenseElementsAttr::get(type, ArrayRef<float>(w)));
-    Value product = b.create<mlir::dlc::MulOp>(loc, type, y, weights);
-    SmallVector<int64_t> axes, ones(type.getRank(), 1);
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      axes.push_back(d);
-    auto lossType = RankedTensorType::get(ones, type.getElementType());
-    Value loss = b.create<mlir::dlc::ReduceOp>(
-        loc, lossType, mlir::dlc::ReduceKind::sum, product, axes);
-    b.create<func::ReturnOp>(loc, loss);
-    ret.erase();
-    func.setFunctionType(
-        FunctionType::get(&context, func.getArgumentTypes(), {lossType}));
-    return module;
-  }
-
-  /// The loss at `inputs`, in the interpreter's double precision.
-  double loss(ModuleOp module, const std::vector<rt::HostTensor> &inputs) {
-    auto func = module.lookupSymbol<func::FuncOp>("main");
-    Value result = cast<func::ReturnOp>(func.getBody().front().getTerminator())
-                       .getOperand(0);
-    double value = NAN;
-    FailureOr<std::vector<rt::HostTensor>> out = mlir::dlc::evaluateReference(
-        func, inputs, [&](OpResult r, ArrayRef<double> v) {
-          if (r == result)
-            value = v[0];
-        });
-    EXPECT_TRUE(succeeded(out));
-    return value;
   }
 
   MLIRContext context;
@@ -139,60 +74,26 @@ TEST_P(GradientTest, MatchesCentralDifferences) {
     diagnostics += d.str() + "\n";
     return success();
   });
-  OwningOpRef<ModuleOp> module = lossFunction(c);
+  std::string source = std::string("func.func @main(") + c.args + ") -> " +
+                       c.type + " {\n" + c.body + "\n  return %y : " +
+                       c.type + "\n}\n";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
   ASSERT_TRUE(module) << diagnostics;
-  OwningOpRef<ModuleOp> gradient = lossFunction(c);
-  PassManager pm(&context);
-  pm.addNestedPass<func::FuncOp>(mlir::dlc::createTestGradient());
-  ASSERT_TRUE(succeeded(pm.run(*gradient))) << diagnostics;
-
   auto func = module->lookupSymbol<func::FuncOp>("main");
+  ASSERT_TRUE(succeeded(mlir::dlc::makeWeightedLoss(func))) << diagnostics;
   std::vector<rt::HostTensor> inputs;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto t = cast<RankedTensorType>(type);
-    inputs.push_back(tensorOf(
-        t.getShape(), pseudoRandom(t.getNumElements(), i + 1, c.lo, c.hi)));
+    inputs.push_back(tensorOf(t.getShape(),
+                              mlir::dlc::pseudoRandom(t.getNumElements(), i + 1,
+                                                      c.lo, c.hi)));
   }
-  FailureOr<std::vector<rt::HostTensor>> grads = mlir::dlc::evaluateReference(
-      gradient->lookupSymbol<func::FuncOp>("main"), inputs);
-  ASSERT_TRUE(succeeded(grads)) << diagnostics;
-  ASSERT_EQ(grads->size(), inputs.size() + 1);
-
-  // Central differences with steps h and h/2: where they disagree the loss
-  // has a kink within h of the point (relu at 0, a tie of max), and that
-  // element is skipped; a wrong rule disagrees with both.
-  const double h = 1e-3;
-  int checked = 0, skipped = 0;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::vector<float> x = valuesOf(inputs[i]);
-    std::vector<float> g = valuesOf((*grads)[i + 1]);
-    ASSERT_EQ(g.size(), x.size());
-    for (size_t j = 0; j < x.size(); ++j) {
-      auto difference = [&](double step) {
-        std::vector<rt::HostTensor> at = inputs;
-        std::vector<float> v = x;
-        v[j] = float(x[j] + step);
-        float up = v[j];
-        at[i] = tensorOf(inputs[i].shape, v);
-        double lossUp = loss(*module, at);
-        v[j] = float(x[j] - step);
-        float down = v[j];
-        at[i] = tensorOf(inputs[i].shape, v);
-        double lossDown = loss(*module, at);
-        return (lossUp - lossDown) / (double(up) - double(down));
-      };
-      double coarse = difference(h), fine = difference(h / 2);
-      double scale = 1 + std::fabs(fine);
-      if (std::fabs(coarse - fine) > 1e-3 * scale) {
-        ++skipped;
-        continue;
-      }
-      ++checked;
-      EXPECT_NEAR(g[j], fine, 1e-3 * scale)
-          << "argument " << i << ", element " << j << " (" << x[j] << ")";
-    }
-  }
-  EXPECT_LE(skipped, checked / 4) << "too many points near a kink";
+  FailureOr<mlir::dlc::GradientCheckResult> r =
+      mlir::dlc::checkGradients(func, inputs);
+  ASSERT_TRUE(succeeded(r)) << diagnostics;
+  EXPECT_EQ(r->mismatch, "");
+  EXPECT_GT(r->checked, 0);
+  EXPECT_LE(r->skipped, r->checked / 4) << "too many points near a kink";
 }
 
 // clang-format off

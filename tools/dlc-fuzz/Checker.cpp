@@ -6,6 +6,7 @@
 #include "ir/Dialect.h"
 #include "ir/ElementType.h"
 #include "ir/Reference.h"
+#include "passes/GradientCheck.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -291,6 +292,43 @@ compareLowering(const std::string &dlcOnlyText,
              ": the TOSA form lowers to a different result than the dlc "
              "form: " +
              *diff;
+  return std::nullopt;
+}
+
+std::optional<Failure>
+checkGradientsOf(const std::string &mlirText,
+                 const std::vector<rt::TensorDesc> &inputDescs,
+                 uint64_t inputSeed, bool &checked) {
+  checked = false;
+  rt::Package package;
+  package.inputs = inputDescs;
+  std::vector<HostTensor> inputs = rt::randomInputs(package, inputSeed);
+  mlir::DialectRegistry registry;
+  registerDlcDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.disableMultithreading();
+  DiagnosticText diagnostics(context);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(mlirText, "program"), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseModule(sourceMgr, context);
+  CompileOptions options;
+  CompileResult result;
+  if (!module ||
+      mlir::failed(compileModule(*module, options, Stage::Lowered, result)))
+    return Failure{"lowering", "-", diagnostics.text};
+  auto func = findEntry(*module, "main");
+  if (mlir::failed(func) || mlir::failed(mlir::dlc::makeWeightedLoss(*func)))
+    return std::nullopt;
+  auto r = mlir::dlc::checkGradients(*func, inputs, 16);
+  if (mlir::failed(r)) {
+    if (diagnostics.text.find("has no gradient rule") != std::string::npos)
+      return std::nullopt;
+    return Failure{"gradient", "-", diagnostics.text};
+  }
+  checked = true;
+  if (!r->mismatch.empty())
+    return Failure{"gradient", "-", r->mismatch};
   return std::nullopt;
 }
 

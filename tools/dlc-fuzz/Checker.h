@@ -69,6 +69,17 @@ checkReferenceOnly(const std::string &mlirText, const std::string &dlcOnlyText,
                    const std::vector<rt::TensorDesc> &inputs,
                    uint64_t inputSeed);
 
+/// Checks the gradient of `mlirText`'s f32 results (weighted and summed)
+/// with respect to its f32 arguments, built from the ops' rules after
+/// lowering, against central differences of the reference interpreter at
+/// inputs like checkReferenceOnly's (passes/GradientCheck.h; at most 16
+/// elements of each argument). `checked` says whether it was checked: not
+/// when an op on the gradient's path has no rule, or there is no f32
+/// result.
+std::optional<Failure>
+checkGradientsOf(const std::string &mlirText,
+                 const std::vector<rt::TensorDesc> &inputs, uint64_t inputSeed,
+                 bool &checked);
 /// Checks `mlirText` on inputs dlc::randomInputs(package, inputSeed). When
 /// `dlcOnlyText` is not empty it is the same program written in dlc only:
 /// its lowered form must give the same reference results.

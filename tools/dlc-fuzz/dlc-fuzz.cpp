@@ -82,6 +82,13 @@ static cl::opt<bool> referenceOnly(
     cl::desc("Only lower and evaluate with the reference interpreter (checks "
              "the generator and the TOSA lowering, fast)"),
     cl::init(false));
+static cl::opt<bool> gradients(
+    "gradients",
+    cl::desc("Check the gradient rules instead: each graph's f32 results, "
+             "weighted and summed, differentiated with respect to its f32 "
+             "arguments against central differences of the reference "
+             "interpreter (graphs with an op without a rule are skipped)"),
+    cl::init(false));
 static cl::opt<bool> requireCuda("require-cuda",
                                  cl::desc("Print 'no CUDA GPU' and check "
                                           "nothing if no GPU is present"),
@@ -613,7 +620,7 @@ int main(int argc, char **argv) {
 
   auto begin = Clock::now();
   uint64_t next = startSeed, end = startSeed + numSeeds;
-  uint64_t passed = 0, totalOps = 0, widened = 0;
+  uint64_t passed = 0, totalOps = 0, widened = 0, notDifferentiable = 0;
   std::map<uint64_t, Failure> failures;
   runPool(
       [&](uint64_t &tag) {
@@ -628,6 +635,20 @@ int main(int argc, char **argv) {
       },
       [&](uint64_t seed) {
         Program p = generateProgram(seed, generatorOptions());
+        if (gradients) {
+          std::vector<rt::TensorDesc> inputs;
+          for (int v : p.inputs)
+            inputs.push_back({p.values[v].type.dtype, p.values[v].type.shape});
+          bool checked = false;
+          auto failure = checkGradientsOf(printProgram(p, Flavor::AsGenerated),
+                                          inputs, seed, checked);
+          if (failure)
+            return failure->serialize();
+          // A passing result that says whether the graph was checked.
+          return checked ? std::string()
+                         : Failure{"skipped", "-", "an op has no gradient rule"}
+                               .serialize();
+        }
         if (referenceOnly) {
           std::vector<rt::TensorDesc> inputs;
           for (int v : p.inputs)
@@ -642,6 +663,11 @@ int main(int argc, char **argv) {
       },
       [&](uint64_t seed, std::optional<Failure> failure) {
         totalOps += countOps(generateProgram(seed, generatorOptions()));
+        if (failure && failure->kind == "skipped") {
+          ++notDifferentiable;
+          ++passed;
+          return;
+        }
         if (isPass(failure)) {
           ++passed;
           if (failure)
@@ -688,10 +714,15 @@ int main(int argc, char **argv) {
   double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
   llvm::outs() << "dlc-fuzz: " << checked << " graphs (" << totalOps
                << " operations) from seed " << startSeed << ", checked "
-               << (referenceOnly ? "by the reference interpreter only"
-                   : cuda        ? "on sim and cuda"
-                                 : "on sim")
+               << (gradients       ? "for their gradients"
+                   : referenceOnly ? "by the reference interpreter only"
+                   : cuda          ? "on sim and cuda"
+                                   : "on sim")
                << " in " << llvm::format("%.0f", elapsed) << " s\n";
+  if (gradients)
+    llvm::outs() << "dlc-fuzz: " << checked - notDifferentiable
+                 << " graphs differentiated, " << notDifferentiable
+                 << " with an op without a gradient rule\n";
   if (widened)
     llvm::outs() << "dlc-fuzz: " << widened
                  << " passing graphs have an output checked at its rounding "
