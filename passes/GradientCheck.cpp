@@ -130,8 +130,8 @@ mlir::dlc::checkGradients(func::FuncOp lossFunc,
       continue;
     std::vector<float> x = valuesOf(inputs[i]);
     std::vector<float> grad = valuesOf(gradient);
-    size_t stride = std::max<size_t>(1, x.size() / std::max<size_t>(
-                                                      1, maxElements));
+    size_t stride =
+        std::max<size_t>(1, x.size() / std::max<size_t>(1, maxElements));
     for (size_t j = 0; j < x.size(); j += stride) {
       auto difference = [&](double step) {
         std::vector<rt::HostTensor> at = inputs;

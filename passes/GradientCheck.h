@@ -1,4 +1,5 @@
-//===- GradientCheck.h - Gradient rules against finite differences -*- C++ -*-===//
+//===- GradientCheck.h - Gradient rules against finite differences -*- C++
+//-*-===//
 //
 // The check behind test/reference/GradientTest.cpp and `dlc-fuzz
 // --gradients`: a function's results, weighted by fixed pseudo-random
@@ -42,7 +43,8 @@ struct GradientCheckResult {
 /// argument (spread over it). Fails, with a diagnostic, when a rule is
 /// missing or the interpreter cannot evaluate the function.
 FailureOr<GradientCheckResult>
-checkGradients(func::FuncOp lossFunc, const std::vector<::dlc::rt::HostTensor> &inputs,
+checkGradients(func::FuncOp lossFunc,
+               const std::vector<::dlc::rt::HostTensor> &inputs,
                size_t maxElements = SIZE_MAX, double tolerance = 1e-3);
 
 /// Floats uniform in [lo, hi) from a fixed sequence of `seed`.

@@ -9,8 +9,8 @@
 // interpreter's own) on the f32 inputs.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/GradientCheck.h"
 #include "ir/Dialect.h"
+#include "passes/GradientCheck.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -75,8 +75,8 @@ TEST_P(GradientTest, MatchesCentralDifferences) {
     return success();
   });
   std::string source = std::string("func.func @main(") + c.args + ") -> " +
-                       c.type + " {\n" + c.body + "\n  return %y : " +
-                       c.type + "\n}\n";
+                       c.type + " {\n" + c.body + "\n  return %y : " + c.type +
+                       "\n}\n";
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
   ASSERT_TRUE(module) << diagnostics;
   auto func = module->lookupSymbol<func::FuncOp>("main");
@@ -84,9 +84,9 @@ TEST_P(GradientTest, MatchesCentralDifferences) {
   std::vector<rt::HostTensor> inputs;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto t = cast<RankedTensorType>(type);
-    inputs.push_back(tensorOf(t.getShape(),
-                              mlir::dlc::pseudoRandom(t.getNumElements(), i + 1,
-                                                      c.lo, c.hi)));
+    inputs.push_back(
+        tensorOf(t.getShape(), mlir::dlc::pseudoRandom(t.getNumElements(),
+                                                       i + 1, c.lo, c.hi)));
   }
   FailureOr<mlir::dlc::GradientCheckResult> r =
       mlir::dlc::checkGradients(func, inputs);
@@ -264,3 +264,27 @@ INSTANTIATE_TEST_SUITE_P(Ops, GradientTest, ::testing::ValuesIn(kCases),
                          });
 
 } // namespace
+
+TEST(GradientCheck, NeedsAnF32Result) {
+  MLIRContext context;
+  DialectRegistry registry;
+  registry.insert<mlir::dlc::DlcDialect, func::FuncDialect>();
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      "func.func @main(%a: tensor<3xf32>) -> tensor<3xi1> {\n"
+      "  %y = dlc.cmp gt, %a, %a : (tensor<3xf32>, tensor<3xf32>) -> "
+      "tensor<3xi1>\n"
+      "  return %y : tensor<3xi1>\n}\n",
+      &context);
+  ASSERT_TRUE(module) << diagnostics;
+  auto func = module->lookupSymbol<func::FuncOp>("main");
+  EXPECT_TRUE(failed(mlir::dlc::makeWeightedLoss(func)));
+  EXPECT_NE(diagnostics.find("has no f32 result to build a loss on"),
+            std::string::npos);
+}

@@ -318,7 +318,20 @@ checkGradientsOf(const std::string &mlirText,
       mlir::failed(compileModule(*module, options, Stage::Lowered, result)))
     return Failure{"lowering", "-", diagnostics.text};
   auto func = findEntry(*module, "main");
-  if (mlir::failed(func) || mlir::failed(mlir::dlc::makeWeightedLoss(*func)))
+  if (mlir::failed(func))
+    return std::nullopt;
+  // Through a value rounded to a 16-bit type the loss is a staircase at
+  // the differences' step (they see 0) while the rule passes the gradient
+  // through the cast, as PyTorch's autograd does: such graphs are not
+  // checked.
+  bool reduced = false;
+  func->walk([&](mlir::Operation *op) {
+    for (mlir::Value v : op->getResults())
+      if (auto t = mlir::dyn_cast<mlir::RankedTensorType>(v.getType()))
+        reduced |= mlir::isa<mlir::FloatType>(t.getElementType()) &&
+                   !t.getElementType().isF32();
+  });
+  if (reduced || mlir::failed(mlir::dlc::makeWeightedLoss(*func)))
     return std::nullopt;
   auto r = mlir::dlc::checkGradients(*func, inputs, 16);
   if (mlir::failed(r)) {

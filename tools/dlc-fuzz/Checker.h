@@ -74,7 +74,8 @@ checkReferenceOnly(const std::string &mlirText, const std::string &dlcOnlyText,
 /// lowering, against central differences of the reference interpreter at
 /// inputs like checkReferenceOnly's (passes/GradientCheck.h; at most 16
 /// elements of each argument). `checked` says whether it was checked: not
-/// when an op on the gradient's path has no rule, or there is no f32
+/// when an op on the gradient's path has no rule, a value is rounded to a
+/// 16-bit type (the differences see a staircase), or there is no f32
 /// result.
 std::optional<Failure>
 checkGradientsOf(const std::string &mlirText,

@@ -722,7 +722,8 @@ int main(int argc, char **argv) {
   if (gradients)
     llvm::outs() << "dlc-fuzz: " << checked - notDifferentiable
                  << " graphs differentiated, " << notDifferentiable
-                 << " with an op without a gradient rule\n";
+                 << " not (an op without a gradient rule, a value rounded "
+                    "to 16 bits, or no f32 result)\n";
   if (widened)
     llvm::outs() << "dlc-fuzz: " << widened
                  << " passing graphs have an output checked at its rounding "
