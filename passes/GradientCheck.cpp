@@ -114,10 +114,12 @@ mlir::dlc::checkGradients(func::FuncOp lossFunc,
     return succeeded(out) ? value : NAN;
   };
 
-  // Central differences with steps h and h/2: where they disagree the loss
-  // has a kink within h of the point (relu at 0, a tie of max), and that
-  // element is skipped; a wrong rule disagrees with both.
+  // Central differences with steps h and h/2, and one-sided ones with h/2:
+  // where they disagree the loss has a kink within h of the point (relu at
+  // 0, a tie of max, a clamp's bound), and that element is skipped; a wrong
+  // rule disagrees with all of them.
   const double h = 1e-3;
+  const double center = loss(inputs);
   GradientCheckResult res;
   size_t g = 1; // (*grads)[0] is the loss
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -133,33 +135,42 @@ mlir::dlc::checkGradients(func::FuncOp lossFunc,
     size_t stride =
         std::max<size_t>(1, x.size() / std::max<size_t>(1, maxElements));
     for (size_t j = 0; j < x.size(); j += stride) {
-      auto difference = [&](double step) {
+      struct Differences {
+        double central, forward, backward;
+      };
+      auto differences = [&](double step) {
         std::vector<rt::HostTensor> at = inputs;
         std::vector<float> v = x;
         v[j] = float(x[j] + step);
-        float up = v[j];
+        double up = double(v[j]);
         at[i] = withValues(inputs[i], v);
         double lossUp = loss(at);
         v[j] = float(x[j] - step);
-        float down = v[j];
+        double down = double(v[j]);
         at[i] = withValues(inputs[i], v);
         double lossDown = loss(at);
-        return (lossUp - lossDown) / (double(up) - double(down));
+        return Differences{(lossUp - lossDown) / (up - down),
+                           (lossUp - center) / (up - double(x[j])),
+                           (center - lossDown) / (double(x[j]) - down)};
       };
-      double coarse = difference(h), fine = difference(h / 2);
-      double scale = 1 + std::fabs(fine);
-      if (!std::isfinite(coarse) || !std::isfinite(fine) ||
-          std::fabs(coarse - fine) > tolerance * scale) {
+      Differences coarse = differences(h), fine = differences(h / 2);
+      double scale = 1 + std::fabs(fine.central);
+      auto near = [&](double a, double b) {
+        return std::fabs(a - b) <= tolerance * scale;
+      };
+      if (!std::isfinite(coarse.central) || !std::isfinite(fine.central) ||
+          !near(coarse.central, fine.central) ||
+          !near(fine.forward, fine.backward)) {
         ++res.skipped;
         continue;
       }
       ++res.checked;
-      if (res.mismatch.empty() &&
-          !(std::fabs(grad[j] - fine) <= tolerance * scale))
+      if (res.mismatch.empty() && !near(grad[j], fine.central))
         res.mismatch = "argument " + std::to_string(i) + ", element " +
                        std::to_string(j) + " (" + std::to_string(x[j]) +
                        "): the rule gives " + std::to_string(grad[j]) +
-                       ", central differences " + std::to_string(fine);
+                       ", central differences " +
+                       std::to_string(fine.central);
     }
   }
   return res;
