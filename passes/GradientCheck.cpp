@@ -169,8 +169,7 @@ mlir::dlc::checkGradients(func::FuncOp lossFunc,
         res.mismatch = "argument " + std::to_string(i) + ", element " +
                        std::to_string(j) + " (" + std::to_string(x[j]) +
                        "): the rule gives " + std::to_string(grad[j]) +
-                       ", central differences " +
-                       std::to_string(fine.central);
+                       ", central differences " + std::to_string(fine.central);
     }
   }
   return res;

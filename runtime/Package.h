@@ -343,9 +343,9 @@ struct StateTensor {
   /// updates, saved with the parameters: batch normalization's running
   /// statistics), or else an optimizer's state.
   bool trainable = false;
-  bool buffer = false;
   uint32_t input = 0, output = 0;
   uint64_t initialOffset = 0, initialBytes = 0;
+  bool buffer = false;
 };
 
 struct Package {

@@ -944,6 +944,16 @@ TEST(Package, TrainingStateRoundTripsAndIsChecked) {
   EXPECT_EQ(t.initialOffset, 128u);
   EXPECT_EQ(t.initialBytes, 128u);
   EXPECT_EQ(back->microBatches, 1u);
+  // A buffer (kind 2) reads back as one.
+  {
+    Package q = p;
+    q.state[0].trainable = false;
+    q.state[0].buffer = true;
+    Result<Package> b = deserializePackage(serializePackage(q));
+    ASSERT_TRUE(b.isOk()) << b.message();
+    EXPECT_FALSE(b->state[0].trainable);
+    EXPECT_TRUE(b->state[0].buffer);
+  }
   p.microBatches = 4;
   back = deserializePackage(serializePackage(p));
   ASSERT_TRUE(back.isOk()) << back.message();
