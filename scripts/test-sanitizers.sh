@@ -38,8 +38,12 @@ status=0
 # tests, whose time under the sanitizers is the reference interpreter's
 # accuracy measurements on the convolutional networks (minutes each), the
 # transformers' fp16 ones stay; the lit tests run every precision's passes.
+# The ONNX conformance suite (the importer is fuzzed under the sanitizers
+# by fuzz-onnx, and the lit tests import every kind of node) and the
+# gradient fuzzing (the reference interpreter's time) run in the main stage
+# only.
 (cd "$build" && ctest --output-on-failure -j"$(nproc)" \
-  -E '^fuzz-sim$|^models\..*_(nchw|nhwc|bf16|fp8)$|^models\.(resnet18|mobilenet_v2)_b[0-9]+_fp16$') ||
+  -E '^fuzz-sim$|^fuzz-gradients$|^onnx-conformance$|^models\..*_(nchw|nhwc|bf16|fp8)$|^models\.(resnet18|mobilenet_v2)_b[0-9]+_fp16$') ||
   status=$?
 DLC_CACHE_DIR="$build/test/kernel-cache" "$build/bin/dlc-fuzz" \
   --seeds="${DLC_ASAN_FUZZ_SEEDS:-150}" --start=0 --jobs="$(nproc)" --no-cuda \
