@@ -217,29 +217,49 @@ struct Config {
 
 } // namespace
 
+namespace {
+
+/// A program parsed and lowered (without fusion or code generation) in a
+/// context of its own, with its diagnostics.
+struct LoweredProgram {
+  explicit LoweredProgram(const std::string &text, const char *name) {
+    registerDlcDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.disableMultithreading();
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
+    module = parseModule(sourceMgr, context);
+    if (!module)
+      return;
+    CompileOptions options;
+    CompileResult result;
+    lowered = mlir::succeeded(
+        compileModule(*module, options, Stage::Lowered, result));
+  }
+  mlir::DialectRegistry registry;
+  mlir::MLIRContext context;
+  DiagnosticText diagnostics{context};
+  llvm::SourceMgr sourceMgr;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  bool lowered = false;
+};
+
+} // namespace
+
 /// The reference results of `text` after lowering (without fusion or
 /// code generation).
 static rt::Result<std::vector<HostTensor>>
 loweredReference(const std::string &text,
                  const std::vector<HostTensor> &inputs) {
-  mlir::DialectRegistry registry;
-  registerDlcDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.disableMultithreading();
-  DiagnosticText diagnostics(context);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, "dlc-only"), llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module = parseModule(sourceMgr, context);
-  if (!module)
+  LoweredProgram program(text, "dlc-only");
+  DiagnosticText &diagnostics = program.diagnostics;
+  if (!program.module)
     return rt::Status::error("the dlc form does not parse:\n" +
                              diagnostics.text);
-  CompileOptions options;
-  CompileResult result;
-  if (mlir::failed(compileModule(*module, options, Stage::Lowered, result)))
+  if (!program.lowered)
     return rt::Status::error("the dlc form does not lower:\n" +
                              diagnostics.text);
-  auto func = findEntry(*module, "main");
+  auto func = findEntry(*program.module, "main");
   if (mlir::failed(func))
     return rt::Status::error(diagnostics.text);
   auto outputs = mlir::dlc::evaluateReference(*func, inputs);
@@ -303,21 +323,11 @@ checkGradientsOf(const std::string &mlirText,
   rt::Package package;
   package.inputs = inputDescs;
   std::vector<HostTensor> inputs = rt::randomInputs(package, inputSeed);
-  mlir::DialectRegistry registry;
-  registerDlcDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.disableMultithreading();
-  DiagnosticText diagnostics(context);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(mlirText, "program"), llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module = parseModule(sourceMgr, context);
-  CompileOptions options;
-  CompileResult result;
-  if (!module ||
-      mlir::failed(compileModule(*module, options, Stage::Lowered, result)))
+  LoweredProgram program(mlirText, "program");
+  DiagnosticText &diagnostics = program.diagnostics;
+  if (!program.lowered)
     return Failure{"lowering", "-", diagnostics.text};
-  auto func = findEntry(*module, "main");
+  auto func = findEntry(*program.module, "main");
   if (mlir::failed(func))
     return std::nullopt;
   // Through a value rounded to a 16-bit type the loss is a staircase at
