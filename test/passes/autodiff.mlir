@@ -63,4 +63,3 @@ func.func @own_loss(%a: tensor<1x3xf32> {dlc.param = "a"}, %b: tensor<2xf32> {dl
   %e = dlc.exp %a : tensor<1x3xf32>
   return %e, %b : tensor<1x3xf32>, tensor<2xf32>
 }
-
