@@ -116,17 +116,18 @@ private:
   std::vector<int64_t> order_;
 };
 
-/// Copies rows `order(position .. position + batch)` of `set` into a batch.
-HostTensor batchOf(const HostTensor &set, const rt::TensorDesc &want,
-                   RowOrder &order, uint64_t position) {
-  HostTensor batch(want.dtype, want.shape);
-  size_t rowBytes = batch.data.size() / size_t(want.shape[0]);
-  for (int64_t r = 0; r < want.shape[0]; ++r) {
+/// Copies rows `order(position .. position + rows)` of `set` into `batch`
+/// (of the set's row type, allocated once).
+void fillBatch(HostTensor &batch, const HostTensor &set, RowOrder &order,
+               uint64_t position) {
+  if (batch.shape.empty() || batch.shape[0] <= 0)
+    return;
+  size_t rowBytes = batch.data.size() / size_t(batch.shape[0]);
+  for (int64_t r = 0; r < batch.shape[0]; ++r) {
     int64_t row = order.row(position + uint64_t(r));
     std::memcpy(batch.data.data() + size_t(r) * rowBytes,
                 set.data.data() + size_t(row) * rowBytes, rowBytes);
   }
-  return batch;
 }
 
 } // namespace
@@ -293,7 +294,18 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
         (unsigned long long)setup.steps);
 
   RowOrder order(rows, setup.shuffle, setup.seed);
-  std::vector<HostTensor> args(t.batchInputs().size());
+  // Each step's batch tensors (every micro-batch's rows), allocated once: a
+  // package's micro-batches times its rows may not fit.
+  std::vector<HostTensor> args;
+  for (size_t k = 0; k < t.batchInputs().size(); ++k) {
+    rt::TensorDesc d = t.batchDesc(k);
+    rt::Result<HostTensor> a = HostTensor::allocate(
+        d.dtype, d.shape,
+        "the batch of input '" + inputName(p, t.batchInputs()[k]) + "'");
+    if (!a)
+      return a.status();
+    args.push_back(a.take());
+  }
   // With dynamic loss scaling a third column marks the skipped steps.
   const bool scaled = p.skippedOutput != 0;
   std::string log = scaled ? "step,loss,skipped\n" : "step,loss\n";
@@ -302,8 +314,7 @@ Status runTraining(const rt::Package &p, const TrainSetup &setup) {
   for (uint64_t step = 0; step < setup.steps; ++step) {
     uint64_t position = step * micro * uint64_t(batch);
     for (size_t k = 0; k < args.size(); ++k)
-      args[k] =
-          batchOf(sets[t.batchInputs()[k]], t.batchDesc(k), order, position);
+      fillBatch(args[k], sets[t.batchInputs()[k]], order, position);
     rt::Result<double> loss = t.step(args);
     if (!loss)
       return Status::error("step " + std::to_string(step) + ": " +
