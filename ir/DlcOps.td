@@ -711,7 +711,7 @@ def Dlc_Pool2DOp : Dlc_Op<"pool2d", [Pure, Dlc_Window, Dlc_KernelBody,
 }
 
 def Dlc_GatherOp : Dlc_Op<"gather", [Pure, Dlc_Window, Dlc_KernelBody,
-    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe]> {
+    Dlc_TensorSizeLimit, Dlc_ReducedPrecisionSafe, Dlc_Differentiable]> {
   let summary = "selection of slices along an axis by index (ONNX Gather)";
   let description = [{
     `result[i_0..i_{a-1}, j..., i_{a+1}...] = data[i_0..i_{a-1},

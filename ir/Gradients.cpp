@@ -762,3 +762,65 @@ LogicalResult Pool2DOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   out.push_back(col2im(b, loc, cols, c, h, w, k, s, p, d));
   return success();
 }
+
+LogicalResult GatherOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                      SmallVectorImpl<Value> &out) {
+  Value g = grads[0];
+  // The indices take no gradient.
+  if (!g) {
+    out.append(2, Value());
+    return success();
+  }
+  if (getAxis() != 0)
+    return emitOpError() << "has no gradient rule for a gather along axis "
+                         << getAxis() << " yet (embeddings gather along 0)";
+  // Each row of g goes back to the row its index picked, summed where an
+  // index repeats: a one-hot matrix [N, V] of the N indices (a negative one
+  // counts from the end, as the gather reads it) times g [N, R], with the
+  // one-hot transposed in the product (an embedding's backward as a GEMM).
+  Location loc = getLoc();
+  RankedTensorType data = tensorType(getData());
+  Type element = data.getElementType();
+  int64_t v = data.getDimSize(0);
+  int64_t rest = 1;
+  for (int64_t d = 1; d < data.getRank(); ++d)
+    rest *= data.getDimSize(d);
+  Value ids = getIndices();
+  RankedTensorType it = tensorType(ids);
+  int64_t n = it.getNumElements();
+  Type index = it.getElementType();
+  ids = reshapeTo(b, loc, ids, {n, 1});
+  auto scalarIndex = RankedTensorType::get({1, 1}, index);
+  auto indexConstant = [&](int64_t value) {
+    return b.create<ConstantOp>(
+        loc, scalarIndex,
+        DenseElementsAttr::get(
+            scalarIndex,
+            b.getIntegerAttr(index, APInt(index.getIntOrFloatBitWidth(),
+                                          uint64_t(value), true))));
+  };
+  Value negative = comparison(b, loc, CmpPredicate::lt, ids, indexConstant(0));
+  ids = choose(b, loc, negative,
+               broadcastBinary<AddOp>(b, loc, ids, indexConstant(v)), ids);
+  auto rowType = RankedTensorType::get({1, v}, index);
+  SmallVector<APInt> iota;
+  for (int64_t k = 0; k < v; ++k)
+    iota.push_back(APInt(index.getIntOrFloatBitWidth(), uint64_t(k), true));
+  Value rows =
+      b.create<ConstantOp>(loc, rowType, DenseElementsAttr::get(rowType, iota));
+  Value hit = comparison(b, loc, CmpPredicate::eq, ids, rows);
+  auto one = RankedTensorType::get({1, 1}, element);
+  Value onehot = b.create<SelectOp>(
+      loc, RankedTensorType::get({n, v}, element), hit,
+      b.create<ConstantOp>(
+          loc, one, DenseElementsAttr::get(one, b.getFloatAttr(element, 1.0))),
+      b.create<ConstantOp>(
+          loc, one, DenseElementsAttr::get(one, b.getFloatAttr(element, 0.0))));
+  Value gr = reshapeTo(b, loc, g, {n, rest});
+  Value product = b.create<MatmulOp>(
+      loc, RankedTensorType::get({v, rest}, tensorType(g).getElementType()),
+      onehot, gr, true, false, TypeAttr());
+  out.push_back(reshapeTo(b, loc, product, data.getShape()));
+  out.push_back(Value());
+  return success();
+}

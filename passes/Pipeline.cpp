@@ -28,7 +28,10 @@ void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize,
     optimizer.lr = training->lr;
     optimizer.momentum = training->momentum;
     optimizer.nesterov = training->nesterov;
-    optimizer.weightDecay = training->weightDecay;
+    // -1: PyTorch's default (torch.optim.SGD 0, torch.optim.AdamW 0.01).
+    optimizer.weightDecay = training->weightDecay >= 0 ? training->weightDecay
+                            : training->optimizer == "adamw" ? 0.01
+                                                             : 0.0;
     optimizer.eps = training->eps;
     optimizer.gradClip = training->gradClip;
     optimizer.accumulate = training->accumulate;

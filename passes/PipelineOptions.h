@@ -64,8 +64,9 @@
   X(double, lr, 1e-3, "lr", "the learning rate")                               \
   X(double, momentum, 0.0, "momentum", "sgd's momentum")                       \
   X(bool, nesterov, false, "nesterov", "sgd's Nesterov momentum")              \
-  X(double, weightDecay, 0.0, "weight-decay",                                  \
-    "weight decay: L2 in the gradient (sgd), decoupled (adamw)")               \
+  X(double, weightDecay, -1.0, "weight-decay",                                 \
+    "weight decay: L2 in the gradient (sgd), decoupled (adamw); -1: the "      \
+    "optimizer's default as PyTorch's (sgd 0, adamw 0.01)")                    \
   X(std::string, betas, "0.9,0.999", "betas",                                  \
     "adamw's moment decays, as beta1,beta2")                                   \
   X(double, eps, 1e-8, "eps", "adamw's epsilon")                               \
@@ -142,7 +143,7 @@ inline std::string checkPipelineOptions(const PipelineOptions &options) {
            options.betas + "'";
   auto finiteAtLeastZero = [](double v) { return v >= 0 && v < 1e300; };
   if (!finiteAtLeastZero(options.lr) || !finiteAtLeastZero(options.momentum) ||
-      !finiteAtLeastZero(options.weightDecay) ||
+      (options.weightDecay != -1 && !finiteAtLeastZero(options.weightDecay)) ||
       !finiteAtLeastZero(options.eps) || !finiteAtLeastZero(options.gradClip))
     return "--lr, --momentum, --weight-decay, --eps and --grad-clip take "
            "finite numbers >= 0";

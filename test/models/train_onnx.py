@@ -92,6 +92,21 @@ class BnCnn(torch.nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class TokenClassifier(torch.nn.Module):
+    """Token embeddings (a gather whose gradient sums rows picked twice),
+    mean pooled, a linear classifier: inputs are token ids."""
+
+    vocab = 11
+
+    def __init__(self, dim=6, classes=3):
+        super().__init__()
+        self.embed = torch.nn.Embedding(self.vocab, dim)
+        self.fc = torch.nn.Linear(dim, classes)
+
+    def forward(self, ids):
+        return self.fc(self.embed(ids).mean(dim=1))
+
+
 def mlp(sizes, act):
     layers = []
     for i in range(len(sizes) - 1):
@@ -127,6 +142,9 @@ CASES = {
     "bn_cnn_sgd": (lambda: BnCnn(), (4, 2, 6, 6), 12, "cross_entropy",
                    ["--optimizer=sgd", "--lr=0.05", "--momentum=0.9"],
                    lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 0),
+    "embedding_adamw": (lambda: TokenClassifier(), (4, 5), 12, "cross_entropy",
+                        ["--optimizer=adamw", "--lr=0.05"],
+                        lambda p: torch.optim.AdamW(p, lr=0.05), 0),
     "regressor_mse": (lambda: mlp([3, 12, 2], torch.nn.Sigmoid), (5, 3), 17,
                       "mse", ["--optimizer=sgd", "--lr=0.2", "--grad-clip=0.5"],
                       lambda p: torch.optim.SGD(p, lr=0.2), 0.5),
@@ -160,8 +178,14 @@ def run_case(name, dlc, work):
     model = make()
     batch = shape[0]
     g = np.random.default_rng(7)
-    x = g.standard_normal((rows,) + shape[1:]).astype(np.float32)
-    out_dim = model(torch.zeros(shape)).shape[-1]
+    vocab = getattr(model, "vocab", 0)
+    if vocab:
+        x = g.integers(0, vocab, (rows,) + shape[1:]).astype(np.int64)
+        example = torch.zeros(shape, dtype=torch.int64)
+    else:
+        x = g.standard_normal((rows,) + shape[1:]).astype(np.float32)
+        example = torch.zeros(shape)
+    out_dim = model(example).shape[-1]
     if loss == "cross_entropy":
         y = g.integers(0, out_dim, rows).astype(np.int64)
     else:
@@ -172,7 +196,7 @@ def run_case(name, dlc, work):
     mode = (torch.onnx.TrainingMode.TRAINING
             if getattr(model, "export_training", False)
             else torch.onnx.TrainingMode.EVAL)
-    torch.onnx.export(model, (torch.zeros(shape),), onnx_path,
+    torch.onnx.export(model, (example,), onnx_path,
                       do_constant_folding=False, opset_version=17,
                       input_names=["x"], output_names=["out"], training=mode)
     model.train()

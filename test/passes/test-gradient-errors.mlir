@@ -1,9 +1,9 @@
 // RUN: dlc-opt %s --split-input-file --verify-diagnostics --dlc-test-gradient
 
-func.func @no_rule(%x: tensor<5x3xf32>, %ids: tensor<2xi64>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{'dlc.gather' op has no gradient rule}}
-  %g = dlc.gather %x, %ids {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
-  return %g : tensor<2x3xf32>
+func.func @no_rule(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  // expected-error @+1 {{'dlc.resize' op has no gradient rule}}
+  %r = dlc.resize %x {mode = "nearest"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  return %r : tensor<1x1x4x4xf32>
 }
 
 // -----

@@ -22,10 +22,19 @@ func.func @twice(%a: tensor<1x3xf32> {dlc.param = "w"}, %b: tensor<1x3xf32> {dlc
 
 // -----
 
-func.func @no_rule(%w: tensor<5x3xf32> {dlc.param = "table"}, %ids: tensor<2xi64>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{'dlc.gather' op has no gradient rule}}
-  %g = dlc.gather %w, %ids {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
-  return %g : tensor<2x3xf32>
+func.func @no_rule(%w: tensor<1x1x2x2xf32> {dlc.param = "w"}) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'dlc.resize' op has no gradient rule}}
+  %r = dlc.resize %w {mode = "nearest"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  %f = dlc.reshape %r : tensor<1x1x4x4xf32> -> tensor<1x16xf32>
+  return %f : tensor<1x16xf32>
+}
+
+// -----
+
+func.func @gather_columns(%w: tensor<3x5xf32> {dlc.param = "table"}, %ids: tensor<2xi64>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{has no gradient rule for a gather along axis 1 yet (embeddings gather along 0)}}
+  %g = dlc.gather %w, %ids {axis = 1 : i64} : (tensor<3x5xf32>, tensor<2xi64>) -> tensor<3x2xf32>
+  return %g : tensor<3x2xf32>
 }
 
 // -----

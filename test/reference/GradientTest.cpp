@@ -239,6 +239,10 @@ const Case kCases[] = {
   {"avg_pool_count_pad", "%x: tensor<1x2x5x5xf32>",
    "%y = dlc.pool2d avg %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>",
    "tensor<1x2x3x3xf32>"},
+  {"gather_rows", "%a: tensor<4x3xf32>",
+   "%i = dlc.constant dense<[[2, 0], [2, -1]]> : tensor<2x2xi64>\n"
+   "%y = dlc.gather %a, %i {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2x2xi64>) -> tensor<2x2x3xf32>",
+   "tensor<2x2x3xf32>"},
   {"gelu_erf", "%a: tensor<2x4xf32>",
    "%k = dlc.constant dense<0.70710678> : tensor<1x1xf32>\n"
    "%s = dlc.mul %a, %k : (tensor<2x4xf32>, tensor<1x1xf32>) -> tensor<2x4xf32>\n"
