@@ -73,6 +73,7 @@ TrainingSession::create(const Package &package, const SessionOptions &options) {
       DLC_RT_RETURN_IF_ERROR(allocate(p.outputs[o].byteSize(),
                                       "output #" + std::to_string(o),
                                       t->otherOutputs_));
+      t->otherOutputIndices_.push_back(o);
       if (p.skippedOutput != 0 && o == p.skippedOutput)
         t->skippedBuffer_ = t->otherOutputs_.back();
     }
@@ -122,15 +123,8 @@ Result<double> TrainingSession::step(const std::vector<HostTensor> &batch) {
   std::vector<void *> outputs(p.outputs.size());
   for (size_t k = 0; k < batchInputs_.size(); ++k)
     inputs[batchInputs_[k]] = batchBuffers_[k];
-  {
-    size_t next = 0;
-    std::set<uint32_t> stateOutputs;
-    for (const StateTensor &s : p.state)
-      stateOutputs.insert(s.output);
-    for (size_t o = 0; o < p.outputs.size(); ++o)
-      if (!stateOutputs.count(uint32_t(o)))
-        outputs[o] = otherOutputs_[next++];
-  }
+  for (size_t k = 0; k < otherOutputs_.size(); ++k)
+    outputs[otherOutputIndices_[k]] = otherOutputs_[k];
   // outputs[0], the loss, is otherOutputs_[0] (validatePackage: no state
   // is written to output 0).
   int current = current_;

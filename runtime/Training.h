@@ -94,6 +94,8 @@ private:
   /// of the outputs that are not state (the loss first).
   std::vector<void *> batchBuffers_;
   std::vector<void *> otherOutputs_;
+  /// The package output each of otherOutputs_ is.
+  std::vector<size_t> otherOutputIndices_;
   /// The buffer of Package::skippedOutput, if any.
   void *skippedBuffer_ = nullptr;
   uint64_t steps_ = 0;

@@ -13,7 +13,6 @@ relative (PyTorch's own f32 and f64 runs of these differ by under 1e-6).
 
 Exit code 77 (skipped) without torch and onnx.
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -21,6 +20,8 @@ import sys
 try:
     import numpy as np
     import torch
+    import training_common
+    from training_common import rel
     import onnx
     import onnx.numpy_helper
 except ImportError:
@@ -165,11 +166,6 @@ LOW_PRECISION = {"mlp_adamw", "transformer_adamw"}
 BAND = {"bf16": 5e-3, "fp16": 5e-4}
 
 
-def rel(a, b):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30)
-
-
 def run_case(name, dlc, work):
     make, shape, rows, loss, flags, make_opt, clip = CASES[name]
     d = os.path.join(work, name)
@@ -310,19 +306,5 @@ def run_case(name, dlc, work):
     return failures
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--dlc", required=True)
-    parser.add_argument("--work-dir", required=True)
-    parser.add_argument("cases", nargs="*")
-    a = parser.parse_args()
-    failures = []
-    for name in a.cases or list(CASES):
-        failures += [f"{name}: {f}" for f in run_case(name, a.dlc, a.work_dir)]
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(training_common.main(CASES, run_case))

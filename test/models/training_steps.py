@@ -13,7 +13,6 @@ on sim; each step's loss (--loss-log) and the final parameters
 
 Exit code 77 (skipped) without torch.
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -21,6 +20,8 @@ import sys
 try:
     import numpy as np
     import torch
+    import training_common
+    from training_common import rel
 except ImportError:
     sys.exit(77)
 
@@ -113,11 +114,6 @@ CASES = {
 }
 
 
-def rel(a, b):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30)
-
-
 def run_case(name, dlc, work):
     make, loss, flags, make_opt, clip = CASES[name]
     model = make()
@@ -176,20 +172,6 @@ def run_case(name, dlc, work):
     return failures
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--dlc", required=True)
-    parser.add_argument("--work-dir", required=True)
-    parser.add_argument("cases", nargs="*")
-    a = parser.parse_args()
-    torch.manual_seed(0)
-    failures = []
-    for name in a.cases or list(CASES):
-        failures += [f"{name}: {f}" for f in run_case(name, a.dlc, a.work_dir)]
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    torch.manual_seed(0)
+    sys.exit(training_common.main(CASES, run_case))
