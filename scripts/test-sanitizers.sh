@@ -31,7 +31,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}:log_p
 status=0
 # The random-graph test's 500 graphs cost mostly host compiles of the sim's
 # kernels, which are not instrumented: under the sanitizers a first slice of
-# its seeds ($DLC_ASAN_FUZZ_SEEDS, default 150) checks the compiler itself.
+# its seeds ($DLC_ASAN_FUZZ_SEEDS, default 100) checks the compiler itself.
 # The models with an explicit --layout run the code the auto ones run, and
 # the fuzz slice leaves out the nchw configuration (the pipeline without
 # layout selection), to keep CI's time. Of the reduced-precision model
@@ -46,7 +46,7 @@ status=0
   -E '^fuzz-sim$|^fuzz-gradients$|^onnx-conformance$|^models\..*_(nchw|nhwc|bf16|fp8)$|^models\.(resnet18|mobilenet_v2)_b[0-9]+_fp16$') ||
   status=$?
 DLC_CACHE_DIR="$build/test/kernel-cache" "$build/bin/dlc-fuzz" \
-  --seeds="${DLC_ASAN_FUZZ_SEEDS:-150}" --start=0 --jobs="$(nproc)" --no-cuda \
+  --seeds="${DLC_ASAN_FUZZ_SEEDS:-100}" --start=0 --jobs="$(nproc)" --no-cuda \
   --configs=full,no-fuse,no-in-place,no-canonicalize,no-rewrites,tf32,bf16,fp16,nhwc ||
   status=$?
 
