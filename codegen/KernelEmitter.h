@@ -94,6 +94,7 @@ private:
   std::string computeUnary(Operation *op, ArrayRef<std::string> idx);
   std::string computeBinary(Operation *op, ArrayRef<std::string> idx);
   std::string computeCast(CastOp op, ArrayRef<std::string> idx);
+  std::string computeDropout(DropoutOp op, ArrayRef<std::string> idx);
   std::string computeReduce(ReduceOp op, ArrayRef<std::string> idx);
   std::string computeArgMax(ArgMaxOp op, ArrayRef<std::string> idx);
   std::string computePad(PadOp op, ArrayRef<std::string> idx);

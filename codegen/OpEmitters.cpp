@@ -100,6 +100,8 @@ std::string KernelEmitter::compute(Value v, ArrayRef<std::string> idx) {
     return computeBinary(op, idx);
   if (auto cast = dyn_cast<CastOp>(op))
     return computeCast(cast, idx);
+  if (auto dropout = dyn_cast<DropoutOp>(op))
+    return computeDropout(dropout, idx);
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return computeReduce(reduce, idx);
   if (auto argmax = dyn_cast<ArgMaxOp>(op))
@@ -241,6 +243,27 @@ std::string KernelEmitter::computeUnary(Operation *op,
   if (!exact)
     expr = roundTo(e, expr);
   return def(e, expr);
+}
+
+/// The mask of element `idx` regenerated from its row-major index, the
+/// offset and the key (dlc_dropout in Prelude.cuh; the reference's
+/// evalDropout computes the same bits).
+std::string KernelEmitter::computeDropout(DropoutOp op,
+                                          ArrayRef<std::string> idx) {
+  rt::DType e = dtypeOfValue(op.getResult());
+  std::string x = val(op.getInput(), idx);
+  std::string offset =
+      val(op.getOffset(), broadcastIndex(idx, shapeOf(op.getOffset())));
+  std::string index = ixLinear(idx, shapeOf(op.getResult()));
+  auto [k0, k1] = op.getKey();
+  return def(e, roundTo(e, fmt::format(
+                               "{} * dlc_dropout_factor((unsigned long "
+                               "long)({}), (unsigned long long)({}), {}u, "
+                               "{}u, {}u, {})",
+                               x, index, offset, k0, k1,
+                               op.getKeepThreshold(),
+                               scalarLiteral(rt::DType::F32,
+                                             op.getKeptScale()))));
 }
 
 std::string KernelEmitter::computeBinary(Operation *op,

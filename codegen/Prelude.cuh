@@ -143,6 +143,34 @@ __device__ __forceinline__ long long dlc_f2i64(float x) {
   return (long long)rintf(x);
 }
 
+// Philox4x32-10 (Salmon et al., SC'11), the first word of the block for
+// counter (index, offset) under key (k0, k1); dlc.dropout's generator (the
+// reference interpreter's copy: philox4x32 in ir/Reference.cpp).
+__device__ __forceinline__ unsigned int dlc_philox(unsigned long long index, unsigned long long offset, unsigned int k0, unsigned int k1) {
+  unsigned int c0 = (unsigned int)index, c1 = (unsigned int)(index >> 32);
+  unsigned int c2 = (unsigned int)offset, c3 = (unsigned int)(offset >> 32);
+#pragma unroll
+  for (int round = 0; round < 10; ++round) {
+    if (round) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    unsigned long long p0 = 0xD2511F53ull * c0, p1 = 0xCD9E8D57ull * c2;
+    unsigned int n0 = (unsigned int)(p1 >> 32) ^ c1 ^ k0;
+    unsigned int n2 = (unsigned int)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (unsigned int)p1;
+    c3 = (unsigned int)p0;
+    c0 = n0;
+    c2 = n2;
+  }
+  return c0;
+}
+// dlc.dropout's factor: `scale` where the element is kept (the top 24 bits
+// of its word at least `threshold`), else 0 (so x * 0 keeps a NaN).
+__device__ __forceinline__ float dlc_dropout_factor(unsigned long long index, unsigned long long offset, unsigned int k0, unsigned int k1, unsigned int threshold, float scale) {
+  return (dlc_philox(index, offset, k0, k1) >> 8) >= threshold ? scale : 0.0f;
+}
+
 // Integer arithmetic wraps around (computed unsigned: no undefined behavior).
 __device__ __forceinline__ int dlc_add(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }
 __device__ __forceinline__ int dlc_sub(int a, int b) { return (int)((unsigned int)a - (unsigned int)b); }

@@ -306,6 +306,45 @@ LogicalResult SelectOp::verify() {
   return verifyBroadcastElementwise(*this, /*sameResultElementType=*/false);
 }
 
+LogicalResult DropoutOp::verify() {
+  if (failed(verifyFloatElements(*this)))
+    return failure();
+  auto input = tensorType(getInput());
+  if (getType() != input)
+    return emitOpError() << "expects the result type " << getType()
+                         << " to equal the input type " << input;
+  auto offset = tensorType(getOffset());
+  if (!offset.getElementType().isInteger(64) ||
+      offset.getRank() != input.getRank() || offset.getNumElements() != 1)
+    return emitOpError() << "expects an i64 offset of one element and rank "
+                         << input.getRank() << " (all dimensions 1), but got "
+                         << offset;
+  double ratio = getRatio().convertToDouble();
+  if (!(ratio >= 0 && ratio <= 1))
+    return emitOpError() << "expects a ratio in [0, 1], but got " << ratio;
+  return success();
+}
+
+uint32_t DropoutOp::getKeepThreshold() {
+  double t = std::ceil(getRatio().convertToDouble() * 16777216.0);
+  return uint32_t(std::clamp(t, 0.0, 16777216.0));
+}
+
+float DropoutOp::getKeptScale() {
+  double ratio = getRatio().convertToDouble();
+  return ratio >= 1 ? 0.0f : float(1.0 / (1.0 - ratio));
+}
+
+std::pair<uint32_t, uint32_t> DropoutOp::getKey() {
+  auto seed = uint64_t(getSeed());
+  return {uint32_t(seed), uint32_t(seed >> 32) ^ uint32_t(getStream())};
+}
+
+int64_t DropoutOp::getOpsPerElement() {
+  // Philox4x32-10: ten rounds of two 32x32->64 products and a few xors.
+  return 40;
+}
+
 LogicalResult CastOp::verify() {
   if (tensorType(getInput()).getShape() != getType().getShape())
     return emitOpError() << "expects the result shape "

@@ -234,6 +234,49 @@ def Dlc_CastOp : Dlc_Op<"cast", !listconcat(Dlc_ElementwiseTraits,
   let hasFolder = 1;
 }
 
+def Dlc_DropoutOp : Dlc_Op<"dropout", [Pure, Dlc_Elementwise, Dlc_KernelBody,
+    DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>,
+    Dlc_Differentiable, Dlc_ReducedPrecisionSafe]> {
+  let summary = "dropout with a counter-based random mask";
+  let description = [{
+    Zeroes each element with probability `ratio` and scales the others by
+    `1 / (1 - ratio)` (PyTorch's inverted dropout: `x * mask * scale`, so a
+    NaN stays NaN). The mask is a pure function of the element's row-major
+    index in the result, the `offset` operand (an i64 scalar of the input's
+    rank, which a training step advances every run) and the key (`seed`,
+    `stream`): Philox4x32-10 (Salmon et al., SC'11) with counter
+    (index, offset) and key (seed's low word, seed's high word xor stream)
+    gives a word `r`, and the element is kept when `r >> 8`, a uniform 24-bit
+    number, is at least `ceil(ratio * 2^24)`. So the mask is never stored:
+    the backward pass regenerates it (the gradient is a dropout of the
+    gradient with the same operands and key), and a fused kernel computes it
+    where it needs it. `stream` tells the dropouts of one model apart.
+
+    The op has a fixed layout: its mask follows its own row-major order.
+
+    ```mlir
+    %y = dlc.dropout %x, %offset {ratio = 0.1 : f64, seed = 0 : i64, stream = 0 : i64}
+        : (tensor<8x512xf32>, tensor<1x1xi64>) -> tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_Tensor:$input, Dlc_Tensor:$offset, F64Attr:$ratio,
+                       I64Attr:$seed, I64Attr:$stream);
+  let results = (outs Dlc_Tensor:$result);
+  let assemblyFormat =
+      "$input `,` $offset attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The element is kept when the top 24 bits of its random word are at
+    /// least this (ceil(ratio * 2^24); 2^24 drops everything).
+    uint32_t getKeepThreshold();
+    /// What kept elements are multiplied by, 1 / (1 - ratio) in f32 (0
+    /// when everything is dropped).
+    float getKeptScale();
+    /// Philox's key: the seed's low word, its high word xor the stream.
+    std::pair<uint32_t, uint32_t> getKey();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

@@ -111,6 +111,21 @@ LogicalResult NegOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   return success();
 }
 
+/// The same mask and scale applied to the gradient: the op with the same
+/// offset and key regenerates the forward's mask (never stored). The
+/// offset, an integer, has no gradient.
+LogicalResult DropoutOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
+                                       SmallVectorImpl<Value> &out) {
+  Value g;
+  if (grads[0])
+    g = b.create<DropoutOp>(getLoc(), grads[0].getType(), grads[0],
+                            getOffset(), getRatioAttr(), getSeedAttr(),
+                            getStreamAttr());
+  out.push_back(g);
+  out.push_back(Value());
+  return success();
+}
+
 LogicalResult ExpOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
                                    SmallVectorImpl<Value> &out) {
   return unaryGradient(b, getLoc(), grads[0], getResult(), out);

@@ -288,6 +288,7 @@ private:
   FailureOr<Tensor> evalBinary(Operation *op, Elem e);
   Tensor evalCmp(CmpOp op);
   Tensor evalSelect(SelectOp op);
+  Tensor evalDropout(DropoutOp op);
   Tensor evalReduce(ReduceOp op, Elem e);
   Tensor evalArgMax(ArgMaxOp op);
   Tensor evalMatmul(MatmulOp op, Elem e);
@@ -413,6 +414,8 @@ LogicalResult Interpreter::evalOp(Operation *op) {
     out = evalCmp(cmp);
   } else if (auto sel = dyn_cast<SelectOp>(op)) {
     out = evalSelect(sel);
+  } else if (auto dropout = dyn_cast<DropoutOp>(op)) {
+    out = evalDropout(dropout);
   } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
     out = evalReduce(reduce, e);
   } else if (auto argmax = dyn_cast<ArgMaxOp>(op)) {
@@ -691,6 +694,26 @@ Tensor Interpreter::evalSelect(SelectOp op) {
   for (size_t i = 0; i < out.data.size(); ++i)
     out.data[i] =
         cond.data[cmap[i]] != 0 ? onTrue.data[tmap[i]] : onFalse.data[fmap[i]];
+  return out;
+}
+
+/// Element i (row-major) is kept when Philox's first word for counter
+/// (i, offset) has its top 24 bits at or above the threshold.
+Tensor Interpreter::evalDropout(DropoutOp op) {
+  const Tensor &in = get(op.getInput());
+  auto offset = static_cast<uint64_t>(asInt(get(op.getOffset()).data[0]));
+  Tensor out = emptyLike(op.getResult());
+  uint32_t threshold = op.getKeepThreshold();
+  double scale = op.getKeptScale();
+  auto [k0, k1] = op.getKey();
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    uint64_t index = i;
+    uint32_t r = philox4x32({uint32_t(index), uint32_t(index >> 32),
+                             uint32_t(offset), uint32_t(offset >> 32)},
+                            {k0, k1})[0];
+    // x * mask * scale: a dropped NaN stays NaN, as in PyTorch.
+    out.data[i] = in.data[i] * ((r >> 8) >= threshold ? scale : 0.0);
+  }
   return out;
 }
 
@@ -1487,4 +1510,19 @@ mlir::dlc::evaluateReference(func::FuncOp func,
     outputs.push_back(std::move(host));
   }
   return outputs;
+}
+
+std::array<uint32_t, 4> mlir::dlc::philox4x32(std::array<uint32_t, 4> c,
+                                              std::array<uint32_t, 2> key) {
+  for (int round = 0; round < 10; ++round) {
+    if (round) {
+      key[0] += 0x9E3779B9u;
+      key[1] += 0xBB67AE85u;
+    }
+    uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
+    uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
+    c = {uint32_t(p1 >> 32) ^ c[1] ^ key[0], uint32_t(p1),
+         uint32_t(p0 >> 32) ^ c[3] ^ key[1], uint32_t(p0)};
+  }
+  return c;
 }

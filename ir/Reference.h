@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "runtime/Tensor.h"
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 namespace mlir::dlc {
@@ -68,6 +70,15 @@ FailureOr<DenseElementsAttr> evaluateOnConstants(Operation *op,
 /// `maxElements` elements or whose data cannot be read.
 FailureOr<std::vector<double>> constantValues(ConstantOp op,
                                               int64_t maxElements);
+
+/// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1,
+/// 2, 3", SC'11) of `counter` under `key`: dlc.dropout's generator, as the
+/// reference computes it (the kernels' copy is dlc_philox in
+/// codegen/Prelude.cuh; test/reference checks this one against the
+/// published known-answer vectors, and every sim run the two against each
+/// other).
+std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> counter,
+                                   std::array<uint32_t, 2> key);
 
 } // namespace mlir::dlc
 

@@ -120,12 +120,14 @@ struct ApplyOptimizerPass
     auto addState = [&](Type type, std::string name) -> BlockArgument {
       OpBuilder ab(func);
       auto tensor = cast<RankedTensorType>(type);
+      Type element = tensor.getElementType();
+      Attribute zero = isa<FloatType>(element)
+                           ? Attribute(ab.getFloatAttr(element, 0.0))
+                           : Attribute(ab.getIntegerAttr(element, 0));
       NamedAttribute attrs[] = {
           ab.getNamedAttr(attr::kState, ab.getStringAttr(name)),
-          ab.getNamedAttr(
-              attr::kInitial,
-              DenseElementsAttr::get(
-                  tensor, ab.getFloatAttr(tensor.getElementType(), 0.0)))};
+          ab.getNamedAttr(attr::kInitial,
+                          DenseElementsAttr::get(tensor, zero))};
       func.insertArgument(stateAt, type, ab.getDictionaryAttr(attrs), loc);
       return func.getArgument(stateAt++);
     };
@@ -262,6 +264,9 @@ struct ApplyOptimizerPass
       for (size_t k = optimizerStates; k < states.size(); ++k)
         states[k].next = choose(b, loc, asRankOf(b, loc, apply, states[k].arg),
                                 states[k].next, states[k].arg);
+    // Dropout: every run (applying or not) draws new masks.
+    if (State rng = advanceDropouts(b, loc, addState); rng.arg)
+      states.push_back(rng);
     if (last)
       func->setAttr(attr::kMicroBatches,
                     b.getI64IntegerAttr(int64_t(accumulate)));
@@ -280,7 +285,13 @@ struct ApplyOptimizerPass
     }
     auto f32 = b.getStringAttr("f32");
     block.walk([&](Operation *op) {
-      if (!before.count(op) && !isa<ConstantOp>(op))
+      // (Not the dropout offset's integer ops.)
+      auto isFloat = [](Type t) {
+        return isa<FloatType>(cast<ShapedType>(t).getElementType());
+      };
+      if (!before.count(op) && !isa<ConstantOp>(op) &&
+          (llvm::any_of(op->getResultTypes(), isFloat) ||
+           llvm::any_of(op->getOperandTypes(), isFloat)))
         op->setAttr(attr::kPrecision, f32);
     });
     b.create<func::ReturnOp>(loc, results);
@@ -289,6 +300,32 @@ struct ApplyOptimizerPass
                                            func.getArgumentTypes(),
                                            ValueRange(results).getTypes()));
     func.setAllResultAttrs(resultAttrs);
+  }
+
+  /// The dropouts whose offset is a constant (dlc-autodiff gave the
+  /// backward's the forward's) read one `rng.offset` state instead, which
+  /// this run advances by one; each seed gets dropout-seed. Nothing (a null
+  /// state) without such dropouts.
+  template <typename AddState>
+  State advanceDropouts(OpBuilder &b, Location loc, AddState &addState) {
+    SmallVector<DropoutOp> dropouts;
+    getOperation().walk([&](DropoutOp op) {
+      if (op.getOffset().getDefiningOp<ConstantOp>())
+        dropouts.push_back(op);
+    });
+    if (dropouts.empty())
+      return {};
+    auto scalar = RankedTensorType::get({}, b.getI64Type());
+    BlockArgument offset = addState(scalar, "rng.offset");
+    for (DropoutOp op : dropouts) {
+      OpBuilder ob(op);
+      op.getOffsetMutable().assign(ob.create<ReshapeOp>(
+          op.getLoc(), op.getOffset().getType(), offset));
+      op.setSeed(int64_t(uint64_t(op.getSeed()) ^ uint64_t(dropoutSeed)));
+    }
+    Value next =
+        b.create<AddOp>(loc, scalar, offset, splatConstant(b, loc, scalar, 1));
+    return {offset, next};
   }
 
   /// Accumulation over `accumulate` micro-batches: a step count

@@ -120,6 +120,11 @@ def ApplyOptimizer : Pass<"dlc-apply-optimizer", "func::FuncOp"> {
       included) and resets sums and count; the others keep parameters and
       optimizer state (`dlc.select` on the count). The function is marked
       `dlc.micro_batches = K`.
+    - Dropout (`dlc.dropout`, whose forward and backward share an offset
+      operand): the offsets that are constants become one `rng.offset`
+      state (i64, starting at 0, advanced by 1 every run, applying or not),
+      so every run draws new masks and the backward regenerates the
+      forward's; `dropout-seed` is xor'd into each dropout's seed.
 
     Before:
     ```mlir
@@ -151,6 +156,8 @@ def ApplyOptimizer : Pass<"dlc-apply-optimizer", "func::FuncOp"> {
            "the largest global gradient norm (0: no clipping)">,
     Option<"accumulate", "accumulate", "unsigned", "1",
            "micro-batches per optimizer step (gradients averaged)">,
+    Option<"dropoutSeed", "dropout-seed", "unsigned", "0",
+           "xor'd into the seed of every dlc.dropout">,
   ];
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }

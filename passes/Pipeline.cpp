@@ -35,6 +35,7 @@ void mlir::dlc::buildLoweringPipeline(OpPassManager &pm, bool canonicalize,
     optimizer.eps = training->eps;
     optimizer.gradClip = training->gradClip;
     optimizer.accumulate = training->accumulate;
+    optimizer.dropoutSeed = training->dropoutSeed;
     // checkPipelineOptions accepted the betas (sgd: the defaults).
     double beta1 = 0.9, beta2 = 0.999;
     ::dlc::parseBetas(training->betas, beta1, beta2);

@@ -76,7 +76,10 @@
     "micro-batches per optimizer step, their gradients averaged (training)")   \
   X(std::string, lossScale, "auto", "loss-scale",                              \
     "training's loss scaling: auto (dynamic under fp16), dynamic "             \
-    "(GradScaler's rules) or none")
+    "(GradScaler's rules) or none")                                            \
+  X(unsigned, dropoutSeed, 0, "dropout-seed",                                  \
+    "training's dropout seed (xor'd into each Dropout's own; the masks are "   \
+    "Philox streams, docs/training.md)")
 
 /// Declares the field of an X list's entry (in a struct).
 #define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \

@@ -3,13 +3,14 @@
 // Ops that move data without computing on it: reshapes (which keep a
 // literal literal), Transpose, Concat, Expand/Tile, DepthToSpace and
 // SpaceToDepth, Slice, Gather, Split, Pad and Resize, and the pass-throughs
-// Identity and Dropout (inference).
+// Identity and Dropout (a dlc.dropout when training).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/Importer.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
+#include "llvm/Support/Format.h"
 
 #include <cmath>
 
@@ -31,21 +32,69 @@ LogicalResult convertIdentity(Importer &im) {
   return success();
 }
 
-/// Inference: the input passes, and the mask (when used) is all true.
+std::string formatRatio(double ratio) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", ratio);
+  return text;
+}
+
+/// In inference mode (or with ratio 0) the input passes and the mask (when
+/// used) is all true. In training mode, when importing for training, a
+/// dlc.dropout (its offset 0 here; a training step advances it, see
+/// dlc-apply-optimizer) with the node's seed when it has one; otherwise it
+/// is refused: its output is random.
 LogicalResult convertDropout(Importer &im) {
   ArrayRef<int64_t> xs = im.inShape(0);
+  double ratio = 0.5;
+  if (im.has(1)) {
+    if (!im.lit(1) || im.lit(1)->numElements() != 1)
+      return im.unsupported("the ratio input must be a constant scalar");
+    ratio = litDouble(*im.lit(1), 0);
+  }
+  bool training = false;
   if (im.has(2)) {
     if (!im.lit(2))
       return im.unsupported("the training_mode input must be a constant "
                             "(false: inference)");
-    // Training with ratio 0 drops nothing.
-    bool zeroRatio = im.has(1) && im.lit(1) && im.lit(1)->numElements() == 1 &&
-                     litDouble(*im.lit(1), 0) == 0.0;
     if (im.lit(2)->numElements() != 1)
       return im.unsupported("training_mode must be a scalar");
-    if (litInt(*im.lit(2), 0) && !zeroRatio)
-      return im.unsupported("training_mode=true is not supported (inference "
-                            "only)");
+    training = litInt(*im.lit(2), 0) != 0;
+  }
+  if (training && ratio != 0.0) {
+    if (!(ratio >= 0 && ratio < 1))
+      return im.unsupported("the ratio must lie in [0, 1), but is " +
+                            formatRatio(ratio));
+    if (im.foldsWeights())
+      return im.unsupported(
+          "training_mode=true (ratio " + formatRatio(ratio) +
+          ") draws a random mask: dlc applies it when training (dlc train, "
+          "dlc compile --train); for inference export the model in eval "
+          "mode");
+    auto tx = im.inType(0);
+    if (!isa<FloatType>(tx.getElementType()))
+      return im.unsupported("Dropout in training mode needs a float input");
+    SmallVector<int64_t> ones(xs.size(), 1);
+    Value offset = im.splatConstant(ones, im.b.getI64Type(), 0.0);
+    auto seed = im.b.getI64IntegerAttr(im.attrInt("seed", 0));
+    auto dropout = [&](Value x) {
+      return im.create<dlcir::DropoutOp>(
+          x.getType(), x, offset, im.b.getF64FloatAttr(ratio), seed,
+          im.b.getI64IntegerAttr(im.dropoutStreams));
+    };
+    im.setOut(0, dropout(im.in(0)));
+    if (im.outs.size() > 1 && !im.node->output(1).empty() &&
+        im.isUsed(im.node->output(1))) {
+      // The mask: where a dropout of ones is not zero.
+      Value one = im.splatConstant(xs, tx.getElementType(), 1.0);
+      FailureOr<Value> mask =
+          im.cmp(dlcir::CmpPredicate::ne, dropout(one),
+                 im.splatConstant(ones, tx.getElementType(), 0.0));
+      if (failed(mask))
+        return failure();
+      im.setOut(1, *mask);
+    }
+    ++im.dropoutStreams;
+    return success();
   }
   im.outs[0] = *im.ins[0];
   if (im.outs.size() > 1 && !im.node->output(1).empty() &&

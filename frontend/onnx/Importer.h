@@ -184,6 +184,8 @@ public:
   mlir::Location loc;
   /// The model's default-domain opset.
   int64_t opset = 0;
+  /// Dropouts imported so far: each gets its own random stream.
+  int64_t dropoutStreams = 0;
 
   //===--------------------------------------------------------------------===//
   // The node being converted

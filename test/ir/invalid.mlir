@@ -1088,3 +1088,43 @@ func.func @conv_result(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>) -> tens
   %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>) -> tensor<1x8x8x5xf32>
   return %0 : tensor<1x8x8x5xf32>
 }
+
+// -----
+
+func.func @dropout_int(%x: tensor<4xi32>, %o: tensor<1xi64>) -> tensor<4xi32> {
+  // expected-error @+1 {{expects a floating-point tensor}}
+  %0 = dlc.dropout %x, %o {ratio = 0.5 : f64, seed = 0 : i64, stream = 0 : i64} : (tensor<4xi32>, tensor<1xi64>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @dropout_offset(%x: tensor<4x2xf32>, %o: tensor<2x1xi64>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{expects an i64 offset of one element and rank 2}}
+  %0 = dlc.dropout %x, %o {ratio = 0.5 : f64, seed = 0 : i64, stream = 0 : i64} : (tensor<4x2xf32>, tensor<2x1xi64>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @dropout_offset_type(%x: tensor<4xf32>, %o: tensor<1xi32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expects an i64 offset}}
+  %0 = dlc.dropout %x, %o {ratio = 0.5 : f64, seed = 0 : i64, stream = 0 : i64} : (tensor<4xf32>, tensor<1xi32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @dropout_ratio(%x: tensor<4xf32>, %o: tensor<1xi64>) -> tensor<4xf32> {
+  // expected-error @+1 {{expects a ratio in [0, 1], but got 1.5}}
+  %0 = dlc.dropout %x, %o {ratio = 1.5 : f64, seed = 0 : i64, stream = 0 : i64} : (tensor<4xf32>, tensor<1xi64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @dropout_result(%x: tensor<4xf32>, %o: tensor<1xi64>) -> tensor<4xf16> {
+  // expected-error @+1 {{to equal the input type}}
+  %0 = dlc.dropout %x, %o {ratio = 0.5 : f64, seed = 0 : i64, stream = 0 : i64} : (tensor<4xf32>, tensor<1xi64>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}

@@ -86,6 +86,13 @@ func.func @binary(%x: tensor<4x8xf32>, %y: tensor<1x8xf32>, %i: tensor<4x8xi32>,
   return
 }
 
+// CHECK-LABEL: func.func @dropout
+func.func @dropout(%x: tensor<4x8xbf16>, %o: tensor<1x1xi64>) {
+  // CHECK: dlc.dropout %{{.*}}, %{{.*}} {ratio = 1.000000e-01 : f64, seed = 42 : i64, stream = 3 : i64} : (tensor<4x8xbf16>, tensor<1x1xi64>) -> tensor<4x8xbf16>
+  %0 = dlc.dropout %x, %o {ratio = 0.1 : f64, seed = 42 : i64, stream = 3 : i64} : (tensor<4x8xbf16>, tensor<1x1xi64>) -> tensor<4x8xbf16>
+  return
+}
+
 // CHECK-LABEL: func.func @reductions
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
 func.func @reductions(%x: tensor<4x8xf32>) {

@@ -4,6 +4,7 @@
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 grad-clip=1.0' | FileCheck %s --check-prefix=CLIP
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 momentum=0.9 accumulate=4' | FileCheck %s --check-prefix=ACCUMULATE
 // RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5' | FileCheck %s --check-prefix=LOSSSCALE
+// RUN: dlc-opt %s --split-input-file --dlc-apply-optimizer='optimizer=sgd lr=0.5 accumulate=2 dropout-seed=6' | FileCheck %s --check-prefix=DROPOUT
 
 // What dlc-autodiff hands on: the loss, then a gradient per parameter.
 // The optimizer's buffers become state arguments after the parameters
@@ -95,4 +96,33 @@ func.func @scaled(%w: tensor<2x2xf32> {dlc.param = "w"}, %s: tensor<f32> {dlc.st
   %r = dlc.reduce sum %x {axes = array<i64: 0>} : (tensor<3xf32>) -> tensor<1xf32>
   %l = dlc.reshape %r : tensor<1xf32> -> tensor<f32>
   return %l, %e : tensor<f32>, tensor<2x2xf32>
+}
+
+// -----
+
+// Dropout: the forward's and the backward's constant offsets become one
+// i64 state, advanced by one every run (also the runs that only accumulate:
+// no select), so each run draws new masks; dropout-seed is xor'd into
+// the seeds. The ops on integers are not pinned to f32.
+// DROPOUT-LABEL: func.func @dropout_step
+// DROPOUT-SAME: %[[OFF:[a-z0-9]+]]: tensor<i64> {dlc.initial = dense<0> : tensor<i64>, dlc.state = "rng.offset"}
+// DROPOUT: %[[O1:.*]] = dlc.reshape %[[OFF]] : tensor<i64> -> tensor<1x1xi64>
+// DROPOUT: dlc.dropout %{{.*}}, %[[O1]] {ratio = 5.000000e-01 : f64, seed = 3 : i64, stream = 0 : i64}
+// DROPOUT: %[[O2:.*]] = dlc.reshape %[[OFF]] : tensor<i64> -> tensor<1x1xi64>
+// DROPOUT: dlc.dropout %{{.*}}, %[[O2]] {ratio = 5.000000e-01 : f64, seed = 3 : i64, stream = 0 : i64}
+// DROPOUT: %[[ONE:.*]] = dlc.constant dense<1> : tensor<i64>
+// DROPOUT: %[[NEXT:.*]] = dlc.add %[[OFF]], %[[ONE]] : (tensor<i64>, tensor<i64>) -> tensor<i64>
+// DROPOUT-NOT: dlc.precision
+// DROPOUT: return {{.*}}, %[[NEXT]] :
+func.func @dropout_step(%w: tensor<1x4xf32> {dlc.param = "w"}, %x: tensor<2x4xf32>) -> (tensor<f32>, tensor<1x4xf32> {dlc.gradient_of = 0 : i64}) {
+  %o = dlc.constant dense<0> : tensor<1x1xi64>
+  %y = dlc.mul %x, %w : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  %d = dlc.dropout %y, %o {ratio = 0.5 : f64, seed = 5 : i64, stream = 0 : i64} : (tensor<2x4xf32>, tensor<1x1xi64>) -> tensor<2x4xf32>
+  %s = dlc.reduce sum %d {axes = array<i64: 0, 1>} : (tensor<2x4xf32>) -> tensor<1x1xf32>
+  %l = dlc.reshape %s : tensor<1x1xf32> -> tensor<f32>
+  %one = dlc.constant dense<1.0> : tensor<2x4xf32>
+  %g = dlc.dropout %one, %o {ratio = 0.5 : f64, seed = 5 : i64, stream = 0 : i64} : (tensor<2x4xf32>, tensor<1x1xi64>) -> tensor<2x4xf32>
+  %gx = dlc.mul %g, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %gw = dlc.reduce sum %gx {axes = array<i64: 0>} : (tensor<2x4xf32>) -> tensor<1x4xf32>
+  return %l, %gw : tensor<f32>, tensor<1x4xf32>
 }

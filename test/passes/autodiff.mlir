@@ -63,3 +63,20 @@ func.func @own_loss(%a: tensor<1x3xf32> {dlc.param = "a"}, %b: tensor<2xf32> {dl
   %e = dlc.exp %a : tensor<1x3xf32>
   return %e, %b : tensor<1x3xf32>, tensor<2xf32>
 }
+
+// -----
+
+// Dropout: the gradient is a dropout of the incoming gradient with the
+// forward's offset and key (the mask regenerated, never stored).
+// SUM-LABEL: func.func @dropout
+// SUM: %[[O:.*]] = dlc.constant dense<0> : tensor<1x1xi64>
+// SUM: %[[Y:.*]] = dlc.mul
+// SUM: dlc.dropout %[[Y]], %[[O]] {ratio = 2.500000e-01 : f64, seed = 9 : i64, stream = 4 : i64}
+// SUM: %[[G:.*]] = dlc.dropout %{{.*}}, %[[O]] {ratio = 2.500000e-01 : f64, seed = 9 : i64, stream = 4 : i64}
+// SUM: dlc.mul %[[G]]
+func.func @dropout(%w: tensor<1x8xf32> {dlc.param = "w"}, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %o = dlc.constant dense<0> : tensor<1x1xi64>
+  %y = dlc.mul %x, %w : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %d = dlc.dropout %y, %o {ratio = 0.25 : f64, seed = 9 : i64, stream = 4 : i64} : (tensor<4x8xf32>, tensor<1x1xi64>) -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}

@@ -112,6 +112,13 @@ const Case kCases[] = {
    "tensor<2x3xf32>", 0.5, 2},
   {"neg", "%a: tensor<2x3xf32>", "%y = dlc.neg %a : tensor<2x3xf32>",
    "tensor<2x3xf32>"},
+  // The mask is a function of the offset and key: fixed for the
+  // differences, and the rule must regenerate it (about 40% dropped).
+  {"dropout_of_product", "%a: tensor<4x8xf32>, %b: tensor<1x8xf32>",
+   "%o = dlc.constant dense<7> : tensor<1x1xi64>\n"
+   "%p = dlc.mul %a, %b : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>\n"
+   "%y = dlc.dropout %p, %o {ratio = 0.4 : f64, seed = 5 : i64, stream = 1 : i64} : (tensor<4x8xf32>, tensor<1x1xi64>) -> tensor<4x8xf32>",
+   "tensor<4x8xf32>"},
   {"exp", "%a: tensor<2x3xf32>", "%y = dlc.exp %a : tensor<2x3xf32>",
    "tensor<2x3xf32>"},
   {"log", "%a: tensor<2x3xf32>", "%y = dlc.log %a : tensor<2x3xf32>",

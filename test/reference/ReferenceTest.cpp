@@ -416,6 +416,56 @@ TEST_F(ReferenceTest, I64Arithmetic) {
   expectTensor(out[2], rt::DType::I64, {2}, {824633720832.0, -2}, "div");
 }
 
+// Random123's known-answer vectors for Philox4x32-10 (kat_vectors).
+TEST(Philox, KnownAnswers) {
+  using A4 = std::array<uint32_t, 4>;
+  EXPECT_EQ(mlir::dlc::philox4x32({0, 0, 0, 0}, {0, 0}),
+            (A4{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
+  EXPECT_EQ(mlir::dlc::philox4x32(
+                {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu},
+                {0xffffffffu, 0xffffffffu}),
+            (A4{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}));
+  EXPECT_EQ(mlir::dlc::philox4x32(
+                {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u},
+                {0xa4093822u, 0x299f31d0u}),
+            (A4{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}));
+}
+
+TEST_F(ReferenceTest, DropoutMaskScaleAndOffsets) {
+  // 4096 ones, ratio 0.25: kept elements are 4/3, the kept fraction within
+  // five standard deviations of 0.75; another offset draws another mask,
+  // the same offset the same one; a dropped NaN stays NaN.
+  const char *source = R"mlir(
+    func.func @main(%x: tensor<64x64xf32>, %o: tensor<1x1xi64>, %p: tensor<1x1xi64>)
+        -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) {
+      %0 = dlc.dropout %x, %o {ratio = 0.25 : f64, seed = 3 : i64, stream = 0 : i64} : (tensor<64x64xf32>, tensor<1x1xi64>) -> tensor<64x64xf32>
+      %1 = dlc.dropout %x, %p {ratio = 0.25 : f64, seed = 3 : i64, stream = 0 : i64} : (tensor<64x64xf32>, tensor<1x1xi64>) -> tensor<64x64xf32>
+      %2 = dlc.dropout %x, %o {ratio = 0.25 : f64, seed = 3 : i64, stream = 0 : i64} : (tensor<64x64xf32>, tensor<1x1xi64>) -> tensor<64x64xf32>
+      return %0, %1, %2 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+    })mlir";
+  std::vector<double> ones(4096, 1.0);
+  ones[17] = kNaN;
+  auto out = eval(source, {f32({64, 64}, ones), i64({1, 1}, {0}),
+                           i64({1, 1}, {1})});
+  ASSERT_EQ(out.size(), 3u);
+  std::vector<double> a = valuesOf(out[0]), b = valuesOf(out[1]),
+                      c = valuesOf(out[2]);
+  EXPECT_TRUE(std::isnan(a[17]));
+  int kept = 0, differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i == 17)
+      continue;
+    EXPECT_TRUE(a[i] == 0.0 || a[i] == double(float(4.0 / 3.0))) << a[i];
+    kept += a[i] != 0;
+    differ += (a[i] != 0) != (b[i] != 0);
+    EXPECT_EQ(a[i], c[i]);
+  }
+  // Binomial(4095, 0.75): sd 27.7. Two independent masks differ at
+  // 2 * 0.25 * 0.75 of the positions: 1535.6, sd 29.3.
+  EXPECT_NEAR(kept, 0.75 * 4095, 5 * 27.7);
+  EXPECT_NEAR(differ, 0.375 * 4095, 5 * 29.3);
+}
+
 TEST_F(ReferenceTest, BooleansCompareSelect) {
   auto out =
       eval(R"mlir(
