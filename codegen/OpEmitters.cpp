@@ -256,14 +256,13 @@ std::string KernelEmitter::computeDropout(DropoutOp op,
       val(op.getOffset(), broadcastIndex(idx, shapeOf(op.getOffset())));
   std::string index = ixLinear(idx, shapeOf(op.getResult()));
   auto [k0, k1] = op.getKey();
-  return def(e, roundTo(e, fmt::format(
-                               "{} * dlc_dropout_factor((unsigned long "
-                               "long)({}), (unsigned long long)({}), {}u, "
-                               "{}u, {}u, {})",
-                               x, index, offset, k0, k1,
-                               op.getKeepThreshold(),
-                               scalarLiteral(rt::DType::F32,
-                                             op.getKeptScale()))));
+  return def(
+      e, roundTo(
+             e, fmt::format("{} * dlc_dropout_factor((unsigned long "
+                            "long)({}), (unsigned long long)({}), {}u, "
+                            "{}u, {}u, {})",
+                            x, index, offset, k0, k1, op.getKeepThreshold(),
+                            scalarLiteral(rt::DType::F32, op.getKeptScale()))));
 }
 
 std::string KernelEmitter::computeBinary(Operation *op,

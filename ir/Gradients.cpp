@@ -118,9 +118,8 @@ LogicalResult DropoutOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
                                        SmallVectorImpl<Value> &out) {
   Value g;
   if (grads[0])
-    g = b.create<DropoutOp>(getLoc(), grads[0].getType(), grads[0],
-                            getOffset(), getRatioAttr(), getSeedAttr(),
-                            getStreamAttr());
+    g = b.create<DropoutOp>(getLoc(), grads[0].getType(), grads[0], getOffset(),
+                            getRatioAttr(), getSeedAttr(), getStreamAttr());
   out.push_back(g);
   out.push_back(Value());
   return success();

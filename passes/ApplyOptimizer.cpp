@@ -319,8 +319,8 @@ struct ApplyOptimizerPass
     BlockArgument offset = addState(scalar, "rng.offset");
     for (DropoutOp op : dropouts) {
       OpBuilder ob(op);
-      op.getOffsetMutable().assign(ob.create<ReshapeOp>(
-          op.getLoc(), op.getOffset().getType(), offset));
+      op.getOffsetMutable().assign(
+          ob.create<ReshapeOp>(op.getLoc(), op.getOffset().getType(), offset));
       op.setSeed(int64_t(uint64_t(op.getSeed()) ^ uint64_t(dropoutSeed)));
     }
     Value next =

@@ -8,6 +8,8 @@ the same data, in the same order (step s takes rows [s*B, (s+1)*B) modulo
 the row count; with --accumulate=K, K micro-batches of B rows each). The loss of every step (`--loss-log`) and the final weights
 (`--save-weights`, an .npz keyed by initializer name) must match within 1e-4
 relative (PyTorch's own f32 and f64 runs of these differ by under 1e-6).
+The `dropout` case (run_dropout) checks a training-mode Dropout, whose
+masks no PyTorch run can share, by what any correct mask must satisfy.
 
   train_onnx.py --dlc build/bin/dlc --work-dir DIR [CASE ...]
 
@@ -306,5 +308,83 @@ def run_case(name, dlc, work):
     return failures
 
 
+class DropoutProbe(torch.nn.Module):
+    """out = dropout(x * w), one row per batch: with --loss=sum and SGD at
+    lr 1, w moves by x * mask * scale, so the trained weights show the mask
+    the backward pass used."""
+
+    def __init__(self, d, p):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.linspace(0.5, 1.5, d))
+        self.drop = torch.nn.Dropout(p)
+
+    def forward(self, x):
+        return self.drop(x * self.w)
+
+
+def run_dropout(dlc, work):
+    """Dropout in training mode (exported with TrainingMode.TRAINING): no
+    mask of PyTorch's generator to compare with, so what must hold of any
+    correct one. For each of STEPS steps, the mask recovered from the
+    weights' change is 0 or 1 everywhere; the step's loss equals
+    sum(x * w * mask * scale) with that mask (the backward regenerated the
+    forward's); the kept fraction lies within 5 standard deviations of
+    1 - p; and consecutive steps' masks differ where independent masks
+    would (the generator advanced)."""
+    d = os.path.join(work, "dropout")
+    os.makedirs(d, exist_ok=True)
+    dim, p, steps = 20000, 0.3, 3
+    model = DropoutProbe(dim, p)
+    onnx_path = os.path.join(d, "model.onnx")
+    torch.onnx.export(model, (torch.zeros(1, dim),), onnx_path,
+                      do_constant_folding=False, opset_version=17,
+                      input_names=["x"], output_names=["out"],
+                      training=torch.onnx.TrainingMode.TRAINING)
+    x = np.random.default_rng(3).uniform(0.5, 2.0, (steps, dim)).astype(np.float32)
+    np.save(os.path.join(d, "x.npy"), x)
+    failures = []
+    weights = [model.w.detach().numpy().astype(np.float64)]
+    losses = []
+    for n in range(1, steps + 1):
+        log = os.path.join(d, f"loss{n}.csv")
+        saved = os.path.join(d, f"w{n}.npz")
+        subprocess.run([dlc, "train", onnx_path, "--loss=sum", "--optimizer=sgd",
+                        "--lr=1", "--input", "x=" + os.path.join(d, "x.npy"),
+                        f"--steps={n}", "--device=sim", "--quiet",
+                        "--loss-log", log, "--save-weights", saved], check=True)
+        weights.append(np.load(saved)["w"].astype(np.float64))
+        losses = [float(r.split(",")[1]) for r in open(log).read().splitlines()[1:]]
+    scale = 1.0 / (1.0 - np.float32(p))
+    masks = []
+    for s in range(steps):
+        mask = (weights[s] - weights[s + 1]) / (x[s] * scale)
+        rounded = np.round(mask)
+        if not np.allclose(mask, rounded, atol=1e-3) or set(np.unique(rounded)) - {0.0, 1.0}:
+            failures.append(f"step {s}: the weights' change is not x * scale "
+                            f"where kept and 0 elsewhere")
+        masks.append(rounded)
+        want = float(np.sum(x[s] * weights[s] * rounded * scale))
+        if abs(losses[s] - want) > 1e-4 * abs(want):
+            failures.append(f"step {s}: loss {losses[s]}, but the mask the "
+                            f"backward used gives {want}")
+        kept, sd = rounded.mean(), np.sqrt(p * (1 - p) / dim)
+        if abs(kept - (1 - p)) > 5 * sd:
+            failures.append(f"step {s}: kept fraction {kept:.4f}, not within "
+                            f"5 sd ({sd:.4f}) of {1 - p}")
+    for s in range(steps - 1):
+        differ, q = np.mean(masks[s] != masks[s + 1]), 2 * p * (1 - p)
+        if abs(differ - q) > 5 * np.sqrt(q * (1 - q) / dim):
+            failures.append(f"steps {s} and {s + 1}: masks differ at "
+                            f"{differ:.4f} of the elements, independent ones "
+                            f"would at {q:.4f}")
+    print(f"dropout: kept fractions {[round(m.mean(), 4) for m in masks]} "
+          f"(p = {p}), each step's loss from its recovered mask")
+    return failures
+
+
+def run(name, dlc, work):
+    return run_dropout(dlc, work) if name == "dropout" else run_case(name, dlc, work)
+
+
 if __name__ == "__main__":
-    sys.exit(training_common.main(CASES, run_case))
+    sys.exit(training_common.main({**CASES, "dropout": None}, run))

@@ -445,8 +445,8 @@ TEST_F(ReferenceTest, DropoutMaskScaleAndOffsets) {
     })mlir";
   std::vector<double> ones(4096, 1.0);
   ones[17] = kNaN;
-  auto out = eval(source, {f32({64, 64}, ones), i64({1, 1}, {0}),
-                           i64({1, 1}, {1})});
+  auto out =
+      eval(source, {f32({64, 64}, ones), i64({1, 1}, {0}), i64({1, 1}, {1})});
   ASSERT_EQ(out.size(), 3u);
   std::vector<double> a = valuesOf(out[0]), b = valuesOf(out[1]),
                       c = valuesOf(out[2]);

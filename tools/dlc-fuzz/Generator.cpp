@@ -241,6 +241,7 @@ private:
   bool genSelect();
   bool genLogic();
   bool genClamp();
+  bool genDropout();
   bool genCast();
   bool genReduce();
   bool genArgMax();
@@ -1120,6 +1121,25 @@ bool Generator::genClamp() {
   if (a > b)
     std::swap(a, b);
   clamp(x, a, b);
+  return true;
+}
+
+/// A dropout of a float value (its mask a function of the offset and key,
+/// which the kernels and the reference compute alike).
+bool Generator::genDropout() {
+  int x = pickValue([&](int v) { return isFloat(val(v).type.dtype); });
+  if (x < 0)
+    return false;
+  const Value v = val(x);
+  size_t rank = v.type.shape.size();
+  Op op;
+  op.kind = OpKind::Dropout;
+  op.operands = {x, splat(DType::I64, rank, double(rng.range(0, 1000)))};
+  op.value = rng.pick(std::vector<double>{0.1, 0.25, 0.5, 0.9, 1.0});
+  op.ints = {rng.range(0, 1 << 20), rng.range(0, 8)};
+  double scale = op.value >= 1 ? 0 : 1 / (1 - op.value);
+  add(std::move(op), v.type, std::min(0.0, v.lo * scale),
+      std::max(0.0, v.hi * scale), false);
   return true;
 }
 
@@ -2499,9 +2519,9 @@ Program Generator::run() {
   int target = int(rng.range(options.minOps, options.maxOps));
   // Weights of: unary binary select logic clamp cast reduce argmax matmul
   // transpose reshape slice concat pad tile softmax normalize conv pool
-  // gather resize sibling-matmuls gemm-epilogue attention.
-  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2, 7, 5, 5, 4,
-                                       4,  3,  3, 2, 2, 7, 4,  3, 3, 3, 4, 3};
+  // gather resize sibling-matmuls gemm-epilogue attention dropout.
+  const std::vector<double> weights = {13, 16, 6, 3, 4, 6, 11, 2, 7, 5, 5, 4, 4,
+                                       3,  3,  2, 2, 7, 4, 3,  3, 3, 4, 3, 2};
   for (int attempts = 0; int(p.ops.size()) < target && attempts < 400;
        ++attempts) {
     switch (rng.weighted(weights)) {
@@ -2576,6 +2596,9 @@ Program Generator::run() {
         genMultiHeadAttention();
       else
         genAttention();
+      break;
+    case 24:
+      genDropout();
       break;
     default:
       genResize();
@@ -2682,6 +2705,7 @@ bool hasTosaForm(const Program &p, const Op &op) {
   case OpKind::Pool:
   case OpKind::Gather:
   case OpKind::Resize:
+  case OpKind::Dropout:
     // Written in dlc form only (TOSA's are NHWC; test/passes covers their
     // lowering).
     return false;
@@ -2829,6 +2853,12 @@ void Printer::printDlc(const Op &op) {
     return;
   case OpKind::Not:
     os << "    " << r << " = dlc.not " << in << " : " << ty(op.result) << "\n";
+    return;
+  case OpKind::Dropout:
+    os << "    " << r << " = dlc.dropout " << operandList(op)
+       << " {ratio = " << fmtDouble(op.value) << " : f64, seed = " << op.ints[0]
+       << " : i64, stream = " << op.ints[1] << " : i64} : (" << operandTypes(op)
+       << ") -> " << ty(op.result) << "\n";
     return;
   case OpKind::Clamp:
     os << "    " << r << " = dlc.clamp " << in
@@ -3100,6 +3130,7 @@ void Printer::printTosa(const Op &op) {
   case OpKind::Pool:
   case OpKind::Gather:
   case OpKind::Resize:
+  case OpKind::Dropout:
     return printDlc(op);
   }
 }

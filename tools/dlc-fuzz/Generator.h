@@ -91,6 +91,9 @@ enum class OpKind {
   /// dlc.gather; operand 1 is the indices.
   Gather,
   Resize,
+  /// dlc.dropout: operand 1 is the offset; `value` the ratio, `ints` the
+  /// seed and the stream.
+  Dropout,
 };
 
 enum class UnaryKind {
