@@ -172,16 +172,25 @@ struct ApplyOptimizerPass
       clip(b, loc, grads);
 
     // AdamW's step count: one for all parameters, as PyTorch's (each of its
-    // per-parameter counts advances together).
-    Value nextStep;
+    // per-parameter counts advances together), and from it the bias
+    // corrections, scalars computed once for all parameters (each reads
+    // them through a free reshape): lr / (1 - beta1^t) and
+    // sqrt(1 - beta2^t).
+    Value stepSize, root2;
     if (optimizer == "adamw") {
-      Type f32 = b.getF32Type();
-      BlockArgument arg =
-          addState(RankedTensorType::get({}, f32), "adamw.step");
-      nextStep = b.create<AddOp>(
-          loc, arg.getType(), arg,
-          splatConstant(b, loc, RankedTensorType::get({}, f32), 1.0));
+      auto scalar = RankedTensorType::get({}, b.getF32Type());
+      auto constant = [&](double v) {
+        return splatConstant(b, loc, scalar, v);
+      };
+      BlockArgument arg = addState(scalar, "adamw.step");
+      Value nextStep = b.create<AddOp>(loc, scalar, arg, constant(1.0));
       states.push_back({arg, nextStep});
+      auto correction = [&](double beta) {
+        Value power = b.create<PowOp>(loc, scalar, constant(beta), nextStep);
+        return b.create<SubOp>(loc, scalar, constant(1.0), power);
+      };
+      stepSize = b.create<DivOp>(loc, scalar, constant(lr), correction(beta1));
+      root2 = b.create<SqrtOp>(loc, correction(beta2));
     }
 
     SmallVector<Value> results(ret.getOperands());
@@ -233,26 +242,16 @@ struct ApplyOptimizerPass
                                    unitSplat(b, loc, v, 1.0 - beta2)));
         states.push_back({m, nextM});
         states.push_back({v, nextV});
-        // bias corrections from the step count: 1 - beta^t.
-        Value t = asRankOf(b, loc, nextStep, p);
-        auto correction = [&](double beta) {
-          Value power =
-              broadcastBinary<PowOp>(b, loc, unitSplat(b, loc, p, beta), t);
-          return broadcastBinary<SubOp>(b, loc, unitSplat(b, loc, p, 1.0),
-                                        power);
-        };
-        Value stepSize = broadcastBinary<DivOp>(
-            b, loc, unitSplat(b, loc, p, lr), correction(beta1));
-        Value root2 = b.create<SqrtOp>(loc, correction(beta2));
         Value denom = broadcastBinary<AddOp>(
             b, loc,
-            broadcastBinary<DivOp>(b, loc, b.create<SqrtOp>(loc, nextV), root2),
+            broadcastBinary<DivOp>(b, loc, b.create<SqrtOp>(loc, nextV),
+                                   asRankOf(b, loc, root2, p)),
             unitSplat(b, loc, p, eps));
         next = broadcastBinary<SubOp>(
             b, loc, p,
             broadcastBinary<MulOp>(b, loc,
                                    broadcastBinary<DivOp>(b, loc, nextM, denom),
-                                   stepSize));
+                                   asRankOf(b, loc, stepSize, p)));
       }
       if (apply)
         next = choose(b, loc, asRankOf(b, loc, apply, param), next, param);

@@ -34,7 +34,7 @@
 // ADAMW-SAME: dlc.state = "w.exp_avg"
 // ADAMW-SAME: dlc.state = "w.exp_avg_sq"
 // ADAMW-SAME: -> (tensor<f32>, tensor<2x2xf32> {dlc.updates = 0 : i64}, tensor<f32> {dlc.updates = 1 : i64}, tensor<2x2xf32> {dlc.updates = 2 : i64}, tensor<2x2xf32> {dlc.updates = 3 : i64})
-// ADAMW: dlc.constant dense<9.990000e-01> : tensor<1x1xf32>
+// ADAMW: dlc.constant dense<9.990000e-01> : tensor<f32>
 // ADAMW: dlc.pow
 // ADAMW: dlc.sqrt
 // ADAMW: return
