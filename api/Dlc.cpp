@@ -153,16 +153,51 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   }
   if (failed(measurePrecision(module, func, options, result)))
     return failure();
-  PassManager optimize(context);
   mlir::dlc::PipelineOptions pipelineOptions;
   static_cast<PipelineOptions &>(pipelineOptions) = options;
   // Only the printed fused stage shows why neighbours were not fused.
   pipelineOptions.fusionNotes = stop == Stage::Fused;
-  mlir::dlc::buildOptimizationPipeline(optimize, pipelineOptions);
-  if (configure && failed(configure(optimize)))
-    return failure();
-  if (failed(optimize.run(module)))
-    return failure();
+  // dlc-rematerialize fits an estimate before fusion to --memory-budget;
+  // fusion moves where buffers live, so the plan is measured after memory
+  // planning, and a plan above the budget is made again from the lowered
+  // module with the estimate's target lowered by the miss (a few tries).
+  uint64_t budget = 0;
+  ::dlc::parseByteSize(options.memoryBudget, budget);
+  OwningOpRef<ModuleOp> lowered;
+  if (budget && options.planMemory)
+    lowered = module.clone();
+  int64_t best = -1;
+  for (int attempt = 0;; ++attempt) {
+    PassManager optimize(context);
+    mlir::dlc::buildOptimizationPipeline(optimize, pipelineOptions);
+    if (configure && failed(configure(optimize)))
+      return failure();
+    if (failed(optimize.run(module)))
+      return failure();
+    if (!lowered)
+      break;
+    func = *findEntry(module, options.entry);
+    int64_t peak = mlir::dlc::getArenaBytes(func).value_or(0) +
+                   mlir::dlc::residentBytes(func);
+    best = best < 0 ? peak : std::min(best, peak);
+    if (peak <= int64_t(budget))
+      break;
+    if (attempt == 4)
+      return func.emitError()
+             << "no plan fits the memory budget of " << budget
+             << " bytes after fusion and memory planning: the smallest "
+                "found takes "
+             << best << " (" << mlir::dlc::residentBytes(func)
+             << " of inputs, outputs, parameters, state and constants)";
+    int64_t resident = mlir::dlc::residentBytes(func);
+    double room = double(int64_t(budget) - resident),
+           used = double(peak - resident);
+    pipelineOptions.rematTighten *=
+        used > 0 && room > 0 ? std::min(0.97, 0.97 * room / used) : 0.5;
+    OwningOpRef<ModuleOp> again = lowered->clone();
+    module.getBodyRegion().takeBody(again->getBodyRegion());
+  }
+  func = *findEntry(module, options.entry);
   if (stop == Stage::Fused)
     return success();
 

@@ -881,6 +881,11 @@ rt::PackageStats PackageBuilder::stats() {
   s.arenaBytes = pkg.arenaBytes;
   s.arenaLowerBound = getArenaLowerBound(func).value_or(0);
   s.intermediateBytes = pkg.intermediateBytes;
+  s.peakBytes = pkg.arenaBytes + uint64_t(residentBytes(func));
+  if (auto kept = func->getAttrOfType<IntegerAttr>(attr::kActivationBytes))
+    s.activationBytesKept = uint64_t(kept.getInt());
+  if (auto flops = func->getAttrOfType<FloatAttr>(attr::kRecomputeFlops))
+    s.recomputeFlops = flops.getValueAsDouble();
   return s;
 }
 

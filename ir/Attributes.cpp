@@ -42,6 +42,33 @@ std::optional<int64_t> mlir::dlc::getArenaLowerBound(Operation *func) {
 void mlir::dlc::setArenaLowerBound(Operation *func, int64_t bytes) {
   setInt(func, attr::kArenaLowerBound, bytes);
 }
+int64_t mlir::dlc::residentBytes(FunctionOpInterface func) {
+  auto bytes = [](Type t) -> int64_t {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && tensor.hasStaticShape() ? tensorBytes(tensor) : 0;
+  };
+  int64_t total = 0;
+  for (Type t : func.getArgumentTypes())
+    total += bytes(t);
+  for (Type t : func.getResultTypes())
+    total += bytes(t);
+  // Constants outside kernels, but for splats that only kernels (or ops
+  // that fusion puts in kernels) read: those become literals.
+  for (Operation &op : func.getFunctionBody().getOps()) {
+    auto c = dyn_cast<ConstantOp>(op);
+    if (!c)
+      continue;
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    bool literal = dense && dense.isSplat() &&
+                   llvm::all_of(c->getUsers(), [](Operation *user) {
+                     return isa<KernelOp>(user) || isKernelBodyOp(user);
+                   });
+    if (!literal)
+      total += bytes(c.getType());
+  }
+  return total;
+}
+
 bool mlir::dlc::isFromConv(Operation *matmul) {
   return matmul->hasAttr(attr::kFromConv);
 }
@@ -190,8 +217,24 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
                 "convolutions = n, bytes_saved = b, reason = \"...\"}";
     return success();
   }
+  if (name == attr::kRecompute) {
+    if (!isa<UnitAttr>(value) || op->getNumResults() != 1)
+      return op->emitOpError() << "expects '" << name
+                               << "' as a unit attribute on an op of one "
+                                  "result";
+    return success();
+  }
+  if (name == attr::kRecomputeFlops) {
+    auto flops = dyn_cast<FloatAttr>(value);
+    if (!isa<FunctionOpInterface>(op) || !flops ||
+        !(flops.getValueAsDouble() >= 0))
+      return op->emitOpError()
+             << "expects '" << name << "' on a function, as a float >= 0";
+    return success();
+  }
   if (name == attr::kArenaBytes || name == attr::kIntermediateBytes ||
-      name == attr::kSourceOps || name == attr::kArenaLowerBound) {
+      name == attr::kSourceOps || name == attr::kArenaLowerBound ||
+      name == attr::kActivationBytes) {
     auto integer = dyn_cast<IntegerAttr>(value);
     if (!integer || !integer.getType().isInteger(64))
       return op->emitOpError()

@@ -32,6 +32,14 @@ constexpr llvm::StringLiteral kSourceOps = "dlc.source_ops";
 /// point of the schedule (buffers shared in place counted once), which no
 /// arena can be smaller than (dlc-plan-memory).
 constexpr llvm::StringLiteral kArenaLowerBound = "dlc.arena_lower_bound";
+/// On an op: a second computation of a value, placed where it is used again
+/// instead of keeping the first across the schedule (dlc-rematerialize).
+constexpr llvm::StringLiteral kRecompute = "dlc.recompute";
+/// On the function: the largest total of intermediate bytes live at one
+/// point before fusion, after dlc-rematerialize's decisions.
+constexpr llvm::StringLiteral kActivationBytes = "dlc.activation_bytes";
+/// On the function: the operations of the recomputed ops (CostOpInterface).
+constexpr llvm::StringLiteral kRecomputeFlops = "dlc.recompute_flops";
 /// On a dlc.matmul: it computes a convolution (dlc-lower-conv made it).
 constexpr llvm::StringLiteral kFromConv = "dlc.from_conv";
 /// On a dlc.conv2d: layout selection keeps its input and result
@@ -112,6 +120,11 @@ std::optional<int64_t> getSourceOpCount(Operation *func);
 void setSourceOpCount(Operation *func, int64_t count);
 std::optional<int64_t> getArenaLowerBound(Operation *func);
 void setArenaLowerBound(Operation *func, int64_t bytes);
+/// The bytes a function holds besides its arena: its arguments, its
+/// results and the constants the package stores (those outside kernels,
+/// but for splats only kernels read: literals). Its peak device memory is
+/// this plus the arena.
+int64_t residentBytes(FunctionOpInterface func);
 /// Whether a dlc.matmul computes a convolution.
 bool isFromConv(Operation *matmul);
 void setFromConv(Operation *matmul);

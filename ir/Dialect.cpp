@@ -345,6 +345,21 @@ int64_t DropoutOp::getOpsPerElement() {
   return 40;
 }
 
+/// A multiply and an add per term of each result element's dot product
+/// over the contracted extent (2 m n k per batch in all).
+int64_t MatmulOp::getOpsPerElement() {
+  auto lhs = tensorType(getLhs());
+  return 2 * lhs.getDimSize(lhs.getRank() - (getTransposeA() ? 2 : 1));
+}
+
+/// Each result element is a dot product over the filter's C/groups x R x S
+/// window (a KRSC filter).
+int64_t ConvOp::getOpsPerElement() {
+  auto filter = tensorType(getFilter());
+  return 2 * filter.getNumElements() /
+         std::max<int64_t>(filter.getDimSize(0), 1);
+}
+
 LogicalResult CastOp::verify() {
   if (tensorType(getInput()).getShape() != getType().getShape())
     return emitOpError() << "expects the result shape "

@@ -330,7 +330,8 @@ def Dlc_EpilogueKind : I32EnumAttr<"EpilogueKind",
 }
 
 def Dlc_MatmulOp : Dlc_Op<"matmul", [Pure, AttrSizedOperandSegments,
-    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_PrefersReducedPrecision]> {
+    Dlc_TensorSizeLimit, Dlc_Differentiable, Dlc_PrefersReducedPrecision,
+    DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>]> {
   let summary = "batched matrix product with an optional epilogue";
   let description = [{
     `result[b..., m, n] = act(sum_k A[b..., m, k] * B[b..., k, n]
@@ -643,7 +644,8 @@ def Dlc_Conv2DOp : Dlc_Op<"conv2d", [Pure, Dlc_Window, Dlc_KernelBody,
 }
 
 def Dlc_ConvOp : Dlc_Op<"conv", [Pure, AttrSizedOperandSegments,
-    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision]> {
+    Dlc_TensorSizeLimit, Dlc_PrefersReducedPrecision,
+    DeclareOpInterfaceMethods<Dlc_CostOpInterface, ["getOpsPerElement"]>]> {
   let summary = "channels-last convolution by a library, with an optional epilogue";
   let description = [{
     `dlc.conv2d` on NHWC tensors, computed by a convolution library (cuDNN

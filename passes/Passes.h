@@ -35,7 +35,10 @@ inline constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
     "stop after lowering to dlc (no fusion, no planning)")                     \
   X(bool, fusionNotes, false, "fusion-notes",                                  \
     "dlc-fuse records dlc.fusion_notes on every kernel (the report of "        \
-    "--emit=fused)")
+    "--emit=fused)")                                                           \
+  X(double, rematTighten, 1.0, "remat-tighten",                                \
+    "a factor on dlc-rematerialize's target: the compiler's later tries "      \
+    "when the plan after fusion missed --memory-budget")
 
 /// The pipeline's knobs (shared with dlc::CompileOptions, `dlc compile`'s
 /// flags and dlc-opt) and its stage options.

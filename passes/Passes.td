@@ -611,6 +611,85 @@ def Fuse : Pass<"dlc-fuse", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def ScheduleMemory : Pass<"dlc-schedule-memory", "func::FuncOp"> {
+  let summary = "Move ops up to where they free memory";
+  let description = [{
+    In block order, a pure op moves up to right after the latest of its
+    operands (constants and views of arguments, free to recreate, come
+    along: moved when only it reads them, copied otherwise) when it is the
+    last reader there of intermediate values whose bytes are at least
+    those of the intermediate values it creates (returned values are the
+    outputs', not intermediate). In a training step each parameter's
+    update so moves up to its gradient, whose buffer is then freed as soon
+    as it is complete instead of living to the end of the backward pass.
+
+    Before:
+    ```mlir
+    %g1 = dlc.matmul %x1, %d1 {transpose_a} ...   // a gradient
+    %g2 = dlc.matmul %x2, %d2 {transpose_a} ...
+    %w1n = dlc.sub %w1, %g1 ...                    // returned
+    ```
+    After:
+    ```mlir
+    %g1 = dlc.matmul %x1, %d1 {transpose_a} ...
+    %w1n = dlc.sub %w1, %g1 ...
+    %g2 = dlc.matmul %x2, %d2 {transpose_a} ...
+    ```
+  }];
+}
+
+def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
+  let summary = "Recompute values instead of keeping them, to fit a memory budget";
+  let description = [{
+    Activation checkpointing under a budget. The estimate: every value of a
+    top-level op (not constants, views or returned values) is a buffer from
+    its op to its last use in the schedule; the peak is the largest total
+    live at one op. While the peak exceeds the budget, the value live across
+    the peak (defined before it, not used at it, used after it) whose
+    recomputation frees the most bytes there per operation is recomputed:
+    its op is cloned (marked `dlc.recompute`) right before its first use
+    after the peak, and the uses from there on read the clone. Its operands
+    must then live until that use: the bytes freed are the value's minus
+    those of operands not already live at the peak (function arguments and
+    constants cost nothing). Recomputable: pure elementwise, data movement
+    and reduction ops, products and convolutions (by their FLOPs from the
+    cost interface, so products are recomputed last); not attention. A
+    recomputed pointwise chain fuses into the kernel that uses it.
+
+    `budget` (bytes) counts the function's arguments, results and packaged
+    constants as well; `activation-fraction` is a fraction of the peak
+    without recomputation. Without either the pass only measures. The
+    function gets `dlc.activation_bytes` (the peak after the decisions)
+    and `dlc.recompute_flops`; when nothing more frees memory and the peak
+    is still above the budget, an error names the smallest budget that
+    fits.
+
+    Before (`budget` leaves room for one of %a, %b at a time):
+    ```mlir
+    %a = dlc.exp %x ...
+    %b = dlc.matmul %a, %a ...      // peak: %a and %b live
+    %c = dlc.mul %b, %a ...
+    ```
+    After:
+    ```mlir
+    %a = dlc.exp %x ...
+    %b = dlc.matmul %a, %a ...
+    %a2 = dlc.exp %x {dlc.recompute} ...
+    %c = dlc.mul %b, %a2 ...
+    ```
+  }];
+  let options = [
+    Option<"budget", "budget", "uint64_t", "0",
+           "the most bytes the function may take (0: none)">,
+    Option<"activationFraction", "activation-fraction", "double", "0",
+           "the most intermediate bytes as a fraction of the peak without "
+           "recomputation (0: none)">,
+    Option<"tighten", "tighten", "double", "1",
+           "a factor (0, 1] on the target of the estimate: the compiler's "
+           "next try when the plan after fusion missed the budget">,
+  ];
+}
+
 def PlanMemory : Pass<"dlc-plan-memory", "func::FuncOp"> {
   let summary = "Assign every intermediate tensor an offset in one arena";
   let description = [{

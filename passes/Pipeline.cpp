@@ -89,6 +89,19 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   fpm.addPass(createLowerConv(convOptions));
   if (rewrites)
     fpm.addPass(createFuseEpilogue());
+  // Right before fusion, which puts what is recomputed into the kernels
+  // that use it.
+  // A training step's updates move up to their gradients.
+  if (options.train)
+    fpm.addPass(createScheduleMemory());
+  // Without a budget it only measures (dlc.activation_bytes).
+  uint64_t budget = 0;
+  ::dlc::parseByteSize(options.memoryBudget, budget);
+  RematerializeOptions rematOptions;
+  rematOptions.budget = budget;
+  rematOptions.activationFraction = options.activationBudget;
+  rematOptions.tighten = options.rematTighten;
+  fpm.addPass(createRematerialize(rematOptions));
   FuseOptions fuseOptions;
   if (options.maxOpsPerKernel)
     fuseOptions.maxOpsPerKernel = options.maxOpsPerKernel;

@@ -10,8 +10,10 @@
 #ifndef DLC_PASSES_PIPELINEOPTIONS_H
 #define DLC_PASSES_PIPELINEOPTIONS_H
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 /// X(type, field, default, option, description): `option` names the knob in
 /// `--dlc-pipeline=...` and in `dlc compile`'s flags (--no-OPTION turns off
@@ -79,7 +81,14 @@
     "(GradScaler's rules) or none")                                            \
   X(unsigned, dropoutSeed, 0, "dropout-seed",                                  \
     "training's dropout seed (xor'd into each Dropout's own; the masks are "   \
-    "Philox streams, docs/training.md)")
+    "Philox streams, docs/training.md)")                                       \
+  X(std::string, memoryBudget, "", "memory-budget",                            \
+    "the most device memory the step may take (arena, parameters, state, "     \
+    "inputs and outputs), as 6GiB, 512MB or bytes: values are recomputed "     \
+    "instead of kept where that fits it (dlc-rematerialize, docs/memory.md)")  \
+  X(double, activationBudget, 0.0, "activation-budget",                        \
+    "the fraction (0, 1] of the keep-everything plan's intermediate memory "   \
+    "the step may take (0: no limit; dlc-rematerialize)")
 
 /// Declares the field of an X list's entry (in a struct).
 #define DLC_PIPELINE_FIELD(type, field, defaultValue, option, description)     \
@@ -116,6 +125,43 @@ inline bool parseBetas(const std::string &text, double &beta1, double &beta2) {
   };
   return number(text.substr(0, comma), beta1) &&
          number(text.substr(comma + 1), beta2);
+}
+
+/// Reads a byte count: a number with an optional unit (B, KB, MB, GB, TB
+/// by powers of 1000; KiB, MiB, GiB, TiB by powers of 1024), at least 1
+/// and at most 2^60 bytes; "" is none (0). False when the text is neither.
+inline bool parseByteSize(const std::string &text, uint64_t &bytes) {
+  bytes = 0;
+  if (text.empty())
+    return true;
+  if (text.size() > 64)
+    return false;
+  char *end = nullptr;
+  double number = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !(number > 0))
+    return false;
+  std::string unit(end);
+  static const std::pair<const char *, double> units[] = {
+      {"", 1},
+      {"B", 1},
+      {"KB", 1e3},
+      {"MB", 1e6},
+      {"GB", 1e9},
+      {"TB", 1e12},
+      {"KiB", 1024.0},
+      {"MiB", 1048576.0},
+      {"GiB", 1073741824.0},
+      {"TiB", 1099511627776.0}};
+  for (auto [name, scale] : units) {
+    if (unit != name)
+      continue;
+    double value = number * scale;
+    if (!(value >= 1 && value <= 1152921504606846976.0))
+      return false;
+    bytes = uint64_t(value);
+    return true;
+  }
+  return false;
 }
 
 /// Why the knobs of `options` are wrong, or "" when they are
@@ -160,6 +206,16 @@ inline std::string checkPipelineOptions(const PipelineOptions &options) {
     return "--accumulate takes 1 to 65536 micro-batches";
   if (options.accumulate != 1 && !options.train)
     return "--accumulate needs --train";
+  uint64_t budget = 0;
+  if (!parseByteSize(options.memoryBudget, budget))
+    return "--memory-budget takes a size such as 6GiB, 512MB or a byte "
+           "count (at least 1 byte, at most 1EiB), not '" +
+           options.memoryBudget + "'";
+  if (!(options.activationBudget >= 0 && options.activationBudget <= 1))
+    return "--activation-budget takes a fraction in (0, 1] (0: none)";
+  if (budget && options.activationBudget > 0)
+    return "--memory-budget and --activation-budget are two ways of giving "
+           "one budget: give one";
   const std::string &scaling = options.lossScale;
   if (scaling != "auto" && scaling != "dynamic" && scaling != "none")
     return "unknown loss-scale '" + scaling +

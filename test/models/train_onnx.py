@@ -167,6 +167,11 @@ CASES = {
 LOW_PRECISION = {"mlp_adamw", "transformer_adamw"}
 BAND = {"bf16": 5e-3, "fp16": 5e-4}
 
+# Cases also trained under an activation budget (values recomputed instead
+# of kept): every loss and weight must be the same as without one.
+BUDGETED = {"mlp_sgd_momentum": "0.75", "transformer_adamw": "0.75",
+            "cnn_sgd": "0.95"}
+
 
 def run_case(name, dlc, work):
     make, shape, rows, loss, flags, make_opt, clip = CASES[name]
@@ -222,6 +227,18 @@ def run_case(name, dlc, work):
     rows_f32, _, weights = train([], "")
     dlc_losses = [float(r[1]) for r in rows_f32]
     trained = np.load(weights)
+    failures = []
+    if name in BUDGETED:
+        rows_b, _, weights_b = train(
+            [f"--activation-budget={BUDGETED[name]}"], "_budget")
+        if [r[1] for r in rows_b] != [r[1] for r in rows_f32]:
+            failures.append("with an activation budget the losses changed: "
+                            f"{[r[1] for r in rows_b]}")
+        budgeted = np.load(weights_b)
+        for n in trained.files:
+            if not np.array_equal(budgeted[n], trained[n]):
+                failures.append(f"with an activation budget {n} changed "
+                                f"(relative {rel(budgeted[n], trained[n]):.1e})")
     low = {}
     if name in LOW_PRECISION:
         for precision in BAND:
@@ -261,7 +278,6 @@ def run_case(name, dlc, work):
         opt.step()
         torch_losses.append(total)
 
-    failures = []
     if len(dlc_losses) != STEPS:
         failures.append(f"{len(dlc_losses)} losses logged, not {STEPS}")
     for step, (a, b) in enumerate(zip(dlc_losses, torch_losses)):

@@ -24,7 +24,7 @@ func.func @table(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %i: tensor<4xi32>) ->
   %p = dlc.pad %s {low = array<i64: 0, 0>, high = array<i64: 0, 7>, value = 0.0 : f64} : (tensor<4x1xf32>) -> tensor<4x8xf32>
   // expected-remark @+1 {{classes [window, kernel-body], ops per element 0, precision allow, layout fixed, gradient yes}}
   %g = dlc.gather %p, %i {axis = 0 : i64} : (tensor<4x8xf32>, tensor<4xi32>) -> tensor<4x8xf32>
-  // expected-remark @+1 {{classes [], ops per element 0, precision prefer, layout fixed, gradient yes}}
+  // expected-remark @+1 {{classes [], ops per element 16 (512 flops, 512 bytes alone), precision prefer, layout fixed, gradient yes}}
   %y = dlc.matmul %g, %t : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }

@@ -1,0 +1,430 @@
+//===- Rematerialize.cpp - Recompute values to fit a memory budget --------===//
+//
+// dlc-rematerialize (Passes.td): where the intermediate values live at one
+// point of the schedule exceed the budget, some of them are recomputed
+// where they are used again instead of being kept across that point
+// (activation checkpointing, as XLA's HloRematerialization does on its
+// schedule). Greedy: at the point of the highest estimate, the value whose
+// recomputation frees the most bytes per operation is recomputed before
+// its next use, and the estimate redone, until it fits or nothing frees
+// memory. A recomputed pointwise chain fuses into the kernel that uses it.
+// docs/memory.md.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Attributes.h"
+#include "ir/ElementType.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_REMATERIALIZE
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+
+int64_t bytesOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  return tensorBytes(type);
+}
+
+/// The value whose buffer `v` shares: follows reshape views to their source.
+Value viewRoot(Value v) {
+  while (auto reshape = v.getDefiningOp<ReshapeOp>())
+    v = reshape.getInput();
+  return v;
+}
+
+/// Whether `v` costs no intermediate memory: a function argument or a
+/// constant (packaged, or a literal), or a view of one.
+bool isResident(Value v) {
+  Value root = viewRoot(v);
+  return isa<BlockArgument>(root) || root.getDefiningOp<ConstantOp>();
+}
+
+/// Operations to compute `op` once: its cost interface where it has one
+/// (elementwise ops, products, library convolutions), windows by their
+/// window, and one per element read for the rest (reductions, data
+/// movement).
+double flopsOf(Operation *op) {
+  if (auto cost = dyn_cast<CostOpInterface>(op))
+    return cost.getFlops();
+  double result = 0;
+  for (Value v : op->getResults())
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      result += double(t.getNumElements());
+  if (auto pool = dyn_cast<Pool2DOp>(op)) {
+    ArrayRef<int64_t> k = pool.getKernel();
+    return result * double(k[0]) * double(k[1]);
+  }
+  if (auto conv = dyn_cast<Conv2DOp>(op)) {
+    auto filter = cast<RankedTensorType>(conv.getFilter().getType());
+    return 2 * result * double(filter.getNumElements()) /
+           double(std::max<int64_t>(filter.getDimSize(0), 1));
+  }
+  double read = 0;
+  for (Value v : op->getOperands())
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      read += double(t.getNumElements());
+  return read;
+}
+
+/// Whether `op` may be computed a second time: a pure dlc op of one result
+/// whose cost is known. Attention is not (its backward recomputes its
+/// scores itself), nor are constants and views (free anyway).
+bool isRecomputable(Operation *op) {
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !isa<DlcDialect>(op->getDialect()) || !isPure(op) ||
+      isa<ConstantOp, ReshapeOp, AttentionOp, KernelOp>(op))
+    return false;
+  return op->hasTrait<trait::Elementwise>() ||
+         op->hasTrait<trait::DataMovement>() ||
+         op->hasTrait<trait::Reduction>() ||
+         isa<MatmulOp, ConvOp, Conv2DOp, Pool2DOp>(op);
+}
+
+/// The op-level memory estimate of a schedule: every value of a top-level
+/// op other than constants, views and returned values is a buffer live
+/// from its op to its last use (through views), as dlc-plan-memory counts
+/// them after fusion (where the values inside a kernel need none).
+struct Profile {
+  DenseMap<Operation *, unsigned> position;
+  SmallVector<Operation *> ops;
+  struct Buffer {
+    Value value;
+    int64_t bytes = 0;
+    unsigned def = 0, last = 0;
+  };
+  SmallVector<Buffer> buffers;
+  DenseMap<Value, unsigned> bufferOf;
+  SmallVector<int64_t> live;
+  unsigned peakAt = 0;
+  int64_t peak = 0;
+
+  explicit Profile(Block &block) {
+    for (Operation &op : block) {
+      position[&op] = ops.size();
+      ops.push_back(&op);
+    }
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      if (isa<ConstantOp, ReshapeOp>(op))
+        continue;
+      for (Value r : op->getResults()) {
+        bufferOf[r] = buffers.size();
+        buffers.push_back({r, bytesOf(r), unsigned(i), unsigned(i)});
+      }
+    }
+    DenseSet<unsigned> returned;
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      for (Value operand : op->getOperands()) {
+        auto it = bufferOf.find(viewRoot(operand));
+        if (it == bufferOf.end())
+          continue;
+        if (isa<func::ReturnOp>(op))
+          returned.insert(it->second);
+        buffers[it->second].last =
+            std::max(buffers[it->second].last, unsigned(i));
+      }
+    }
+    // Bytes live at each position: a difference array, summed.
+    live.assign(ops.size() + 1, 0);
+    for (auto [i, b] : llvm::enumerate(buffers)) {
+      if (returned.contains(unsigned(i))) {
+        b.bytes = 0; // written into the output
+        continue;
+      }
+      live[b.def] += b.bytes;
+      live[b.last + 1] -= b.bytes;
+    }
+    live.pop_back();
+    int64_t running = 0;
+    for (auto [i, delta] : llvm::enumerate(live)) {
+      running += delta;
+      delta = running;
+      if (running > peak) {
+        peak = running;
+        peakAt = unsigned(i);
+      }
+    }
+  }
+
+  const Buffer *bufferFor(Value v) const {
+    auto it = bufferOf.find(viewRoot(v));
+    return it == bufferOf.end() ? nullptr : &buffers[it->second];
+  }
+  bool liveAt(const Buffer &b, unsigned p) const {
+    return b.def <= p && p <= b.last;
+  }
+};
+
+/// A value kept across the peak that could be recomputed after it.
+struct Candidate {
+  Value value;
+  /// The first use after the peak (through views): where it is recomputed.
+  Operation *at = nullptr;
+  /// The ops recomputed, in schedule order: the value's, and those of its
+  /// operands that are not there any more (a chain back to live values).
+  SmallVector<Operation *> ops;
+  int64_t saved = 0;
+  double flops = 0;
+};
+
+/// How many ops one recomputation may chain back through.
+constexpr size_t kMaxChain = 8;
+/// Steps without a lower peak before the search gives up.
+constexpr size_t kPatience = 16;
+
+struct RematerializePass
+    : public mlir::dlc::impl::RematerializeBase<RematerializePass> {
+  using RematerializeBase::RematerializeBase;
+
+  void runOnOperation() override;
+
+  /// The best candidate at the profile's peak, if any frees memory there.
+  std::optional<Candidate> choose(const Profile &profile);
+  /// Recomputes `c.value` before `c.at` for all its uses from there on.
+  void recompute(const Profile &profile, const Candidate &c);
+};
+
+std::optional<Candidate> RematerializePass::choose(const Profile &profile) {
+  unsigned peak = profile.peakAt;
+  std::optional<Candidate> best;
+  double bestScore = -1;
+  for (const Profile::Buffer &b : profile.buffers) {
+    if (b.bytes == 0 || !(b.def < peak && peak < b.last))
+      continue;
+    Operation *op = b.value.getDefiningOp();
+    if (!op || !isRecomputable(op))
+      continue;
+    // Its first use after the peak; none at the peak itself.
+    unsigned first = std::numeric_limits<unsigned>::max();
+    bool usedAtPeak = false;
+    SmallVector<Value> worklist{b.value};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+          worklist.push_back(reshape.getResult());
+          continue;
+        }
+        unsigned at = profile.position.lookup(user);
+        usedAtPeak |= at == peak;
+        if (at > peak)
+          first = std::min(first, at);
+      }
+    }
+    if (usedAtPeak || first == std::numeric_limits<unsigned>::max())
+      continue;
+    // Its operands must be there again at `first`: those live at the peak
+    // (or resident) are; the others are recomputed too where they can be
+    // (a chain of at most kMaxChain ops), else kept across the peak.
+    SmallVector<Operation *> chain{op};
+    llvm::SmallPtrSet<Operation *, 8> inChain{op};
+    int64_t extra = 0;
+    for (size_t i = 0; i < chain.size(); ++i) {
+      for (Value operand : chain[i]->getOperands()) {
+        Value root = viewRoot(operand);
+        if (isResident(root))
+          continue;
+        const Profile::Buffer *in = profile.bufferFor(root);
+        if (!in || profile.liveAt(*in, peak))
+          continue;
+        Operation *def = root.getDefiningOp();
+        if (inChain.contains(def))
+          continue;
+        if (chain.size() < kMaxChain && isRecomputable(def)) {
+          chain.push_back(def);
+          inChain.insert(def);
+        } else {
+          extra += in->bytes;
+        }
+      }
+    }
+    int64_t saved = b.bytes - extra;
+    if (saved <= 0)
+      continue;
+    double flops = 0;
+    for (Operation *o : chain)
+      flops += flopsOf(o);
+    double score = double(saved) / (flops + 1);
+    if (score > bestScore) {
+      bestScore = score;
+      llvm::sort(chain, [&](Operation *a, Operation *c) {
+        return profile.position.lookup(a) < profile.position.lookup(c);
+      });
+      best = Candidate{b.value, profile.ops[first], chain, saved, flops};
+    }
+  }
+  return best;
+}
+
+void RematerializePass::recompute(const Profile &profile,
+                                  const Candidate &c) {
+  unsigned from = profile.position.lookup(c.at);
+  OpBuilder b(c.at);
+  // The chain in order, each op reading the clones of those before it
+  // (through views rebuilt on them).
+  IRMapping mapping;
+  for (Operation *op : c.ops) {
+    for (Value operand : op->getOperands()) {
+      if (mapping.contains(operand))
+        continue;
+      SmallVector<ReshapeOp> views;
+      Value v = operand;
+      while (auto reshape = v.getDefiningOp<ReshapeOp>()) {
+        views.push_back(reshape);
+        v = reshape.getInput();
+      }
+      if (!mapping.contains(v))
+        continue;
+      Value mapped = mapping.lookup(v);
+      for (ReshapeOp view : llvm::reverse(views)) {
+        mapped = b.create<ReshapeOp>(view.getLoc(), view.getType(), mapped);
+        mapping.map(view.getResult(), mapped);
+      }
+    }
+    Operation *clone = b.clone(*op, mapping);
+    clone->setAttr(attr::kRecompute, b.getUnitAttr());
+  }
+  // The uses from `from` on read the clone, through views rebuilt on it.
+  DenseMap<Value, Value> rebuilt{{c.value, mapping.lookup(c.value)}};
+  std::function<Value(Value)> onClone = [&](Value v) -> Value {
+    auto it = rebuilt.find(v);
+    if (it != rebuilt.end())
+      return it->second;
+    auto reshape = v.getDefiningOp<ReshapeOp>();
+    Value input = onClone(reshape.getInput());
+    Value view = b.create<ReshapeOp>(reshape.getLoc(), reshape.getType(), input);
+    rebuilt[v] = view;
+    return view;
+  };
+  SmallVector<std::pair<OpOperand *, Value>> uses;
+  SmallVector<Value> worklist{c.value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+        worklist.push_back(reshape.getResult());
+        continue;
+      }
+      auto at = profile.position.find(user);
+      if (at != profile.position.end() && at->second >= from)
+        uses.push_back({&use, v});
+    }
+  }
+  for (auto [use, v] : uses)
+    use->set(onClone(v));
+}
+
+void RematerializePass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return;
+  Block &block = func.getBody().front();
+  if (!(activationFraction >= 0 && activationFraction <= 1)) {
+    func.emitError() << "dlc-rematerialize: the activation fraction must lie "
+                        "in [0, 1]";
+    return signalPassFailure();
+  }
+  // What the step holds besides the arena: its inputs and outputs
+  // (parameters and state among them) and its packaged constants.
+  int64_t resident = residentBytes(func);
+  Profile initial(block);
+  OwningOpRef<func::FuncOp> initialCopy = func.clone();
+  int64_t target = -1;
+  if (budget > 0)
+    target = std::max<int64_t>(int64_t(budget) - resident, 0);
+  else if (activationFraction > 0)
+    target = int64_t(std::floor(activationFraction * double(initial.peak)));
+  // The driver's second try, when the plan after fusion missed the budget
+  // (fusion moves buffers' lives): a lower target for the estimate.
+  if (target > 0 && tighten < 1)
+    target = int64_t(std::floor(double(target) * std::max(double(tighten), 0.0)));
+  int64_t peak = initial.peak;
+  double flops = 0;
+  if (target >= 0 && peak > target) {
+    // Each step recomputes one value. A step can move the peak elsewhere
+    // without lowering it: the best plan so far is kept (a copy of the
+    // function), and the search ends after kPatience steps without a
+    // lower peak, returning to it.
+    OwningOpRef<func::FuncOp> best;
+    int64_t bestPeak = peak;
+    double bestFlops = 0;
+    size_t sinceBest = 0;
+    for (size_t step = 0, limit = 4 * initial.ops.size() + 16;
+         step < limit && sinceBest < kPatience; ++step) {
+      Profile profile(block);
+      peak = profile.peak;
+      if (peak < bestPeak) {
+        bestPeak = peak;
+        bestFlops = flops;
+        best = func.clone();
+        sinceBest = 0;
+      }
+      if (peak <= target)
+        break;
+      std::optional<Candidate> c = choose(profile);
+      if (!c)
+        break;
+      recompute(profile, *c);
+      flops += c->flops;
+      ++sinceBest;
+    }
+    peak = Profile(block).peak;
+    if (sinceBest > 0 && peak >= bestPeak) {
+      if (best) {
+        func.getBody().takeBody(best->getBody());
+      } else {
+        // No step lowered it: undo them all.
+        func.getBody().takeBody(
+            OwningOpRef<func::FuncOp>(initialCopy->clone())->getBody());
+      }
+      peak = bestPeak;
+      flops = bestFlops;
+    }
+  }
+  Builder b(&getContext());
+  func->setAttr(attr::kActivationBytes, b.getI64IntegerAttr(peak));
+  func->setAttr(attr::kRecomputeFlops, b.getF64FloatAttr(flops));
+  // A later try of the driver's (tighten < 1) does what it can: the
+  // driver measures the plan and reports.
+  if (target >= 0 && peak > target && tighten >= 1) {
+    InFlightDiagnostic d = func.emitError();
+    if (budget > 0)
+      d << "no plan fits the memory budget of " << int64_t(budget)
+        << " bytes: the inputs, outputs, parameters, state and constants "
+           "take "
+        << resident << ", which leaves " << target
+        << " for intermediate values, and recomputing every value that "
+           "frees memory still needs "
+        << peak << " at one point; the smallest budget that fits is "
+        << resident + peak << " bytes";
+    else
+      d << "no plan fits the activation budget: it leaves " << target
+        << " bytes for intermediate values, and recomputing every value "
+           "that frees memory still needs "
+        << peak << " at one point; the smallest fraction that fits is "
+        << double(peak) / double(std::max<int64_t>(initial.peak, 1));
+    return signalPassFailure();
+  }
+}
+
+} // namespace
