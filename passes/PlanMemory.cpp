@@ -14,6 +14,7 @@
 #include "analysis/KernelAnalysis.h"
 #include "ir/Attributes.h"
 #include "ir/ElementType.h"
+#include "passes/Buffers.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -36,22 +37,8 @@ using namespace mlir::dlc;
 
 namespace {
 
-int64_t valueBytes(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return tensorBytes(type);
-}
-
 int64_t alignUp(int64_t value, int64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
-}
-
-/// The value whose buffer `v` shares: follows reshape views to their source.
-Value viewRoot(Value v) {
-  while (auto reshape = v.getDefiningOp<ReshapeOp>())
-    v = reshape.getInput();
-  return v;
 }
 
 struct Buffer {

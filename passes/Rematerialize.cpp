@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Attributes.h"
 #include "ir/ElementType.h"
+#include "passes/Buffers.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -37,27 +38,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-
-int64_t bytesOf(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return tensorBytes(type);
-}
-
-/// The value whose buffer `v` shares: follows reshape views to their source.
-Value viewRoot(Value v) {
-  while (auto reshape = v.getDefiningOp<ReshapeOp>())
-    v = reshape.getInput();
-  return v;
-}
-
-/// Whether `v` costs no intermediate memory: a function argument or a
-/// constant (packaged, or a literal), or a view of one.
-bool isResident(Value v) {
-  Value root = viewRoot(v);
-  return isa<BlockArgument>(root) || root.getDefiningOp<ConstantOp>();
-}
 
 /// Operations to compute `op` once: its cost interface where it has one
 /// (elementwise ops, products, library convolutions), windows by their
@@ -128,7 +108,7 @@ struct Profile {
         continue;
       for (Value r : op->getResults()) {
         bufferOf[r] = buffers.size();
-        buffers.push_back({r, bytesOf(r), unsigned(i), unsigned(i)});
+        buffers.push_back({r, valueBytes(r), unsigned(i), unsigned(i)});
       }
     }
     DenseSet<unsigned> returned;
@@ -275,8 +255,7 @@ std::optional<Candidate> RematerializePass::choose(const Profile &profile) {
   return best;
 }
 
-void RematerializePass::recompute(const Profile &profile,
-                                  const Candidate &c) {
+void RematerializePass::recompute(const Profile &profile, const Candidate &c) {
   unsigned from = profile.position.lookup(c.at);
   OpBuilder b(c.at);
   // The chain in order, each op reading the clones of those before it
@@ -311,7 +290,8 @@ void RematerializePass::recompute(const Profile &profile,
       return it->second;
     auto reshape = v.getDefiningOp<ReshapeOp>();
     Value input = onClone(reshape.getInput());
-    Value view = b.create<ReshapeOp>(reshape.getLoc(), reshape.getType(), input);
+    Value view =
+        b.create<ReshapeOp>(reshape.getLoc(), reshape.getType(), input);
     rebuilt[v] = view;
     return view;
   };
@@ -357,7 +337,8 @@ void RematerializePass::runOnOperation() {
   // The driver's second try, when the plan after fusion missed the budget
   // (fusion moves buffers' lives): a lower target for the estimate.
   if (target > 0 && tighten < 1)
-    target = int64_t(std::floor(double(target) * std::max(double(tighten), 0.0)));
+    target =
+        int64_t(std::floor(double(target) * std::max(double(tighten), 0.0)));
   int64_t peak = initial.peak;
   double flops = 0;
   if (target >= 0 && peak > target) {

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/ElementType.h"
+#include "passes/Buffers.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,26 +29,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-
-int64_t bytesOf(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return tensorBytes(type);
-}
-
-Value viewRoot(Value v) {
-  while (auto reshape = v.getDefiningOp<ReshapeOp>())
-    v = reshape.getInput();
-  return v;
-}
-
-/// Free to recreate anywhere: a constant, or a view of an argument or a
-/// constant.
-bool isFree(Value v) {
-  Value root = viewRoot(v);
-  return isa<BlockArgument>(root) || root.getDefiningOp<ConstantOp>();
-}
 
 /// Values this small computed from arguments only are computed first.
 constexpr int64_t kSmallBytes = 256;
@@ -77,14 +58,13 @@ struct ScheduleMemoryPass
     Operation *cursor = nullptr;
     for (Operation *op : ops) {
       if (op->getNumRegions() || !isPure(op) || isa<ConstantOp>(op) ||
-          isa<ReshapeOp>(op) ||
-          !llvm::all_of(op->getOperands(), [&](Value v) {
-            return isFree(v) || first.contains(viewRoot(v).getDefiningOp());
+          isa<ReshapeOp>(op) || !llvm::all_of(op->getOperands(), [&](Value v) {
+            return isResident(v) || first.contains(viewRoot(v).getDefiningOp());
           }))
         continue;
       int64_t bytes = 0;
       for (Value r : op->getResults())
-        bytes += bytesOf(r);
+        bytes += valueBytes(r);
       if (bytes > kSmallBytes)
         continue;
       if (cursor)
@@ -100,7 +80,7 @@ struct ScheduleMemoryPass
     // parameter's update from its gradient) has them moved up to it.
     for (Operation *def : ops)
       for (Value g : def->getResults())
-        if (!returned.contains(g) && !isFree(g))
+        if (!returned.contains(g) && !isResident(g))
           hoistCone(block, g);
   }
 
@@ -135,7 +115,7 @@ struct ScheduleMemoryPass
     Operation *after = g.getDefiningOp();
     for (Operation *op : cone)
       for (Value operand : op->getOperands()) {
-        if (isFree(operand))
+        if (isResident(operand))
           continue;
         Operation *producer = viewRoot(operand).getDefiningOp();
         if (!producer || cone.contains(producer))
@@ -144,15 +124,15 @@ struct ScheduleMemoryPass
           after = producer;
       }
     SmallVector<Operation *> ordered(cone.begin(), cone.end());
-    llvm::sort(ordered,
-               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
     // Already there.
     if (after->getNextNode() == ordered.front() &&
-        llvm::all_of(llvm::zip(ordered, llvm::drop_begin(ordered)),
-                     [](auto pair) {
-                       return std::get<0>(pair)->getNextNode() ==
-                              std::get<1>(pair);
-                     }))
+        llvm::all_of(
+            llvm::zip(ordered, llvm::drop_begin(ordered)), [](auto pair) {
+              return std::get<0>(pair)->getNextNode() == std::get<1>(pair);
+            }))
       return;
     // Its results have no readers outside, so none precedes the new place.
     Operation *at = after;

@@ -1128,3 +1128,18 @@ func.func @dropout_result(%x: tensor<4xf32>, %o: tensor<1xi64>) -> tensor<4xf16>
   %0 = dlc.dropout %x, %o {ratio = 0.5 : f64, seed = 0 : i64, stream = 0 : i64} : (tensor<4xf32>, tensor<1xi64>) -> tensor<4xf16>
   return %0 : tensor<4xf16>
 }
+
+// -----
+
+func.func @recompute_not_unit(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expects 'dlc.recompute' as a unit attribute on an op of one result}}
+  %0 = dlc.exp %x {dlc.recompute = 1 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expects 'dlc.recompute_flops' on a function, as a float >= 0}}
+func.func @recompute_flops(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.recompute_flops = -1.0 : f64} {
+  return %x : tensor<4xf32>
+}

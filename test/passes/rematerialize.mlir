@@ -33,3 +33,6 @@ func.func @chain(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<64x64xf
   return %e : tensor<64x64xf32>
 }
 
+
+// RUN: not dlc-opt %s --dlc-rematerialize='activation-fraction=2' 2>&1 | FileCheck %s --check-prefix=FRACTION
+// FRACTION: dlc-rematerialize: the activation fraction must lie in [0, 1]
