@@ -34,18 +34,55 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
     return perm[r - 2] == r - 1 && perm[r - 1] == r - 2;
   }
 
+  /// `v` without a transpose of its last two dimensions, if it is one,
+  /// possibly seen through a reshape that only adds or drops leading
+  /// dimensions of size 1 (a weight `[K, N]` transposed, then given a batch
+  /// dimension for a batched product): that reshape is then made of the
+  /// transpose's input.
+  static Value untransposed(Value v, Operation *at,
+                            PatternRewriter &rewriter) {
+    if (auto t = v.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t))
+      return t.getInput();
+    auto reshape = v.getDefiningOp<ReshapeOp>();
+    if (!reshape)
+      return nullptr;
+    auto t = reshape.getInput().getDefiningOp<TransposeOp>();
+    if (!t || !swapsLastTwo(t))
+      return nullptr;
+    auto in = cast<RankedTensorType>(t.getType());
+    auto out = cast<RankedTensorType>(reshape.getType());
+    auto onlyLeadingUnits = [](RankedTensorType a, RankedTensorType b) {
+      int64_t ra = a.getRank(), rb = b.getRank();
+      if (ra < 2 || rb < 2 ||
+          a.getShape().take_back(2) != b.getShape().take_back(2))
+        return false;
+      return llvm::all_of(a.getShape().drop_back(2),
+                          [](int64_t d) { return d == 1; }) &&
+             llvm::all_of(b.getShape().drop_back(2),
+                          [](int64_t d) { return d == 1; });
+    };
+    if (!onlyLeadingUnits(in, out))
+      return nullptr;
+    SmallVector<int64_t> shape(out.getShape());
+    std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+    rewriter.setInsertionPoint(at);
+    return rewriter.create<ReshapeOp>(
+        reshape.getLoc(), RankedTensorType::get(shape, out.getElementType()),
+        t.getInput());
+  }
+
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     bool changed = false;
     Value lhs = op.getLhs(), rhs = op.getRhs();
     bool ta = op.getTransposeA(), tb = op.getTransposeB();
-    if (auto t = lhs.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t)) {
-      lhs = t.getInput();
+    if (Value u = untransposed(lhs, op, rewriter)) {
+      lhs = u;
       ta = !ta;
       changed = true;
     }
-    if (auto t = rhs.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t)) {
-      rhs = t.getInput();
+    if (Value u = untransposed(rhs, op, rewriter)) {
+      rhs = u;
       tb = !tb;
       changed = true;
     }

@@ -16,6 +16,23 @@ func.func @transpose_into_matmul(%a: tensor<2x8x4xf32>, %b: tensor<2x16x8xf32>) 
 
 // -----
 
+// A weight transposed, then given a batch dimension for a batched product
+// (what PyTorch's Linear exports when the weight is a parameter to train):
+// the flag, on the weight given the batch dimension.
+// CHECK-LABEL: func.func @transpose_through_unit_reshape
+// CHECK-SAME: (%[[X:.*]]: tensor<4x5x8xf32>, %[[W:.*]]: tensor<24x8xf32>)
+func.func @transpose_through_unit_reshape(%x: tensor<4x5x8xf32>, %w: tensor<24x8xf32>) -> tensor<4x5x24xf32> {
+  // CHECK-NOT: dlc.transpose
+  // CHECK: %[[R:.*]] = dlc.reshape %[[W]] : tensor<24x8xf32> -> tensor<1x24x8xf32>
+  // CHECK: dlc.matmul %[[X]], %[[R]] {transpose_b} : (tensor<4x5x8xf32>, tensor<1x24x8xf32>) -> tensor<4x5x24xf32>
+  %t = dlc.transpose %w {perm = array<i64: 1, 0>} : (tensor<24x8xf32>) -> tensor<8x24xf32>
+  %r = dlc.reshape %t : tensor<8x24xf32> -> tensor<1x8x24xf32>
+  %0 = dlc.matmul %x, %r : (tensor<4x5x8xf32>, tensor<1x8x24xf32>) -> tensor<4x5x24xf32>
+  return %0 : tensor<4x5x24xf32>
+}
+
+// -----
+
 // A transpose into an operand that is already transposed clears the flag.
 // CHECK-LABEL: func.func @transpose_cancels_flag
 // CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x16xf32>)
