@@ -696,9 +696,10 @@ def PlanMemory : Pass<"dlc-plan-memory", "func::FuncOp"> {
     Computes the live range of every buffer produced by a `dlc.kernel`,
     `dlc.matmul` or `dlc.attention` over the schedule (the order of
     operations), then packs buffers whose live ranges do not overlap into the
-    same bytes of one arena (offsets aligned to 256 bytes): largest first,
-    each at the lowest aligned offset that no buffer with an overlapping live
-    range occupies (first fit by offset). A pointwise
+    same bytes of one arena (offsets aligned to 256 bytes): in three orders
+    (by size, by length of life, by both), each buffer at the lowest aligned
+    offset (first fit) or in the smallest gap (best fit) that no buffer with
+    an overlapping live range occupies, keeping the smallest arena. A pointwise
     kernel may write its result over an operand that dies there (in-place).
     Results returned by the function are written straight into the output
     buffers and get offset -1. Reshapes are views and share their operand's

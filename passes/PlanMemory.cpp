@@ -4,7 +4,8 @@
 // buffer. A buffer lives from its producer to its last user in the schedule,
 // where users of a reshape view count as users of the viewed buffer. Buffers
 // that hold a returned value are written straight into the output (offset
-// -1); the rest share one arena: largest first, each at the lowest aligned
+// -1); the rest share one arena, packed in a few orders (largest first
+// among them) with first and best fit, the smallest kept: each at an aligned
 // offset that no buffer with an overlapping live range occupies. A
 // single-result pointwise kernel that reads an operand only at its own output
 // index may write its result over that operand when the operand dies there
@@ -24,6 +25,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <algorithm>
+#include <limits>
 
 #define DEBUG_TYPE "dlc-plan-memory"
 
@@ -241,45 +243,93 @@ void PlanMemoryPass::runOnOperation() {
       lowerBound = std::max(lowerBound, bytes);
   }
 
-  SmallVector<unsigned> byDecreasingSize(slots.size());
-  for (unsigned i = 0; i < slots.size(); ++i)
-    byDecreasingSize[i] = i;
-  std::stable_sort(byDecreasingSize.begin(), byDecreasingSize.end(),
-                   [&](unsigned a, unsigned b) {
-                     // Sizes as occupied in the arena: small tensors all
-                     // take one aligned unit and are then placed in
-                     // schedule order, which packs short chains tightly.
-                     int64_t sizeA = alignUp(slots[a].bytes, alignment);
-                     int64_t sizeB = alignUp(slots[b].bytes, alignment);
-                     if (sizeA != sizeB)
-                       return sizeA > sizeB;
-                     return slots[a].start < slots[b].start;
-                   });
-  SmallVector<unsigned> placed;
-  int64_t arenaBytes = 0;
-  for (unsigned i : byDecreasingSize) {
-    Slot &b = slots[i];
-    // Memory taken during this block's lifetime, by offset.
-    SmallVector<std::pair<int64_t, int64_t>> taken;
-    for (unsigned j : placed) {
-      const Slot &o = slots[j];
-      if (o.bytes > 0 && o.start <= b.end && b.start <= o.end)
-        taken.push_back({o.offset, o.offset + o.bytes});
+  // Packing: buffers in some order, each at an aligned offset that no
+  // placed buffer with an overlapping life occupies; either the lowest
+  // such offset (first fit) or the one in the smallest gap that holds it
+  // (best fit, as XLA's GlobalDecreasingSizeBestFitHeap). Several orders
+  // and both rules are tried and the smallest arena kept: one order packs
+  // one schedule's shapes better than another's, and trying is cheap next
+  // to the rest of the compile.
+  auto occupied = [&](const Slot &b) { return alignUp(b.bytes, alignment); };
+  auto pack = [&](ArrayRef<unsigned> order, bool bestFit,
+                  SmallVectorImpl<int64_t> &offsets) {
+    offsets.assign(slots.size(), 0);
+    SmallVector<unsigned> placed;
+    int64_t arena = 0;
+    for (unsigned i : order) {
+      const Slot &b = slots[i];
+      SmallVector<std::pair<int64_t, int64_t>> taken;
+      for (unsigned j : placed) {
+        const Slot &o = slots[j];
+        if (o.bytes > 0 && o.start <= b.end && b.start <= o.end)
+          taken.push_back({offsets[j], offsets[j] + o.bytes});
+      }
+      llvm::sort(taken);
+      int64_t offset = 0;
+      if (b.bytes > 0) {
+        // The gaps between taken ranges, then the space above them all.
+        int64_t best = -1, bestGap = std::numeric_limits<int64_t>::max();
+        int64_t cursor = 0;
+        for (auto [lo, hi] : taken) {
+          if (cursor + b.bytes <= lo) {
+            if (!bestFit) {
+              best = cursor;
+              break;
+            }
+            if (lo - cursor < bestGap) {
+              bestGap = lo - cursor;
+              best = cursor;
+            }
+          }
+          cursor = std::max(cursor, alignUp(hi, alignment));
+        }
+        offset = best >= 0 ? best : cursor;
+      }
+      offsets[i] = offset;
+      arena = std::max(arena, offset + b.bytes);
+      placed.push_back(i);
     }
-    llvm::sort(taken);
-    int64_t offset = 0;
-    if (b.bytes > 0) {
-      for (auto [lo, hi] : taken) {
-        if (offset + b.bytes <= lo)
-          break;
-        offset = std::max(offset, alignUp(hi, alignment));
+    return alignUp(arena, alignment);
+  };
+  SmallVector<unsigned> identity(slots.size());
+  for (unsigned i = 0; i < slots.size(); ++i)
+    identity[i] = i;
+  auto sorted = [&](auto key) {
+    SmallVector<unsigned> order = identity;
+    std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
+      auto ka = key(slots[a]), kb = key(slots[b]);
+      if (ka != kb)
+        return ka > kb;
+      return slots[a].start < slots[b].start;
+    });
+    return order;
+  };
+  // Sizes as occupied in the arena: small tensors all take one aligned
+  // unit and are then placed in schedule order, which packs short chains
+  // tightly.
+  SmallVector<SmallVector<unsigned>> orders = {
+      sorted([&](const Slot &b) { return occupied(b); }),
+      sorted([&](const Slot &b) { return int64_t(b.end - b.start); }),
+      sorted([&](const Slot &b) {
+        return occupied(b) * int64_t(b.end - b.start + 1);
+      })};
+  // Each try is quadratic in the buffers: fewer tries for big steps.
+  if (slots.size() > 4000)
+    orders.resize(1);
+  int64_t arenaBytes = std::numeric_limits<int64_t>::max();
+  SmallVector<int64_t> offsets, bestOffsets;
+  for (const SmallVector<unsigned> &order : orders)
+    for (bool bestFit : {false, true}) {
+      int64_t arena = pack(order, bestFit, offsets);
+      if (arena < arenaBytes) {
+        arenaBytes = arena;
+        bestOffsets = offsets;
       }
     }
-    b.offset = offset;
-    arenaBytes = std::max(arenaBytes, offset + b.bytes);
-    placed.push_back(i);
-  }
-  arenaBytes = alignUp(arenaBytes, alignment);
+  if (slots.empty())
+    arenaBytes = 0;
+  for (auto [i, b] : llvm::enumerate(slots))
+    b.offset = bestOffsets.empty() ? 0 : bestOffsets[i];
 
   for (Buffer &buffer : buffers)
     if (!buffer.returned)
