@@ -39,8 +39,7 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
   /// dimensions of size 1 (a weight `[K, N]` transposed, then given a batch
   /// dimension for a batched product): that reshape is then made of the
   /// transpose's input.
-  static Value untransposed(Value v, Operation *at,
-                            PatternRewriter &rewriter) {
+  static Value untransposed(Value v, Operation *at, PatternRewriter &rewriter) {
     if (auto t = v.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t))
       return t.getInput();
     auto reshape = v.getDefiningOp<ReshapeOp>();

@@ -1,4 +1,4 @@
-//===- Buffers.h - What memory a value takes, for the memory passes -*- C++ -*-===//
+//===- Buffers.h - Values' memory, for the memory passes --------*- C++ -*-===//
 //
 // Shared by dlc-schedule-memory, dlc-rematerialize and dlc-plan-memory:
 // a reshape is a view of its operand's buffer; arguments and constants
