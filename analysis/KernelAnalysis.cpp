@@ -41,13 +41,6 @@ static std::optional<ArrayRef<int64_t>> staticShape(Value v) {
   return type.getShape();
 }
 
-static int64_t valueBytes(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return tensorBytes(type);
-}
-
 /// A splat constant becomes a literal in the generated code, so reading it
 /// costs no memory traffic.
 static bool isSplatConstant(Value v) {

@@ -150,3 +150,10 @@ const char *mlir::dlc::cudaStorageType(rt::DType dtype) {
 const char *mlir::dlc::cudaComputeType(rt::DType dtype) {
   return rowOf(dtype).compute;
 }
+
+int64_t mlir::dlc::valueBytes(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  return tensorBytes(type);
+}

@@ -13,6 +13,7 @@
 #include "runtime/Tensor.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/APFloat.h"
 
 #include <optional>
@@ -46,6 +47,8 @@ double toDouble(llvm::APFloat f);
 int64_t elementBytes(Type type);
 /// Bytes of a statically shaped tensor: elements times elementBytes.
 int64_t tensorBytes(ShapedType type);
+/// The bytes of `v`'s type when it is a static ranked tensor, else 0.
+int64_t valueBytes(Value v);
 
 /// Why a dense_resource blob `key` of `bytes` bytes cannot be the data of a
 /// constant of `type` (a statically shaped tensor of a dlc element type),

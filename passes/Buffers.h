@@ -13,14 +13,6 @@
 
 namespace mlir::dlc {
 
-/// The bytes of `v`'s static tensor type (0 otherwise).
-inline int64_t valueBytes(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return tensorBytes(type);
-}
-
 /// The value whose buffer `v` shares: follows reshape views to their source.
 inline Value viewRoot(Value v) {
   while (auto reshape = v.getDefiningOp<ReshapeOp>())
