@@ -193,7 +193,7 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     double room = double(int64_t(budget) - resident),
            used = double(peak - resident);
     pipelineOptions.rematTighten *=
-        used > 0 && room > 0 ? std::min(0.97, 0.97 * room / used) : 0.5;
+        used > 0 && room > 0 ? std::min(0.9, 0.97 * room / used) : 0.5;
     OwningOpRef<ModuleOp> again = lowered->clone();
     module.getBodyRegion().takeBody(again->getBodyRegion());
   }
