@@ -693,6 +693,23 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
     os << ", " << copies << " copies";
   os << "; arena " << humanBytes(package.arenaBytes) << " for "
      << humanBytes(package.intermediateBytes) << " of intermediates";
+  // With a memory budget (or a package made with one): the peak against
+  // it and what recomputation costs (docs/memory.md).
+  uint64_t budget = 0;
+  ::dlc::parseByteSize(compileOptions().memoryBudget, budget);
+  if (package.stats && (budget || package.stats->recomputeFlops > 0 ||
+                        compileOptions().activationBudget > 0)) {
+    const rt::PackageStats &s = *package.stats;
+    os << "; peak memory " << humanBytes(s.peakBytes);
+    if (budget)
+      os << " (budget " << humanBytes(budget) << ")";
+    char extra[96];
+    std::snprintf(extra, sizeof extra, "%.3g GFLOP recomputed (%.2f%% of %.3g",
+                  s.recomputeFlops / 1e9,
+                  s.flops > 0 ? 100.0 * s.recomputeFlops / s.flops : 0.0,
+                  s.flops / 1e9);
+    os << ", " << extra << " GFLOP in products)";
+  }
   if (!package.cubins.empty()) {
     os << "; cubins:";
     for (const rt::Cubin &c : package.cubins) {
