@@ -177,8 +177,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
     if (!lowered)
       break;
     func = *findEntry(module, options.entry);
-    int64_t peak = mlir::dlc::getArenaBytes(func).value_or(0) +
-                   mlir::dlc::residentBytes(func);
+    int64_t resident = mlir::dlc::residentBytes(func);
+    int64_t peak = mlir::dlc::getArenaBytes(func).value_or(0) + resident;
     best = best < 0 ? peak : std::min(best, peak);
     if (peak <= int64_t(budget))
       break;
@@ -187,9 +187,8 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
              << "no plan fits the memory budget of " << budget
              << " bytes after fusion and memory planning: the smallest "
                 "found takes "
-             << best << " (" << mlir::dlc::residentBytes(func)
+             << best << " (" << resident
              << " of inputs, outputs, parameters, state and constants)";
-    int64_t resident = mlir::dlc::residentBytes(func);
     double room = double(int64_t(budget) - resident),
            used = double(peak - resident);
     pipelineOptions.rematTighten *=

@@ -50,6 +50,21 @@ LogicalResult unaryGradient(OpBuilder &b, Location loc, Value grad,
   return success();
 }
 
+/// 0, 1, ..., n - 1 along the one dimension of `type` that is not 1, in
+/// its integer element type: positions to compare indices with.
+Value iotaConstant(OpBuilder &b, Location loc, RankedTensorType type) {
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  SmallVector<APInt> values;
+  for (int64_t k = 0; k < type.getNumElements(); ++k)
+    values.push_back(APInt(width, uint64_t(k), /*isSigned=*/true));
+  return b.create<ConstantOp>(loc, type, DenseElementsAttr::get(type, values));
+}
+
+/// `value` in a constant of `type` (float or integer elements).
+Value splat(OpBuilder &b, Location loc, RankedTensorType type, double value) {
+  return b.create<ConstantOp>(loc, type, splatElements(type, value));
+}
+
 } // namespace
 
 LogicalResult AddOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
@@ -732,12 +747,8 @@ LogicalResult Pool2DOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
     Value first = b.create<ArgMaxOp>(
         loc, RankedTensorType::get({n, c, 1, oh * ow}, index), windows,
         b.getI64IntegerAttr(2));
-    auto iotaType = RankedTensorType::get({1, 1, kk, 1}, index);
-    SmallVector<int32_t> iota(static_cast<size_t>(kk), 0);
-    for (int64_t i = 0; i < kk; ++i)
-      iota[size_t(i)] = int32_t(i);
-    Value positions = b.create<ConstantOp>(
-        loc, iotaType, DenseElementsAttr::get(iotaType, ArrayRef(iota)));
+    Value positions =
+        iotaConstant(b, loc, RankedTensorType::get({1, 1, kk, 1}, index));
     Value mask = comparison(b, loc, CmpPredicate::eq, positions, first);
     cols = choose(b, loc, mask, gr, unitSplat(b, loc, gr, 0.0));
   } else {
@@ -805,31 +816,18 @@ LogicalResult GatherOp::buildGradient(OpBuilder &b, ArrayRef<Value> grads,
   Type index = it.getElementType();
   ids = reshapeTo(b, loc, ids, {n, 1});
   auto scalarIndex = RankedTensorType::get({1, 1}, index);
-  auto indexConstant = [&](int64_t value) {
-    return b.create<ConstantOp>(
-        loc, scalarIndex,
-        DenseElementsAttr::get(
-            scalarIndex,
-            b.getIntegerAttr(index, APInt(index.getIntOrFloatBitWidth(),
-                                          uint64_t(value), true))));
-  };
-  Value negative = comparison(b, loc, CmpPredicate::lt, ids, indexConstant(0));
+  Value negative =
+      comparison(b, loc, CmpPredicate::lt, ids, splat(b, loc, scalarIndex, 0));
   ids = choose(b, loc, negative,
-               broadcastBinary<AddOp>(b, loc, ids, indexConstant(v)), ids);
-  auto rowType = RankedTensorType::get({1, v}, index);
-  SmallVector<APInt> iota;
-  for (int64_t k = 0; k < v; ++k)
-    iota.push_back(APInt(index.getIntOrFloatBitWidth(), uint64_t(k), true));
-  Value rows =
-      b.create<ConstantOp>(loc, rowType, DenseElementsAttr::get(rowType, iota));
+               broadcastBinary<AddOp>(b, loc, ids,
+                                      splat(b, loc, scalarIndex, double(v))),
+               ids);
+  Value rows = iotaConstant(b, loc, RankedTensorType::get({1, v}, index));
   Value hit = comparison(b, loc, CmpPredicate::eq, ids, rows);
   auto one = RankedTensorType::get({1, 1}, element);
-  Value onehot = b.create<SelectOp>(
-      loc, RankedTensorType::get({n, v}, element), hit,
-      b.create<ConstantOp>(
-          loc, one, DenseElementsAttr::get(one, b.getFloatAttr(element, 1.0))),
-      b.create<ConstantOp>(
-          loc, one, DenseElementsAttr::get(one, b.getFloatAttr(element, 0.0))));
+  Value onehot =
+      b.create<SelectOp>(loc, RankedTensorType::get({n, v}, element), hit,
+                         splat(b, loc, one, 1.0), splat(b, loc, one, 0.0));
   Value gr = reshapeTo(b, loc, g, {n, rest});
   Value product = b.create<MatmulOp>(
       loc, RankedTensorType::get({v, rest}, tensorType(g).getElementType()),

@@ -27,6 +27,17 @@ Value broadcastBinary(OpBuilder &b, Location loc, Value x, Value y) {
                         x, y);
 }
 
+/// `value` in every element of `type`: a float, or an integer (truncated)
+/// for an integer element type.
+inline DenseElementsAttr splatElements(RankedTensorType type, double value) {
+  Type element = type.getElementType();
+  Builder b(type.getContext());
+  Attribute scalar = isa<FloatType>(element)
+                         ? Attribute(b.getFloatAttr(element, value))
+                         : Attribute(b.getIntegerAttr(element, int64_t(value)));
+  return DenseElementsAttr::get(type, scalar);
+}
+
 /// A splat constant holding `value`, shaped [1, ..., 1] with `like`'s rank
 /// and element type: it broadcasts against `like`.
 inline Value unitSplat(OpBuilder &b, Location loc, Value like, double value) {

@@ -119,15 +119,10 @@ struct ApplyOptimizerPass
     SmallVector<State> states;
     auto addState = [&](Type type, std::string name) -> BlockArgument {
       OpBuilder ab(func);
-      auto tensor = cast<RankedTensorType>(type);
-      Type element = tensor.getElementType();
-      Attribute zero = isa<FloatType>(element)
-                           ? Attribute(ab.getFloatAttr(element, 0.0))
-                           : Attribute(ab.getIntegerAttr(element, 0));
       NamedAttribute attrs[] = {
           ab.getNamedAttr(attr::kState, ab.getStringAttr(name)),
           ab.getNamedAttr(attr::kInitial,
-                          DenseElementsAttr::get(tensor, zero))};
+                          splatElements(cast<RankedTensorType>(type), 0.0))};
       func.insertArgument(stateAt, type, ab.getDictionaryAttr(attrs), loc);
       return func.getArgument(stateAt++);
     };
@@ -285,12 +280,9 @@ struct ApplyOptimizerPass
     auto f32 = b.getStringAttr("f32");
     block.walk([&](Operation *op) {
       // (Not the dropout offset's integer ops.)
-      auto isFloat = [](Type t) {
-        return isa<FloatType>(cast<ShapedType>(t).getElementType());
-      };
       if (!before.count(op) && !isa<ConstantOp>(op) &&
-          (llvm::any_of(op->getResultTypes(), isFloat) ||
-           llvm::any_of(op->getOperandTypes(), isFloat)))
+          (llvm::any_of(op->getResultTypes(), isFloatElement) ||
+           llvm::any_of(op->getOperandTypes(), isFloatElement)))
         op->setAttr(attr::kPrecision, f32);
     });
     b.create<func::ReturnOp>(loc, results);

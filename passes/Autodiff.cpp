@@ -31,12 +31,7 @@ using namespace mlir::dlc;
 Value mlir::dlc::splatConstant(OpBuilder &b, Location loc, Type type,
                                double value) {
   auto tensor = cast<RankedTensorType>(type);
-  Type element = tensor.getElementType();
-  Attribute scalar = isa<FloatType>(element)
-                         ? Attribute(b.getFloatAttr(element, value))
-                         : Attribute(b.getIntegerAttr(element, int64_t(value)));
-  return b.create<ConstantOp>(loc, tensor,
-                              DenseElementsAttr::get(tensor, scalar));
+  return b.create<ConstantOp>(loc, tensor, splatElements(tensor, value));
 }
 
 FailureOr<SmallVector<Value>>

@@ -94,7 +94,6 @@ struct Profile {
   };
   SmallVector<Buffer> buffers;
   DenseMap<Value, unsigned> bufferOf;
-  SmallVector<int64_t> live;
   unsigned peakAt = 0;
   int64_t peak = 0;
 
@@ -124,20 +123,18 @@ struct Profile {
       }
     }
     // Bytes live at each position: a difference array, summed.
-    live.assign(ops.size() + 1, 0);
+    SmallVector<int64_t> delta(ops.size() + 1, 0);
     for (auto [i, b] : llvm::enumerate(buffers)) {
       if (returned.contains(unsigned(i))) {
         b.bytes = 0; // written into the output
         continue;
       }
-      live[b.def] += b.bytes;
-      live[b.last + 1] -= b.bytes;
+      delta[b.def] += b.bytes;
+      delta[b.last + 1] -= b.bytes;
     }
-    live.pop_back();
     int64_t running = 0;
-    for (auto [i, delta] : llvm::enumerate(live)) {
-      running += delta;
-      delta = running;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      running += delta[i];
       if (running > peak) {
         peak = running;
         peakAt = unsigned(i);
@@ -162,7 +159,6 @@ struct Candidate {
   /// The ops recomputed, in schedule order: the value's, and those of its
   /// operands that are not there any more (a chain back to live values).
   SmallVector<Operation *> ops;
-  int64_t saved = 0;
   double flops = 0;
 };
 
@@ -249,7 +245,7 @@ std::optional<Candidate> RematerializePass::choose(const Profile &profile) {
       llvm::sort(chain, [&](Operation *a, Operation *c) {
         return profile.position.lookup(a) < profile.position.lookup(c);
       });
-      best = Candidate{b.value, profile.ops[first], chain, saved, flops};
+      best = Candidate{b.value, profile.ops[first], chain, flops};
     }
   }
   return best;

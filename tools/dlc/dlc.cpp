@@ -695,10 +695,11 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
      << humanBytes(package.intermediateBytes) << " of intermediates";
   // With a memory budget (or a package made with one): the peak against
   // it and what recomputation costs (docs/memory.md).
+  const ::dlc::CompileOptions options = compileOptions();
   uint64_t budget = 0;
-  ::dlc::parseByteSize(compileOptions().memoryBudget, budget);
+  ::dlc::parseByteSize(options.memoryBudget, budget);
   if (package.stats && (budget || package.stats->recomputeFlops > 0 ||
-                        compileOptions().activationBudget > 0)) {
+                        options.activationBudget > 0)) {
     const rt::PackageStats &s = *package.stats;
     os << "; peak memory " << humanBytes(s.peakBytes);
     if (budget)
