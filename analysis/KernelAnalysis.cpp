@@ -5,6 +5,7 @@
 // results stays at the row's own index; each reduction then runs once per row
 // cooperatively. Any other group whose outputs share one shape becomes a
 // Pointwise kernel, with reductions evaluated as serial loops per element.
+// A group with a matrix product is a Gemm kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "analysis/KernelAnalysis.h"
@@ -200,6 +201,28 @@ FailureOr<KernelPlan> mlir::dlc::analyzeKernel(ArrayRef<Operation *> ops,
   for (Value out : outputs)
     if (seenOutputs.insert(out).second)
       plan.bytesWritten += valueBytes(out);
+
+  for (Operation *op : ops) {
+    auto product = dyn_cast<MatmulOp>(op);
+    if (!product)
+      continue;
+    // The dlc.kernel verifier checked what reads the product; every result
+    // is computed at each element of the product.
+    ArrayRef<int64_t> space =
+        cast<RankedTensorType>(product.getType()).getShape();
+    for (Value out : outputs) {
+      auto shape = staticShape(out);
+      if (!shape || *shape != space)
+        return fail("an output of shape " +
+                    (shape ? formatShape(*shape) : std::string("?")) +
+                    " is not the shape of the kernel's product, " +
+                    formatShape(space));
+    }
+    plan.kind = KernelTemplate::Gemm;
+    plan.product = product;
+    plan.space.assign(space.begin(), space.end());
+    return plan;
+  }
 
   SmallVector<Operation *> reductions;
   for (Operation *op : ops)

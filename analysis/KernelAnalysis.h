@@ -21,6 +21,10 @@ enum class KernelTemplate {
   /// trailing `numInnerDims` dimensions is computed once per row
   /// cooperatively (warp shuffles) and broadcast to the row.
   Row,
+  /// A generated GEMM (the body's one dlc.matmul): one block per 64x64
+  /// tile of the product; each thread computes the kernel's results at its
+  /// elements of the tile from the product in registers.
+  Gemm,
 };
 
 struct KernelPlan {
@@ -34,6 +38,8 @@ struct KernelPlan {
   /// topological order. Each has input shape S and reduces exactly the
   /// trailing numInnerDims dimensions.
   llvm::SmallVector<Operation *> rowReductions;
+  /// Gemm: the product.
+  MatmulOp product;
   /// Estimated bytes read from and written to device memory.
   int64_t bytesRead = 0, bytesWritten = 0;
 

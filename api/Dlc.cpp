@@ -157,6 +157,10 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   static_cast<PipelineOptions &>(pipelineOptions) = options;
   // Only the printed fused stage shows why neighbours were not fused.
   pipelineOptions.fusionNotes = stop == Stage::Fused;
+  // With TF32 an f32 product belongs on the library's tensor cores, not in
+  // a generated GEMM (dlc-fuse-gemm's main loop is f32 FMA).
+  if (options.tf32)
+    pipelineOptions.generatedGemm = false;
   // dlc-rematerialize fits an estimate before fusion to --memory-budget;
   // fusion moves where buffers live, so the plan is measured after memory
   // planning, and a plan above the budget is made again from the lowered

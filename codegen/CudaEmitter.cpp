@@ -107,6 +107,8 @@ mlir::dlc::createKernelEmitter(KernelOp kernel, const KernelPlan &plan,
     return createPointwiseEmitter(kernel, plan, number);
   case KernelTemplate::Row:
     return createRowEmitter(kernel, plan, number);
+  case KernelTemplate::Gemm:
+    return createGemmEmitter(kernel, plan, number);
   }
   llvm_unreachable("a kernel template without an emitter");
 }

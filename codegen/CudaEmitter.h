@@ -21,6 +21,9 @@ struct EmittedKernel {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint32_t sharedBytes = 0;
+  /// Floating-point operations of a generated GEMM's product (2 m n k per
+  /// batch); 0 for other kernels.
+  double flops = 0;
   /// "k3: add+exp+reduce".
   std::string label;
 };

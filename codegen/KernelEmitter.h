@@ -15,6 +15,7 @@
 //   WindowEmitters.cpp    im2col, conv2d, conv_transpose2d, pool2d
 //   PointwiseEmitter.cpp  one thread per output element (or vector of them)
 //   RowEmitter.cpp        one warp or block per row, reductions cooperative
+//   GemmEmitter.cpp       a tiled matrix product, the body as its epilogue
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLC_CODEGEN_KERNELEMITTER_H
@@ -136,6 +137,8 @@ std::unique_ptr<KernelEmitter> createPointwiseEmitter(KernelOp kernel,
                                                       unsigned number);
 std::unique_ptr<KernelEmitter>
 createRowEmitter(KernelOp kernel, const KernelPlan &plan, unsigned number);
+std::unique_ptr<KernelEmitter>
+createGemmEmitter(KernelOp kernel, const KernelPlan &plan, unsigned number);
 
 } // namespace mlir::dlc
 

@@ -754,6 +754,7 @@ FailureOr<rt::Package> PackageBuilder::build() {
       if (failed(addLaunch(kernel, emitted.info, emitted.grid, emitted.block,
                            emitted.sharedBytes, emitted.label)))
         return failure();
+      pkg.steps.back().kernel.flops = emitted.flops;
     } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
       if (failed(addMatmul(matmul)))
         return failure();
@@ -854,6 +855,7 @@ rt::PackageStats PackageBuilder::stats() {
       ++s.kernels;
       s.castKernels += kernel.isCastOnly();
       s.dataMovementKernels += kernel.isDataMovementOnly();
+      kernel.getBodyBlock().walk([&](MatmulOp) { ++s.gemmKernels; });
       bool conv = false;
       kernel.getBodyBlock().walk(
           [&](Operation *inner) { conv |= computesConv(inner); });

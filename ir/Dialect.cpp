@@ -9,6 +9,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
@@ -1435,6 +1436,50 @@ void KernelOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
     setNameFn(r, "k");
 }
 
+/// The one matrix product a kernel may compute (a generated GEMM): its
+/// operands are the kernel's inputs, its element types the generated main
+/// loop's (f32, f16, bf16 with f32 accumulation), and every use of its
+/// result is elementwise at the product's shape, so the epilogue reads each
+/// element where the main loop left it.
+static LogicalResult verifyKernelProduct(MatmulOp matmul, Block &block) {
+  for (Value operand : matmul->getOperands()) {
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (!arg || arg.getOwner() != &block)
+      return matmul.emitOpError()
+             << "in a dlc.kernel must read the kernel's inputs only";
+  }
+  Type element = getElementTypeOrSelf(matmul.getLhs().getType());
+  if (!element.isF32() && !element.isF16() && !element.isBF16())
+    return matmul.emitOpError()
+           << "in a dlc.kernel must have f32, f16 or bf16 operands, not "
+           << element;
+  if (matmul.getLhsScale() || matmul.getRhsScale())
+    return matmul.emitOpError() << "in a dlc.kernel cannot have scales";
+  if (auto acc = matmul.getAccType(); acc && !acc->isF32())
+    return matmul.emitOpError()
+           << "in a dlc.kernel must accumulate in f32, not " << *acc;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(matmul.getType()).getShape();
+  SmallVector<Operation *> worklist{matmul};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    for (Operation *user : op->getUsers()) {
+      if (isa<YieldOp>(user) || !seen.insert(user).second)
+        continue;
+      auto type = user->getNumResults() == 1
+                      ? dyn_cast<RankedTensorType>(user->getResult(0).getType())
+                      : RankedTensorType();
+      if (!user->hasTrait<trait::Elementwise>() || !type ||
+          type.getShape() != shape)
+        return user->emitOpError()
+               << "reads the kernel's matrix product but is not elementwise "
+                  "at its shape";
+      worklist.push_back(user);
+    }
+  }
+  return success();
+}
+
 LogicalResult KernelOp::verify() {
   Block &block = getBodyBlock();
   if (block.getNumArguments() != getInputs().size())
@@ -1460,9 +1505,21 @@ LogicalResult KernelOp::verify() {
                          << getNumResults() << " results";
   if (getNumResults() == 0)
     return emitOpError() << "expects at least one result";
-  for (Operation &op : block.without_terminator())
+  MatmulOp product;
+  for (Operation &op : block.without_terminator()) {
+    if (auto matmul = dyn_cast<MatmulOp>(op)) {
+      if (product)
+        return matmul.emitOpError()
+               << "is a second matrix product in one dlc.kernel; a kernel "
+                  "computes at most one";
+      product = matmul;
+      if (failed(verifyKernelProduct(matmul, block)))
+        return failure();
+      continue;
+    }
     if (!isKernelBodyOp(&op))
       return op.emitOpError() << "cannot be fused into a dlc.kernel";
+  }
   return success();
 }
 

@@ -842,6 +842,12 @@ def Dlc_KernelOp : Dlc_Op<"kernel", [IsolatedFromAbove,
     device memory. The fusion pass forms kernels; code generation turns each
     one into a CUDA `__global__` function.
 
+    A kernel may hold one `dlc.matmul` whose operands are block arguments
+    (`dlc-fuse-gemm` forms it): a generated GEMM whose epilogue computes
+    the kernel's results from each element of the product while it is in
+    registers. Everything that reads the product must be elementwise at the
+    product's own shape, so each element is read where it is computed.
+
     ```mlir
     %r = dlc.kernel (%x, %b) : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32> {
     ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<1x8xf32>):

@@ -531,6 +531,70 @@ def FuseEpilogue : Pass<"dlc-fuse-epilogue", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def FuseGemm : Pass<"dlc-fuse-gemm", "func::FuncOp"> {
+  let summary = "A product and the kernel that reads it become one generated GEMM";
+  let description = [{
+    After fusion, a `dlc.matmul` whose only reader is a pointwise kernel
+    that reads it elementwise (erf-GELU, SiLU, a clamp with an upper
+    bound, a cast: what cuBLASLt's epilogues cannot compute) would write
+    the product and read it back. This pass moves the product into that
+    kernel: the kernel becomes a generated GEMM (analysis: the Gemm
+    template) whose epilogue computes the kernel's results from each
+    element of the product in registers. The product's bias, addend and
+    activation stay on it and are applied first.
+
+    Only f32 products (cuBLAS runs them without tensor cores as well; a
+    TF32, f16 or bf16 product keeps the library's tensor-core call) of at
+    most `max-flops` floating-point operations, with a grid that fits (at
+    most 65535 tiles of 64 rows and 65535 batches), and only when every use
+    of the product's value in the kernel is elementwise at the product's
+    shape.
+
+    And only where it is expected to pay: the generated main loop runs at
+    `relative-speed` times the library's, so it costs `flops * (1 /
+    relative-speed - 1)` operations more, which at `flops-per-byte` (the
+    library's f32 rate over the memory bandwidth) is worth that many bytes
+    of traffic; it saves the product's write and read and one launch
+    (`launch-bytes`). The defaults (a 0.5 speed for the 64x64-tile CUDA-core
+    loop against cuBLAS's SGEMM; 16 FLOP per byte and 4 MiB per launch, an
+    H100's ~54 TFLOP/s SGEMM over 3.35 TB/s and ~1.25 us) are estimates, not
+    measurements: products with a short contraction (k up to about 64) are
+    generated, the deep ones of a transformer keep the library.
+    `relative-speed=1` generates every eligible product.
+
+    Before:
+    ```mlir
+    %p = dlc.matmul %x, %w bias(%b) : (tensor<8x64xf32>, tensor<64x128xf32>, tensor<128xf32>) -> tensor<8x128xf32>
+    %k = dlc.kernel(%p) : (tensor<8x128xf32>) -> tensor<8x128xf32> {
+    ^bb0(%a: tensor<8x128xf32>):
+      %e = dlc.erf %a : tensor<8x128xf32>
+      dlc.yield %e : tensor<8x128xf32>
+    }
+    ```
+    After:
+    ```mlir
+    %k = dlc.kernel(%x, %w, %b) : (tensor<8x64xf32>, tensor<64x128xf32>, tensor<128xf32>) -> tensor<8x128xf32> {
+    ^bb0(%a0: tensor<8x64xf32>, %a1: tensor<64x128xf32>, %a2: tensor<128xf32>):
+      %p = dlc.matmul %a0, %a1 bias(%a2) : (tensor<8x64xf32>, tensor<64x128xf32>, tensor<128xf32>) -> tensor<8x128xf32>
+      %e = dlc.erf %p : tensor<8x128xf32>
+      dlc.yield %e : tensor<8x128xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxFlops", "max-flops", "double", "4294967296.0",
+           "largest product (2 m n k per batch) made a generated GEMM">,
+    Option<"relativeSpeed", "relative-speed", "double", "0.5",
+           "the generated main loop's speed over the library's (1: every "
+           "eligible product is generated)">,
+    Option<"flopsPerByte", "flops-per-byte", "double", "16.0",
+           "the library's f32 GEMM rate over the memory bandwidth">,
+    Option<"launchBytes", "launch-bytes", "double", "4194304.0",
+           "a launch's cost in bytes of memory traffic">
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
 def MergeKernels : Pass<"dlc-merge-kernels", "func::FuncOp"> {
   let summary = "One launch for independent pointwise kernels of one shape";
   let description = [{

@@ -111,6 +111,16 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
     fuseOptions.maxOpsPerKernel = 1;
   fuseOptions.fusionNotes = options.fusionNotes;
   fpm.addPass(createFuse(fuseOptions));
+  // tf32: an f32 product belongs on the library's tensor cores.
+  bool generatedGemm = rewrites && options.fuse && options.generatedGemm &&
+                       options.precision != "tf32";
+  // Before merging, so that each product's reader is absorbed into its own
+  // GEMM (a kernel holds one product); again after, for a product whose
+  // readers were separate kernels that dlc-merge-kernels made one.
+  FuseGemmOptions gemmOptions;
+  gemmOptions.relativeSpeed = options.generatedGemmSpeed;
+  if (generatedGemm)
+    fpm.addPass(createFuseGemm(gemmOptions));
   if (rewrites && options.mergeKernels) {
     MergeKernelsOptions mergeOptions;
     if (options.maxOpsPerKernel)
@@ -118,6 +128,8 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
     if (options.maxOutputsPerKernel)
       mergeOptions.maxOutputsPerKernel = options.maxOutputsPerKernel;
     fpm.addPass(createMergeKernels(mergeOptions));
+    if (generatedGemm)
+      fpm.addPass(createFuseGemm(gemmOptions));
   }
   if (options.planMemory) {
     PlanMemoryOptions planOptions;

@@ -34,6 +34,13 @@
   X(unsigned, maxOutputsPerKernel, 0, "max-outputs-per-kernel",                \
     "largest number of results one fused kernel writes (0: dlc-fuse's "        \
     "default)")                                                                \
+  X(bool, generatedGemm, true, "generated-gemm",                               \
+    "generated GEMMs: an f32 matrix product read only by an elementwise "      \
+    "kernel computed in that kernel, where that is expected to pay "           \
+    "(dlc-fuse-gemm)")                                                         \
+  X(double, generatedGemmSpeed, 0.5, "generated-gemm-speed",                   \
+    "the generated GEMM's speed over the library's that dlc-fuse-gemm "        \
+    "assumes (1: every eligible product is generated)")                        \
   X(bool, planMemory, true, "plan-memory",                                     \
     "memory planning: one arena for the intermediates (code generation "       \
     "needs it)")                                                               \
@@ -216,6 +223,8 @@ inline std::string checkPipelineOptions(const PipelineOptions &options) {
   if (budget && options.activationBudget > 0)
     return "--memory-budget and --activation-budget are two ways of giving "
            "one budget: give one";
+  if (!(options.generatedGemmSpeed > 0 && options.generatedGemmSpeed <= 1))
+    return "--generated-gemm-speed takes a fraction in (0, 1]";
   const std::string &scaling = options.lossScale;
   if (scaling != "auto" && scaling != "dynamic" && scaling != "none")
     return "unknown loss-scale '" + scaling +

@@ -315,7 +315,8 @@ struct ReferenceBlob {
   X(uint64_t, castKernels, "cast_kernels")                                     \
   X(uint64_t, peakBytes, "peak_bytes")                                         \
   X(uint64_t, activationBytesKept, "activation_bytes_kept")                    \
-  X(double, recomputeFlops, "recompute_flops")
+  X(double, recomputeFlops, "recompute_flops")                                 \
+  X(uint64_t, gemmKernels, "gemm_kernels")
 
 /// DLC_PACKAGE_STATS as a struct (optional section STAT: name and value
 /// pairs, so that a reader skips figures it does not know).

@@ -503,12 +503,67 @@ func.func @kernel_no_results(%x: tensor<4xf32>) {
 
 // -----
 
-func.func @kernel_matmul(%x: tensor<4x4xf32>) {
+// A kernel may hold one matrix product (a generated GEMM, dlc-fuse-gemm)
+// under the rules below; each is a message of its own.
+func.func @kernel_two_matmuls(%x: tensor<4x4xf32>) {
   %k = dlc.kernel (%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
   ^bb0(%a: tensor<4x4xf32>):
-    // expected-error @+1 {{'dlc.matmul' op cannot be fused into a dlc.kernel}}
     %0 = dlc.matmul %a, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    // expected-error @+1 {{'dlc.matmul' op is a second matrix product in one dlc.kernel; a kernel computes at most one}}
+    %1 = dlc.matmul %a, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    %2 = dlc.add %0, %1 : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    dlc.yield %2 : tensor<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_matmul_operand(%x: tensor<4x4xf32>) {
+  %k = dlc.kernel (%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %e = dlc.exp %a : tensor<4x4xf32>
+    // expected-error @+1 {{'dlc.matmul' op in a dlc.kernel must read the kernel's inputs only}}
+    %0 = dlc.matmul %e, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
     dlc.yield %0 : tensor<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_matmul_type(%x: tensor<4x4xi32>) {
+  %k = dlc.kernel (%x) : (tensor<4x4xi32>) -> tensor<4x4xi32> {
+  ^bb0(%a: tensor<4x4xi32>):
+    // expected-error @+1 {{'dlc.matmul' op in a dlc.kernel must have f32, f16 or bf16 operands, not 'i32'}}
+    %0 = dlc.matmul %a, %a : (tensor<4x4xi32>, tensor<4x4xi32>) -> tensor<4x4xi32>
+    dlc.yield %0 : tensor<4x4xi32>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_matmul_reader(%x: tensor<4x4xf32>) {
+  %k = dlc.kernel (%x) : (tensor<4x4xf32>) -> tensor<4x1xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %0 = dlc.matmul %a, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    // expected-error @+1 {{'dlc.reduce' op reads the kernel's matrix product but is not elementwise at its shape}}
+    %1 = dlc.reduce sum %0 {axes = array<i64: 1>} : (tensor<4x4xf32>) -> tensor<4x1xf32>
+    dlc.yield %1 : tensor<4x1xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_matmul_broadcast(%x: tensor<4x4xf32>, %y: tensor<2x4x4xf32>) {
+  %k = dlc.kernel (%x, %y) : (tensor<4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>, %b: tensor<2x4x4xf32>):
+    %0 = dlc.matmul %a, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    // expected-error @+1 {{'dlc.add' op reads the kernel's matrix product but is not elementwise at its shape}}
+    %1 = dlc.add %0, %b : (tensor<4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+    dlc.yield %1 : tensor<2x4x4xf32>
   }
   return
 }

@@ -114,11 +114,15 @@ private:
       if (!llvm::is_contained(kinds, kind))
         kinds.push_back(kind);
     }
-    bool epilogue = llvm::any_of(kernel->getOperands(), fromMatmul);
     FailureOr<KernelPlan> plan = analyzeKernel(kernel);
-    std::string templ = failed(plan) ? "no template"
-                        : plan->kind == KernelTemplate::Row
-                            ? "row template"
+    // A generated GEMM computes its product itself; the kernels reading a
+    // library call's product are its epilogues.
+    bool epilogue = (failed(plan) || plan->kind != KernelTemplate::Gemm) &&
+                    llvm::any_of(kernel->getOperands(), fromMatmul);
+    std::string templ = failed(plan)                        ? "no template"
+                        : plan->kind == KernelTemplate::Row ? "row template"
+                        : plan->kind == KernelTemplate::Gemm
+                            ? "generated GEMM template"
                             : "pointwise template";
     lines.push_back("kernel " + kernelNames[kernel] + ": " +
                     std::to_string(count) + (count == 1 ? " op" : " ops") +

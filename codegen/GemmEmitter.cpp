@@ -1,0 +1,248 @@
+//===- GemmEmitter.cpp - A generated GEMM with the kernel as its epilogue -===//
+//
+// The Gemm template (a dlc.kernel holding one dlc.matmul, formed by
+// dlc-fuse-gemm): block (x, y, z) computes the 64x64 tile of the product at
+// columns 64x, rows 64y, batch z. Each step of the main loop stages a 64x16
+// slice of A and a 16x64 slice of B in shared memory (as f32, zero outside
+// the matrices), and each of the 256 threads accumulates a 4x4 grid of the
+// tile's elements in f32 registers: rows ty + 16i, columns tx + 16j, so that
+// the threads of a warp read consecutive columns of B's slice. Then each
+// thread applies the product's own bias, addend and activation, rounds to
+// the product's type once (as the library call), and computes the kernel's
+// results at that element with the expression emitter: the product is never
+// written to memory.
+//
+// The main loop is f32 FMA on CUDA cores, the work cuBLAS does for an f32
+// product without TF32; dlc-fuse-gemm forms such kernels only for f32
+// products.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/KernelEmitter.h"
+
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+
+constexpr int64_t kTile = 64, kSlice = 16, kThreads = 256;
+
+class GemmEmitter : public KernelEmitter {
+public:
+  GemmEmitter(KernelOp kernel, const KernelPlan &plan, unsigned number)
+      : KernelEmitter(kernel, plan, number) {}
+
+private:
+  void emitTemplate(EmittedKernel &out) override;
+  std::string describeTemplate() const override {
+    return fmt::format("generated GEMM {}x{}x{}, batch {}, {}x{} tiles", m, n,
+                       k, batch, kTile, kTile);
+  }
+  bool usesBarriers() const override { return true; }
+  std::optional<std::string> precomputed(Value v,
+                                         ArrayRef<std::string> idx) override {
+    MatmulOp product = plan.product;
+    if (v == product.getResult() && !productVar.empty())
+      return productVar;
+    return std::nullopt;
+  }
+
+  /// Statements staging one operand's slice in shared memory.
+  void emitSliceLoad(unsigned arg, const std::string &tile,
+                     const std::string &base, bool kMajor, bool rowsAreM);
+
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  std::string productVar;
+};
+
+} // namespace
+
+/// Stages the slice of an operand stored as rows x cols (row-major),
+/// rows indexed by `outer` (M or N) or by k. The smem tile is [16][65] with
+/// k first. kMajor: the operand's rows are M or N and its columns k (A
+/// untransposed, B transposed): consecutive threads read consecutive k.
+void GemmEmitter::emitSliceLoad(unsigned arg, const std::string &tile,
+                                const std::string &base, bool kMajor,
+                                bool rowsAreM) {
+  rt::DType e = dtypeOfValue(kernel.getBodyBlock().getArgument(arg));
+  int64_t outer = rowsAreM ? m : n;
+  std::string origin = rowsAreM ? "gemm_m0" : "gemm_n0";
+  std::string text = fmt::format(
+      "#pragma unroll\nfor (int gr = 0; gr < {0}; ++gr) {{\n"
+      "  const int ge = (int)threadIdx.x + {1} * gr;\n",
+      kTile * kSlice / kThreads, kThreads);
+  if (kMajor)
+    text += fmt::format("  const int gk = ge % {0}, go = ge / {0};\n", kSlice);
+  else
+    text += fmt::format("  const int go = ge % {0}, gk = ge / {0};\n", kTile);
+  std::string address =
+      kMajor ? fmt::format("{} + (long long)({} + go) * {} + (gemm_k0 + gk)",
+                           base, origin, k)
+             : fmt::format("{} + (long long)(gemm_k0 + gk) * {} + ({} + go)",
+                           base, outer, origin);
+  text += fmt::format(
+      "  {0}[gk][go] = {1} + go < {2} && gemm_k0 + gk < {3} ? {4} : 0.0f;\n}}",
+      tile, origin, outer, k,
+      loadExpr(e, fmt::format("in{}[{}]", arg, address)));
+  line(cur, text);
+}
+
+void GemmEmitter::emitTemplate(EmittedKernel &out) {
+  MatmulOp product = plan.product;
+  auto yield = cast<YieldOp>(kernel.getBodyBlock().getTerminator());
+  ArrayRef<int64_t> space = plan.space;
+  int64_t rank = space.size();
+  m = space[rank - 2];
+  n = space[rank - 1];
+  ArrayRef<int64_t> lhsShape = shapeOf(product.getLhs());
+  ArrayRef<int64_t> rhsShape = shapeOf(product.getRhs());
+  k = lhsShape[product.getTransposeA() ? rank - 2 : rank - 1];
+  ArrayRef<int64_t> batchShape = space.drop_back(2);
+  batch = ShapedType::getNumElements(batchShape);
+  int64_t gridY = (m + kTile - 1) / kTile;
+  if (batch > 65535 || gridY > 65535) {
+    fail(product, "is too large for a generated GEMM's grid");
+    return;
+  }
+  out.grid[0] = uint32_t((n + kTile - 1) / kTile);
+  out.grid[1] = uint32_t(gridY);
+  out.grid[2] = uint32_t(batch);
+  out.block[0] = kThreads;
+  out.flops = 2.0 * double(batch) * double(m) * double(n) * double(k);
+
+  Scope *top = root.get();
+  cur = top;
+  line(top, fmt::format("const int gemm_n0 = (int)blockIdx.x * {};", kTile));
+  line(top, fmt::format("const int gemm_m0 = (int)blockIdx.y * {};", kTile));
+  line(top, "const int gemm_tx = (int)threadIdx.x % 16;");
+  line(top, "const int gemm_ty = (int)threadIdx.x / 16;");
+  line(top, fmt::format("__shared__ float gemm_as[{}][{}];", kSlice, kTile + 1));
+  line(top, fmt::format("__shared__ float gemm_bs[{}][{}];", kSlice, kTile + 1));
+  line(top, "float gemm_acc[4][4];\n"
+            "#pragma unroll\n"
+            "for (int gi = 0; gi < 4; ++gi) {\n"
+            "#pragma unroll\n"
+            "  for (int gj = 0; gj < 4; ++gj)\n"
+            "    gemm_acc[gi][gj] = 0.0f;\n"
+            "}");
+
+  // The batch index, and where each operand's matrix of it begins.
+  SmallVector<std::string> batchIdx;
+  if (batch > 1)
+    batchIdx = declareIndex(top, "blockIdx.z", batchShape, "b");
+  else
+    batchIdx.assign(batchShape.size(), "0");
+  auto matrixBase = [&](ArrayRef<int64_t> shape, const char *name) {
+    ArrayRef<int64_t> operandBatch = shape.drop_back(2);
+    std::string lin =
+        ixLinear(broadcastIndex(batchIdx, operandBatch), operandBatch);
+    std::string var = fmt::format("gemm_{}", name);
+    line(top, fmt::format("const long long {} = (long long)({}) * {}LL;", var,
+                          lin, shape[rank - 2] * shape[rank - 1]));
+    return var;
+  };
+  std::string aBase = matrixBase(lhsShape, "a");
+  std::string bBase = matrixBase(rhsShape, "b");
+  unsigned aArg = cast<BlockArgument>(product.getLhs()).getArgNumber();
+  unsigned bArg = cast<BlockArgument>(product.getRhs()).getArgNumber();
+
+  Scope *loop = openScope(
+      top,
+      fmt::format("for (int gemm_k0 = 0; gemm_k0 < {0}; gemm_k0 += {1}) {{", k,
+                  kSlice),
+      /*barrier=*/true);
+  cur = loop;
+  // A is M x K (K x M transposed); B is K x N (N x K transposed).
+  emitSliceLoad(aArg, "gemm_as", aBase, !product.getTransposeA(),
+                /*rowsAreM=*/true);
+  emitSliceLoad(bArg, "gemm_bs", bBase, product.getTransposeB(),
+                /*rowsAreM=*/false);
+  line(loop, "__syncthreads();");
+  line(loop, fmt::format("#pragma unroll\n"
+                         "for (int gq = 0; gq < {}; ++gq) {{\n"
+                         "  float ga[4], gb[4];\n"
+                         "#pragma unroll\n"
+                         "  for (int gi = 0; gi < 4; ++gi)\n"
+                         "    ga[gi] = gemm_as[gq][gemm_ty + 16 * gi];\n"
+                         "#pragma unroll\n"
+                         "  for (int gj = 0; gj < 4; ++gj)\n"
+                         "    gb[gj] = gemm_bs[gq][gemm_tx + 16 * gj];\n"
+                         "#pragma unroll\n"
+                         "  for (int gi = 0; gi < 4; ++gi) {{\n"
+                         "#pragma unroll\n"
+                         "    for (int gj = 0; gj < 4; ++gj)\n"
+                         "      gemm_acc[gi][gj] += ga[gi] * gb[gj];\n"
+                         "  }}\n"
+                         "}}",
+                         kSlice));
+  line(loop, "__syncthreads();");
+  cur = top;
+  closeScope(loop);
+
+  // The epilogue, at each of the thread's 16 elements.
+  Scope *rows = openScope(top, "#pragma unroll\nfor (int gi = 0; gi < 4; ++gi) {",
+                          /*barrier=*/true);
+  Scope *cols = openScope(
+      rows, "#pragma unroll\nfor (int gj = 0; gj < 4; ++gj) {", /*barrier=*/true);
+  std::string mVar = fmt::format("i{}", rank - 2),
+              nVar = fmt::format("i{}", rank - 1);
+  line(cols, fmt::format("const int {} = gemm_m0 + gemm_ty + 16 * gi;", mVar));
+  line(cols, fmt::format("const int {} = gemm_n0 + gemm_tx + 16 * gj;", nVar));
+  declare(cols, mVar, gridY * kTile);
+  declare(cols, nVar, int64_t(out.grid[0]) * kTile);
+  Scope *inside = openScope(
+      cols, fmt::format("if ({} < {} && {} < {}) {{", mVar, m, nVar, n),
+      /*barrier=*/true);
+  cur = inside;
+  SmallVector<std::string> idx(batchIdx.begin(), batchIdx.end());
+  idx.push_back(mVar);
+  idx.push_back(nVar);
+
+  line(inside, "float gemm_p = gemm_acc[gi][gj];");
+  if (Value bias = product.getBias()) {
+    ArrayRef<int64_t> biasShape = shapeOf(bias);
+    ArrayRef<std::string> tail = ArrayRef<std::string>(idx).take_back(
+        std::min<size_t>(biasShape.size(), idx.size()));
+    line(inside, fmt::format("gemm_p += {};",
+                             val(bias, broadcastIndex(tail, biasShape))));
+  }
+  if (Value addend = product.getAddend())
+    line(inside, fmt::format("gemm_p += {};", val(addend, idx)));
+  switch (product.getEpilogue()) {
+  case EpilogueKind::relu:
+    line(inside, "gemm_p = fmaxf(gemm_p, 0.0f);");
+    break;
+  case EpilogueKind::gelu_tanh:
+    // As cuBLASLt's GELU epilogue (and the fallback kernel).
+    line(inside, "gemm_p = 0.5f * gemm_p * (1.0f + tanhf(0.7978845608f * "
+                 "(gemm_p + 0.044715f * gemm_p * gemm_p * gemm_p)));");
+    break;
+  case EpilogueKind::none:
+    break;
+  }
+  // Rounded to the product's type once, as the library call's result.
+  if (rt::DType e = dtypeOfValue(product.getResult()); e != rt::DType::F32)
+    line(inside, fmt::format("gemm_p = {};", roundTo(e, "gemm_p")));
+  productVar = "gemm_p";
+
+  std::string lin = ixLinear(idx, space);
+  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+    std::string x = val(v, idx);
+    line(inside,
+         fmt::format("out{}[{}] = {};", i, lin, storeExpr(dtypeOfValue(v), x)));
+  }
+  productVar.clear();
+  cur = cols;
+  closeScope(inside);
+  cur = rows;
+  closeScope(cols);
+  cur = top;
+  closeScope(rows);
+}
+
+std::unique_ptr<KernelEmitter>
+mlir::dlc::createGemmEmitter(KernelOp kernel, const KernelPlan &plan,
+                             unsigned number) {
+  return std::make_unique<GemmEmitter>(kernel, plan, number);
+}
