@@ -68,10 +68,10 @@ void GemmEmitter::emitSliceLoad(unsigned arg, const std::string &tile,
   rt::DType e = dtypeOfValue(kernel.getBodyBlock().getArgument(arg));
   int64_t outer = rowsAreM ? m : n;
   std::string origin = rowsAreM ? "gemm_m0" : "gemm_n0";
-  std::string text = fmt::format(
-      "#pragma unroll\nfor (int gr = 0; gr < {0}; ++gr) {{\n"
-      "  const int ge = (int)threadIdx.x + {1} * gr;\n",
-      kTile * kSlice / kThreads, kThreads);
+  std::string text =
+      fmt::format("#pragma unroll\nfor (int gr = 0; gr < {0}; ++gr) {{\n"
+                  "  const int ge = (int)threadIdx.x + {1} * gr;\n",
+                  kTile * kSlice / kThreads, kThreads);
   if (kMajor)
     text += fmt::format("  const int gk = ge % {0}, go = ge / {0};\n", kSlice);
   else
@@ -117,8 +117,10 @@ void GemmEmitter::emitTemplate(EmittedKernel &out) {
   line(top, fmt::format("const int gemm_m0 = (int)blockIdx.y * {};", kTile));
   line(top, "const int gemm_tx = (int)threadIdx.x % 16;");
   line(top, "const int gemm_ty = (int)threadIdx.x / 16;");
-  line(top, fmt::format("__shared__ float gemm_as[{}][{}];", kSlice, kTile + 1));
-  line(top, fmt::format("__shared__ float gemm_bs[{}][{}];", kSlice, kTile + 1));
+  line(top,
+       fmt::format("__shared__ float gemm_as[{}][{}];", kSlice, kTile + 1));
+  line(top,
+       fmt::format("__shared__ float gemm_bs[{}][{}];", kSlice, kTile + 1));
   line(top, "float gemm_acc[4][4];\n"
             "#pragma unroll\n"
             "for (int gi = 0; gi < 4; ++gi) {\n"
@@ -181,10 +183,12 @@ void GemmEmitter::emitTemplate(EmittedKernel &out) {
   closeScope(loop);
 
   // The epilogue, at each of the thread's 16 elements.
-  Scope *rows = openScope(top, "#pragma unroll\nfor (int gi = 0; gi < 4; ++gi) {",
-                          /*barrier=*/true);
-  Scope *cols = openScope(
-      rows, "#pragma unroll\nfor (int gj = 0; gj < 4; ++gj) {", /*barrier=*/true);
+  Scope *rows =
+      openScope(top, "#pragma unroll\nfor (int gi = 0; gi < 4; ++gi) {",
+                /*barrier=*/true);
+  Scope *cols =
+      openScope(rows, "#pragma unroll\nfor (int gj = 0; gj < 4; ++gj) {",
+                /*barrier=*/true);
   std::string mVar = fmt::format("i{}", rank - 2),
               nVar = fmt::format("i{}", rank - 1);
   line(cols, fmt::format("const int {} = gemm_m0 + gemm_ty + 16 * gi;", mVar));

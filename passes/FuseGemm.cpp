@@ -139,9 +139,8 @@ KernelOp buildGemmKernel(MatmulOp matmul, KernelOp reader,
   Operation *product = bodyBuilder.clone(*matmul, map);
   Block &old = reader.getBodyBlock();
   for (auto [i, arg] : llvm::enumerate(old.getArguments()))
-    map.map(arg, i == productOperand
-                     ? Value(product->getResult(0))
-                     : Value(body.getArgument(operandMap[i])));
+    map.map(arg, i == productOperand ? Value(product->getResult(0))
+                                     : Value(body.getArgument(operandMap[i])));
   for (Operation &op : old)
     bodyBuilder.clone(op, map);
 
@@ -171,8 +170,7 @@ KernelOp buildGemmKernel(MatmulOp matmul, KernelOp reader,
   return kernel;
 }
 
-struct FuseGemmPass
-    : public ::mlir::dlc::impl::FuseGemmBase<FuseGemmPass> {
+struct FuseGemmPass : public ::mlir::dlc::impl::FuseGemmBase<FuseGemmPass> {
   using FuseGemmBase::FuseGemmBase;
 
   void runOnOperation() override {
@@ -186,8 +184,8 @@ struct FuseGemmPass
       ProductSize size;
       if (std::optional<std::string> why =
               productRefusal(matmul, maxFlops, size)) {
-        LLVM_DEBUG(llvm::dbgs() << "keeping " << matmul << ": " << *why
-                                << "\n");
+        LLVM_DEBUG(llvm::dbgs()
+                   << "keeping " << matmul << ": " << *why << "\n");
         continue;
       }
       if (!pays(size, relativeSpeed, flopsPerByte, launchBytes))

@@ -544,6 +544,42 @@ func.func @kernel_matmul_type(%x: tensor<4x4xi32>) {
 
 // -----
 
+func.func @kernel_matmul_scales(%x: tensor<4x4xf8E4M3FN>) {
+  %k = dlc.kernel (%x) : (tensor<4x4xf8E4M3FN>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf8E4M3FN>):
+    // expected-error @+1 {{'dlc.matmul' op in a dlc.kernel must have f32, f16 or bf16 operands, not 'f8E4M3FN'}}
+    %0 = dlc.matmul %a, %a {lhs_scale = 2.0 : f64, rhs_scale = 0.5 : f64} : (tensor<4x4xf8E4M3FN>, tensor<4x4xf8E4M3FN>) -> tensor<4x4xf32>
+    dlc.yield %0 : tensor<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_matmul_scaled_f16(%x: tensor<4x4xf16>) {
+  %k = dlc.kernel (%x) : (tensor<4x4xf16>) -> tensor<4x4xf16> {
+  ^bb0(%a: tensor<4x4xf16>):
+    // expected-error @+1 {{'dlc.matmul' op in a dlc.kernel cannot have scales}}
+    %0 = dlc.matmul %a, %a {lhs_scale = 2.0 : f64} : (tensor<4x4xf16>, tensor<4x4xf16>) -> tensor<4x4xf16>
+    dlc.yield %0 : tensor<4x4xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_matmul_acc(%x: tensor<4x4xf16>) {
+  %k = dlc.kernel (%x) : (tensor<4x4xf16>) -> tensor<4x4xf16> {
+  ^bb0(%a: tensor<4x4xf16>):
+    // expected-error @+1 {{'dlc.matmul' op in a dlc.kernel must accumulate in f32, not 'f16'}}
+    %0 = dlc.matmul %a, %a {acc_type = f16} : (tensor<4x4xf16>, tensor<4x4xf16>) -> tensor<4x4xf16>
+    dlc.yield %0 : tensor<4x4xf16>
+  }
+  return
+}
+
+// -----
+
 func.func @kernel_matmul_reader(%x: tensor<4x4xf32>) {
   %k = dlc.kernel (%x) : (tensor<4x4xf32>) -> tensor<4x1xf32> {
   ^bb0(%a: tensor<4x4xf32>):
