@@ -232,15 +232,24 @@ void PlanMemoryPass::runOnOperation() {
   }
 
   // No arena is smaller than the most bytes live at one point of the
-  // schedule.
+  // schedule: a sweep over the positions, each slot adding its bytes where
+  // its life starts and taking them away after it ends (linear in the
+  // slots and positions).
   int64_t lowerBound = 0;
   {
-    SmallVector<int64_t> live(block.getOperations().size() + 1, 0);
-    for (const Slot &b : slots)
-      for (unsigned i = b.start; i <= b.end && i < live.size(); ++i)
-        live[i] += b.bytes;
-    for (int64_t bytes : live)
-      lowerBound = std::max(lowerBound, bytes);
+    size_t positions = block.getOperations().size() + 1;
+    SmallVector<int64_t> change(positions + 1, 0);
+    for (const Slot &b : slots) {
+      if (b.start >= positions || b.start > b.end)
+        continue;
+      change[b.start] += b.bytes;
+      change[std::min<size_t>(b.end, positions - 1) + 1] -= b.bytes;
+    }
+    int64_t live = 0;
+    for (size_t i = 0; i < positions; ++i) {
+      live += change[i];
+      lowerBound = std::max(lowerBound, live);
+    }
   }
 
   // Packing: buffers in some order, each at an aligned offset that no
