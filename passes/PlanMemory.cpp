@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <random>
 
 #define DEBUG_TYPE "dlc-plan-memory"
 
@@ -232,9 +233,11 @@ void PlanMemoryPass::runOnOperation() {
   }
 
   // No arena is smaller than the most bytes live at one point of the
-  // schedule: a sweep over the positions, each slot adding its bytes where
-  // its life starts and taking them away after it ends (linear in the
-  // slots and positions).
+  // schedule, each buffer counted at the size it takes in the arena (its
+  // bytes rounded up to the alignment: offsets are aligned, so no two
+  // buffers share an aligned unit): a sweep over the positions, each slot
+  // adding its size where its life starts and taking it away after it ends
+  // (linear in the slots and positions).
   int64_t lowerBound = 0;
   {
     size_t positions = block.getOperations().size() + 1;
@@ -242,8 +245,9 @@ void PlanMemoryPass::runOnOperation() {
     for (const Slot &b : slots) {
       if (b.start >= positions || b.start > b.end)
         continue;
-      change[b.start] += b.bytes;
-      change[std::min<size_t>(b.end, positions - 1) + 1] -= b.bytes;
+      int64_t size = alignUp(b.bytes, alignment);
+      change[b.start] += size;
+      change[std::min<size_t>(b.end, positions - 1) + 1] -= size;
     }
     int64_t live = 0;
     for (size_t i = 0; i < positions; ++i) {
@@ -321,20 +325,56 @@ void PlanMemoryPass::runOnOperation() {
       sorted([&](const Slot &b) { return int64_t(b.end - b.start); }),
       sorted([&](const Slot &b) {
         return occupied(b) * int64_t(b.end - b.start + 1);
-      })};
+      }),
+      sorted([&](const Slot &b) { return -int64_t(b.start); }),
+      sorted([&](const Slot &b) { return int64_t(b.end); })};
   // Each try is quadratic in the buffers: fewer tries for big steps.
   if (slots.size() > 4000)
     orders.resize(1);
   int64_t arenaBytes = std::numeric_limits<int64_t>::max();
   SmallVector<int64_t> offsets, bestOffsets;
+  SmallVector<unsigned> bestOrder;
+  bool bestRule = false;
   for (const SmallVector<unsigned> &order : orders)
     for (bool bestFit : {false, true}) {
       int64_t arena = pack(order, bestFit, offsets);
       if (arena < arenaBytes) {
         arenaBytes = arena;
         bestOffsets = offsets;
+        bestOrder = order;
+        bestRule = bestFit;
       }
     }
+
+  // Then a local search while the arena is above its lower bound: a random
+  // slot moves to a random place in the best order, and the new order is
+  // kept when it packs no larger (so the search walks across plateaus).
+  // The work is bounded (about 2^27 steps of the quadratic packing, at most
+  // 4000 tries) and the random sequence fixed, so the plan is the same on
+  // every run.
+  int64_t bound = alignUp(lowerBound, alignment);
+  uint64_t work = uint64_t(slots.size()) * slots.size() + 1;
+  unsigned tries = unsigned(std::min<uint64_t>(4000, (1ull << 27) / work));
+  std::mt19937 random(0x5eed);
+  for (unsigned t = 0; t < tries && slots.size() > 1 && arenaBytes > bound;
+       ++t) {
+    SmallVector<unsigned> order = bestOrder;
+    unsigned from = unsigned(random() % order.size());
+    unsigned to = unsigned(random() % order.size());
+    unsigned moved = order[from];
+    order.erase(order.begin() + from);
+    order.insert(order.begin() + to, moved);
+    for (bool bestFit : {bestRule, !bestRule}) {
+      int64_t arena = pack(order, bestFit, offsets);
+      if (arena <= arenaBytes) {
+        arenaBytes = arena;
+        bestOffsets = offsets;
+        bestOrder = std::move(order);
+        bestRule = bestFit;
+        break;
+      }
+    }
+  }
   if (slots.empty())
     arenaBytes = 0;
   for (auto [i, b] : llvm::enumerate(slots))

@@ -173,7 +173,9 @@ BUDGETED = {"mlp_sgd_momentum": "0.75", "transformer_adamw": "0.75",
             "cnn_sgd": "0.95"}
 
 
-def run_case(name, dlc, work):
+def export_case(name, work):
+    """Writes the case's model.onnx, x.npy and y.npy under work/name;
+    returns (directory, model, ONNX path)."""
     make, shape, rows, loss, flags, make_opt, clip = CASES[name]
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
@@ -202,6 +204,15 @@ def run_case(name, dlc, work):
     torch.onnx.export(model, (example,), onnx_path,
                       do_constant_folding=False, opset_version=17,
                       input_names=["x"], output_names=["out"], training=mode)
+    return d, model, onnx_path
+
+
+def run_case(name, dlc, work):
+    make, shape, rows, loss, flags, make_opt, clip = CASES[name]
+    d, model, onnx_path = export_case(name, work)
+    batch = shape[0]
+    x = np.load(os.path.join(d, "x.npy"))
+    y = np.load(os.path.join(d, "y.npy"))
     model.train()
     # PyTorch starts from the model's weights as exported (tracing in
     # training mode ran the model once, which moved its running

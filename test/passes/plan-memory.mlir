@@ -192,13 +192,14 @@ func.func @no_in_place(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
 
 // -----
 
-// Offsets follow the alignment option; sizes are not rounded: the lower
-// bound of the arena is the 120 bytes live at once (two 60-byte buffers),
-// the arena itself two aligned blocks.
+// Offsets follow the alignment option: two 60-byte buffers live at once
+// take two aligned blocks, which is also the lower bound (each buffer
+// counted at its aligned size: no two share an aligned unit), while the
+// intermediate bytes are the buffers' own.
 // ALIGN64-LABEL: func.func @alignment
-// ALIGN64-SAME: attributes {dlc.arena_bytes = 128 : i64, dlc.arena_lower_bound = 120 : i64, dlc.intermediate_bytes = 120 : i64}
+// ALIGN64-SAME: attributes {dlc.arena_bytes = 128 : i64, dlc.arena_lower_bound = 128 : i64, dlc.intermediate_bytes = 120 : i64}
 // CHECK-LABEL: func.func @alignment
-// CHECK-SAME: attributes {dlc.arena_bytes = 512 : i64, dlc.arena_lower_bound = 120 : i64, dlc.intermediate_bytes = 120 : i64}
+// CHECK-SAME: attributes {dlc.arena_bytes = 512 : i64, dlc.arena_lower_bound = 512 : i64, dlc.intermediate_bytes = 120 : i64}
 // ALIGN64: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
 // ALIGN64: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 64>}
 // ALIGN64: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: -1>}
