@@ -1436,6 +1436,27 @@ void KernelOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
     setNameFn(r, "k");
 }
 
+Operation *KernelOp::nonElementwiseReader(Value value,
+                                          ArrayRef<int64_t> shape) {
+  SmallVector<Value> worklist{value};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<YieldOp>(user) || !seen.insert(user).second)
+        continue;
+      auto type = user->getNumResults() == 1
+                      ? dyn_cast<RankedTensorType>(user->getResult(0).getType())
+                      : RankedTensorType();
+      if (!user->hasTrait<trait::Elementwise>() || !type ||
+          type.getShape() != shape)
+        return user;
+      worklist.push_back(user->getResult(0));
+    }
+  }
+  return nullptr;
+}
+
 /// The one matrix product a kernel may compute (a generated GEMM): its
 /// operands are the kernel's inputs, its element types the generated main
 /// loop's (f32, f16, bf16 with f32 accumulation), and every use of its
@@ -1458,25 +1479,12 @@ static LogicalResult verifyKernelProduct(MatmulOp matmul, Block &block) {
   if (auto acc = matmul.getAccType(); acc && !acc->isF32())
     return matmul.emitOpError()
            << "in a dlc.kernel must accumulate in f32, not " << *acc;
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(matmul.getType()).getShape();
-  SmallVector<Operation *> worklist{matmul};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    for (Operation *user : op->getUsers()) {
-      if (isa<YieldOp>(user) || !seen.insert(user).second)
-        continue;
-      auto type = user->getNumResults() == 1
-                      ? dyn_cast<RankedTensorType>(user->getResult(0).getType())
-                      : RankedTensorType();
-      if (!user->hasTrait<trait::Elementwise>() || !type ||
-          type.getShape() != shape)
-        return user->emitOpError()
-               << "reads the kernel's matrix product but is not elementwise "
-                  "at its shape";
-      worklist.push_back(user);
-    }
-  }
+  if (Operation *user = KernelOp::nonElementwiseReader(
+          matmul.getResult(),
+          cast<RankedTensorType>(matmul.getType()).getShape()))
+    return user->emitOpError()
+           << "reads the kernel's matrix product but is not elementwise "
+              "at its shape";
   return success();
 }
 

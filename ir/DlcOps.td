@@ -877,6 +877,14 @@ def Dlc_KernelOp : Dlc_Op<"kernel", [IsolatedFromAbove,
     /// Whether its only work is moving data: its body is data-movement ops
     /// (transpose, slice, concat, pad, tile, reshape), not only reshapes.
     bool isDataMovementOnly();
+    /// The first op in the body that reads `value` (directly or through
+    /// the ops that do) other than elementwise at `shape`, or null: every
+    /// such reader is an elementwise op of one result of that shape, up to
+    /// the yield. A thread computing one element of `shape` then reads
+    /// `value` only at that element (in-place outputs, generated GEMMs).
+    static ::mlir::Operation *
+    nonElementwiseReader(::mlir::Value value,
+                         ::llvm::ArrayRef<int64_t> shape);
   }];
 }
 

@@ -90,27 +90,6 @@ bool pays(const ProductSize &size, double speed, double flopsPerByte,
   return slowdownBytes <= 2.0 * size.bytes + launchBytes;
 }
 
-/// Whether every use of `arg` in its kernel's body is elementwise at `shape`
-/// (through chains of such ops).
-bool readElementwise(BlockArgument arg, ArrayRef<int64_t> shape) {
-  SmallVector<Value> worklist{arg};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (isa<YieldOp>(user) || !seen.insert(user).second)
-        continue;
-      if (!user->hasTrait<trait::Elementwise>() || user->getNumResults() != 1)
-        return false;
-      auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
-      if (!type || type.getShape() != shape)
-        return false;
-      worklist.push_back(user->getResult(0));
-    }
-  }
-  return true;
-}
-
 /// The kernel computing `reader`'s results with `matmul` inside, at
 /// reader's place.
 KernelOp buildGemmKernel(MatmulOp matmul, KernelOp reader,
@@ -204,8 +183,8 @@ struct FuseGemmPass : public ::mlir::dlc::impl::FuseGemmBase<FuseGemmPass> {
           ArrayRef<int64_t>(plan->space) != shape)
         continue;
       unsigned productOperand = use.getOperandNumber();
-      if (!readElementwise(reader.getBodyBlock().getArgument(productOperand),
-                           shape))
+      if (KernelOp::nonElementwiseReader(
+              reader.getBodyBlock().getArgument(productOperand), shape))
         continue;
       // The product's operands must be available at the reader: they are
       // defined before the product, which is before the reader.

@@ -57,32 +57,6 @@ struct Buffer {
   int64_t offset = -1;
 };
 
-/// Whether every use of `arg` in the kernel body reads it at the index of
-/// the element being computed: only elementwise ops whose result has the
-/// argument's shape, up to the yield. A kernel thread then never reads an
-/// element that another thread may already have overwritten.
-bool readsOnlyAtOwnIndex(BlockArgument arg) {
-  auto shape = cast<RankedTensorType>(arg.getType()).getShape();
-  SmallVector<Value> worklist{arg};
-  llvm::SmallPtrSet<Operation *, 16> visited;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (isa<YieldOp>(user))
-        continue;
-      if (!visited.insert(user).second)
-        continue;
-      if (!user->hasTrait<trait::Elementwise>() || user->getNumResults() != 1)
-        return false;
-      auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
-      if (!type || type.getShape() != shape)
-        return false;
-      worklist.push_back(user->getResult(0));
-    }
-  }
-  return true;
-}
-
 struct PlanMemoryPass
     : public ::mlir::dlc::impl::PlanMemoryBase<PlanMemoryPass> {
   using PlanMemoryBase::PlanMemoryBase;
@@ -189,7 +163,7 @@ void PlanMemoryPass::runOnOperation() {
             BlockArgument arg = body.getArgument(j);
             if (cast<RankedTensorType>(arg.getType()).getShape() !=
                     resultShape ||
-                !readsOnlyAtOwnIndex(arg)) {
+                KernelOp::nonElementwiseReader(arg, resultShape)) {
               safe = false;
               break;
             }
