@@ -100,12 +100,28 @@ void GemmEmitter::emitTemplate(EmittedKernel &out) {
   k = lhsShape[product.getTransposeA() ? rank - 2 : rank - 1];
   ArrayRef<int64_t> batchShape = space.drop_back(2);
   batch = ShapedType::getNumElements(batchShape);
-  int64_t gridY = (m + kTile - 1) / kTile;
+  int64_t gridX = (n + kTile - 1) / kTile, gridY = (m + kTile - 1) / kTile;
   if (batch > 65535 || gridY > 65535) {
     fail(product, "is too large for a generated GEMM's grid");
     return;
   }
-  out.grid[0] = uint32_t((n + kTile - 1) / kTile);
+  // A launch has at most rt::kMaxLaunchThreads threads (validatePackage),
+  // which also keeps every row and column index in int; the main loop
+  // counts k in int.
+  if (gridX * gridY * batch > int64_t(rt::kMaxLaunchThreads) / kThreads) {
+    fail(product, "needs " + std::to_string(gridX * gridY * batch) +
+                      " thread blocks of " + std::to_string(kThreads) +
+                      " threads as a generated GEMM; a launch may have at "
+                      "most 2^31 - 1 threads");
+    return;
+  }
+  if (k > int64_t(2147483647) - kSlice) {
+    fail(product, "contracts " + std::to_string(k) +
+                      " elements, more than a generated GEMM's main loop "
+                      "counts (2^31 - 17)");
+    return;
+  }
+  out.grid[0] = uint32_t(gridX);
   out.grid[1] = uint32_t(gridY);
   out.grid[2] = uint32_t(batch);
   out.block[0] = kThreads;

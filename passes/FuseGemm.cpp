@@ -33,8 +33,12 @@ namespace {
 
 /// The largest grid dimension y and z of a launch.
 constexpr int64_t kMaxGridYZ = 65535;
-/// Rows of the product per block (codegen's Gemm template).
-constexpr int64_t kTileRows = 64;
+/// Rows and columns of the product per block of 256 threads (codegen's
+/// Gemm template), the most blocks of one launch (2^31 - 1 threads) and
+/// the deepest contraction its main loop counts.
+constexpr int64_t kTile = 64;
+constexpr int64_t kMaxBlocks = ((int64_t(1) << 31) - 1) / 256;
+constexpr int64_t kMaxDepth = ((int64_t(1) << 31) - 1) - 16;
 
 /// The product's figures the choice needs.
 struct ProductSize {
@@ -65,8 +69,13 @@ std::optional<std::string> productRefusal(MatmulOp matmul, double maxFlops,
     batch *= d;
   if (m == 0 || n == 0 || batch == 0 || k == 0)
     return "it is empty";
-  if (batch > kMaxGridYZ || (m + kTileRows - 1) / kTileRows > kMaxGridYZ)
+  int64_t tiles = (m + kTile - 1) / kTile;
+  if (batch > kMaxGridYZ || tiles > kMaxGridYZ)
     return "its grid would be too large";
+  // The launch's threads and the main loop's k (codegen's limits).
+  tiles *= (n + kTile - 1) / kTile;
+  if (tiles * batch > kMaxBlocks || k > kMaxDepth)
+    return "it is too large for one launch";
   size.flops = 2.0 * double(batch) * double(m) * double(n) * double(k);
   size.bytes = 4.0 * double(batch) * double(m) * double(n);
   if (size.flops > maxFlops)

@@ -1,6 +1,7 @@
 // RUN: dlc-opt --split-input-file --dlc-fuse-gemm %s | FileCheck %s
 // RUN: dlc-opt --split-input-file --dlc-fuse-gemm --dlc-fuse-gemm %s | FileCheck %s
 // RUN: dlc-opt --split-input-file --dlc-fuse-gemm="max-flops=1000" %s | FileCheck %s --check-prefix=SMALL
+// RUN: dlc-opt --split-input-file --dlc-fuse-gemm="relative-speed=1" %s | FileCheck %s --check-prefix=ALL
 
 // erf after a product with a bias: the product moves into the kernel, its
 // operands (and bias) become the kernel's inputs ahead of the kernel's own,
@@ -115,4 +116,36 @@ func.func @batched(%x: tensor<3x4x5xf32>, %w: tensor<3x7x4xf32>) -> tensor<3x5x7
     dlc.yield %e : tensor<3x5x7xf32>
   }
   return %k : tensor<3x5x7xf32>
+}
+
+// -----
+
+// Products one launch of the generated GEMM cannot hold stay library calls:
+// 2^24 tiles of 256 threads, and a contraction deeper than its main loop
+// counts in int (both under max-flops), even where every product that can
+// be generated is (relative-speed=1).
+// ALL-LABEL: func.func @too_large
+// ALL: dlc.matmul %arg0, %arg1 :
+// ALL: dlc.kernel
+// ALL: dlc.matmul %arg2, %arg3 :
+// ALL: dlc.kernel
+// CHECK-LABEL: func.func @too_large
+// CHECK: dlc.matmul %arg0, %arg1 :
+// CHECK: dlc.kernel
+// CHECK: dlc.matmul %arg2, %arg3 :
+// CHECK: dlc.kernel
+func.func @too_large(%x: tensor<1x1xf32>, %w: tensor<1x1073741824xf32>, %y: tensor<1x2147483640xf32>, %v: tensor<2147483640x1xf32>) -> (tensor<1x1073741824xf32>, tensor<1x1xf32>) {
+  %p = dlc.matmul %x, %w : (tensor<1x1xf32>, tensor<1x1073741824xf32>) -> tensor<1x1073741824xf32>
+  %k = dlc.kernel(%p) : (tensor<1x1073741824xf32>) -> tensor<1x1073741824xf32> {
+  ^bb0(%a: tensor<1x1073741824xf32>):
+    %e = dlc.erf %a : tensor<1x1073741824xf32>
+    dlc.yield %e : tensor<1x1073741824xf32>
+  }
+  %q = dlc.matmul %y, %v : (tensor<1x2147483640xf32>, tensor<2147483640x1xf32>) -> tensor<1x1xf32>
+  %l = dlc.kernel(%q) : (tensor<1x1xf32>) -> tensor<1x1xf32> {
+  ^bb0(%a: tensor<1x1xf32>):
+    %e = dlc.erf %a : tensor<1x1xf32>
+    dlc.yield %e : tensor<1x1xf32>
+  }
+  return %k, %l : tensor<1x1073741824xf32>, tensor<1x1xf32>
 }
