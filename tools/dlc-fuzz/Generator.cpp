@@ -1364,7 +1364,9 @@ bool Generator::genMatmul() {
 /// epilogue: a bias [1, ..., 1, N] (a constant, or computed), a residual
 /// add, in either order and either operand order, then relu (max(x, 0) or
 /// a clamp to [0, FLT_MAX]), tanh-GELU as the ONNX importer writes it, or
-/// now and then erf-GELU (which stays a kernel). Any part may be missing.
+/// now and then what cuBLASLt cannot apply: erf-GELU, relu6 or SiLU (a
+/// kernel after the library's product, or for f32 one generated GEMM with
+/// the product inside, dlc-fuse-gemm). Any part may be missing.
 bool Generator::genGemmEpilogue() {
   int x = pickValue([&](int v) {
     const Value &w = val(v);
@@ -1434,7 +1436,7 @@ bool Generator::genGemmEpilogue() {
                         : binary(BinaryKind::Add, v, y);
 
   // The activation.
-  switch (rng.weighted({3, 3, 2, 4, 1})) {
+  switch (rng.weighted({3, 3, 2, 4, 2, 1, 1})) {
   case 0:
     break;
   case 1:
@@ -1455,7 +1457,7 @@ bool Generator::genGemmEpilogue() {
                binary(BinaryKind::Add, th, splat(t, r, 1.0)));
     break;
   }
-  default: {
+  case 4: {
     // erf-GELU: not cuBLASLt's GELU.
     int e = unary(UnaryKind::Erf,
                   binary(BinaryKind::Mul, y, splat(t, r, M_SQRT1_2)));
@@ -1463,6 +1465,12 @@ bool Generator::genGemmEpilogue() {
                binary(BinaryKind::Add, e, splat(t, r, 1.0)));
     break;
   }
+  case 5:
+    y = clamp(y, 0.0, 6.0); // relu6
+    break;
+  default:
+    y = binary(BinaryKind::Mul, y, unary(UnaryKind::Sigmoid, y)); // SiLU
+    break;
   }
   settle(y);
   return true;
