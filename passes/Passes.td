@@ -699,7 +699,34 @@ def ScheduleMemory : Pass<"dlc-schedule-memory", "func::FuncOp"> {
     %w1n = dlc.sub %w1, %g1 ...
     %g2 = dlc.matmul %x2, %d2 {transpose_a} ...
     ```
+
+    Then memory-aware list scheduling (`list-scheduling`, on by default),
+    as XLA's scheduler does: from the ops whose operands are computed, the
+    one that frees the most intermediate bytes net of those it creates
+    (the earliest in the current order on a tie), repeated until every op
+    is placed. The new order is kept only when its estimate (each value
+    live from its op to its last reader through views, as
+    dlc-rematerialize counts) peaks lower than the current one's.
+
+    Before (the two large values live together):
+    ```mlir
+    %a = dlc.exp %x : tensor<64x64xf32>
+    %b = dlc.exp %y : tensor<64x64xf32>
+    %sa = dlc.reduce sum %a ... -> tensor<64x1xf32>
+    %sb = dlc.reduce sum %b ... -> tensor<64x1xf32>
+    ```
+    After:
+    ```mlir
+    %a = dlc.exp %x : tensor<64x64xf32>
+    %sa = dlc.reduce sum %a ... -> tensor<64x1xf32>
+    %b = dlc.exp %y : tensor<64x64xf32>
+    %sb = dlc.reduce sum %b ... -> tensor<64x1xf32>
+    ```
   }];
+  let options = [
+    Option<"listScheduling", "list-scheduling", "bool", "true",
+           "list-schedule the block for memory after the moves">
+  ];
 }
 
 def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {

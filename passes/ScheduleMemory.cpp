@@ -5,7 +5,9 @@
 // when what it frees there is at least what it creates. In a training step
 // this is each parameter's update moving up to its gradient (the update
 // writes the step's outputs, so the gradient's buffer is freed as soon as
-// it is complete), as a memory-aware list scheduler would place it.
+// it is complete), as a memory-aware list scheduler would place it. Then
+// the whole block is list-scheduled for memory (the ready op freeing the
+// most bytes net first), kept where that lowers the estimate's peak.
 // docs/memory.md.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +21,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <limits>
+#include <set>
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_SCHEDULEMEMORY
@@ -82,6 +87,132 @@ struct ScheduleMemoryPass
       for (Value g : def->getResults())
         if (!returned.contains(g) && !isResident(g))
           hoistCone(block, g);
+    if (listScheduling)
+      listSchedule(block, returned);
+  }
+
+  /// The most intermediate bytes live at one point of `order` (each value
+  /// from its op to its last reader through views; returned values and
+  /// resident ones take none): dlc-rematerialize's estimate.
+  static int64_t peakOf(ArrayRef<Operation *> order,
+                        const DenseSet<Value> &returned) {
+    DenseMap<Operation *, unsigned> position;
+    for (auto [i, op] : llvm::enumerate(order))
+      position[op] = i;
+    DenseMap<Value, unsigned> last;
+    for (auto [i, op] : llvm::enumerate(order))
+      for (Value operand : op->getOperands()) {
+        Value root = viewRoot(operand);
+        if (!isResident(root) && !returned.contains(root))
+          last[root] = std::max<unsigned>(last.lookup(root), i);
+      }
+    SmallVector<int64_t> delta(order.size() + 1, 0);
+    for (auto [i, op] : llvm::enumerate(order)) {
+      if (isa<ReshapeOp>(op))
+        continue;
+      for (Value r : op->getResults()) {
+        if (isResident(r) || returned.contains(r))
+          continue;
+        auto it = last.find(r);
+        unsigned end = it == last.end() ? i : std::max<unsigned>(it->second, i);
+        delta[i] += valueBytes(r);
+        delta[end + 1] -= valueBytes(r);
+      }
+    }
+    int64_t live = 0, peak = 0;
+    for (int64_t d : delta)
+      peak = std::max(peak, live += d);
+    return peak;
+  }
+
+  /// Memory-aware list scheduling: repeatedly the ready op (every operand
+  /// computed) that frees the most bytes net of what it creates, the
+  /// earlier in the current order on a tie. Kept only where it lowers the
+  /// estimate's peak.
+  static void listSchedule(Block &block, const DenseSet<Value> &returned) {
+    SmallVector<Operation *> current;
+    for (Operation &op : block.without_terminator())
+      current.push_back(&op);
+    size_t n = current.size();
+    DenseMap<Operation *, unsigned> index;
+    for (auto [i, op] : llvm::enumerate(current))
+      index[op] = i;
+    // Readers of each buffer (through views), and unscheduled producers of
+    // each op's operands.
+    DenseMap<Value, unsigned> readersLeft;
+    SmallVector<unsigned> waiting(n, 0);
+    SmallVector<SmallVector<unsigned>> users(n);
+    for (auto [i, op] : llvm::enumerate(current)) {
+      DenseSet<Operation *> producers;
+      DenseSet<Value> roots;
+      for (Value operand : op->getOperands()) {
+        if (Operation *def = operand.getDefiningOp();
+            def && index.count(def) && producers.insert(def).second) {
+          users[index[def]].push_back(i);
+          ++waiting[i];
+        }
+        Value root = viewRoot(operand);
+        if (!isa<ReshapeOp>(op) && roots.insert(root).second)
+          ++readersLeft[root];
+      }
+    }
+    auto created = [&](Operation *op) {
+      int64_t bytes = 0;
+      if (!isa<ReshapeOp>(op))
+        for (Value r : op->getResults())
+          if (!isResident(r) && !returned.contains(r))
+            bytes += valueBytes(r);
+      return bytes;
+    };
+    auto freed = [&](Operation *op) {
+      if (isa<ReshapeOp>(op))
+        return int64_t(0);
+      int64_t bytes = 0;
+      DenseSet<Value> roots;
+      for (Value operand : op->getOperands()) {
+        Value root = viewRoot(operand);
+        if (roots.insert(root).second && !isResident(root) &&
+            !returned.contains(root) && readersLeft.lookup(root) == 1)
+          bytes += valueBytes(root);
+      }
+      return bytes;
+    };
+    std::set<unsigned> ready;
+    for (unsigned i = 0; i < n; ++i)
+      if (waiting[i] == 0)
+        ready.insert(i);
+    SmallVector<Operation *> order;
+    while (!ready.empty()) {
+      unsigned pick = *ready.begin();
+      int64_t best = std::numeric_limits<int64_t>::max();
+      for (unsigned i : ready) {
+        Operation *op = current[i];
+        // Views and constants cost nothing: take them as they come.
+        int64_t score = created(op) - freed(op);
+        if (score < best) {
+          best = score;
+          pick = i;
+        }
+      }
+      ready.erase(pick);
+      Operation *op = current[pick];
+      order.push_back(op);
+      if (!isa<ReshapeOp>(op)) {
+        DenseSet<Value> roots;
+        for (Value operand : op->getOperands())
+          if (Value root = viewRoot(operand); roots.insert(root).second)
+            --readersLeft[root];
+      }
+      for (unsigned u : users[pick])
+        if (--waiting[u] == 0)
+          ready.insert(u);
+    }
+    if (order.size() != n ||
+        peakOf(order, returned) >= peakOf(current, returned))
+      return;
+    Operation *terminator = block.getTerminator();
+    for (Operation *op : order)
+      op->moveBefore(terminator);
   }
 
   /// The ops that read `g`, and those that read their results, when all of

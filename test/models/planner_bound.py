@@ -3,7 +3,7 @@
 For each example (examples/*.mlir), each exported test model (the forward
 ONNX models of run_model_tests.py) and each training step (the ONNX cases
 of train_onnx.py with their optimizers, the dlc-dialect cases of
-training_steps.py, and two of them under a memory budget), runs
+training_steps.py, and train_onnx.py's cases under its budgets), runs
 
   dlc compile MODEL [FLAGS] --no-cubin --stats-json S.json
 
@@ -95,13 +95,13 @@ def main():
         _, _, onnx_path = train_onnx.export_case(name, train)
         cases.append(("train " + name, onnx_path,
                       ["--train", f"--loss={loss}", *flags]))
-    # Under a budget: a plan with recomputation (docs/memory.md).
-    for name in ["transformer_adamw", "mlp_sgd_momentum"]:
+    # Under train_onnx.py's budgets: plans with recomputation.
+    for name, fraction in train_onnx.BUDGETED.items():
         loss, flags = train_onnx.CASES[name][3], train_onnx.CASES[name][4]
-        cases.append((f"train {name} --activation-budget=0.75",
+        cases.append((f"train {name} --activation-budget={fraction}",
                       os.path.join(train, name, "model.onnx"),
                       ["--train", f"--loss={loss}", *flags,
-                       "--activation-budget=0.75"]))
+                       f"--activation-budget={fraction}"]))
     steps = os.path.join(work, "planner-steps")
     os.makedirs(steps, exist_ok=True)
     for name, case in training_steps.CASES.items():

@@ -168,9 +168,11 @@ LOW_PRECISION = {"mlp_adamw", "transformer_adamw"}
 BAND = {"bf16": 5e-3, "fp16": 5e-4}
 
 # Cases also trained under an activation budget (values recomputed instead
-# of kept): every loss and weight must be the same as without one.
-BUDGETED = {"mlp_sgd_momentum": "0.75", "transformer_adamw": "0.75",
-            "cnn_sgd": "0.95"}
+# of kept): every loss and weight must be the same as without one. The
+# fraction is of the keep-everything estimate of the list-scheduled step
+# (dlc-schedule-memory), each one that recomputes something.
+BUDGETED = {"mlp_sgd_momentum": "0.9", "transformer_adamw": "0.75",
+            "cnn_sgd": "0.98"}
 
 
 def export_case(name, work):
