@@ -97,6 +97,37 @@ void mlir::dlc::setFusionNotes(Operation *kernel, ArrayAttr notes) {
 void mlir::dlc::removeFusionNotes(Operation *kernel) {
   kernel->removeAttr(attr::kFusionNotes);
 }
+void mlir::dlc::remapFusionNotes(Operation *kernel,
+                                 ArrayRef<unsigned> operandMap,
+                                 unsigned resultOffset,
+                                 SmallVectorImpl<Attribute> &notes) {
+  ArrayAttr array = getFusionNotes(kernel);
+  if (!array)
+    return;
+  MLIRContext *context = kernel->getContext();
+  Type i64 = IntegerType::get(context, 64);
+  for (Attribute note : array) {
+    auto dict = dyn_cast<DictionaryAttr>(note);
+    if (!dict)
+      continue;
+    NamedAttrList entries(dict);
+    if (auto operand = dict.getAs<IntegerAttr>("operand")) {
+      uint64_t n = operand.getInt();
+      if (n < operandMap.size()) {
+        if (operandMap[n] == kDroppedOperand)
+          continue;
+        entries.set("operand", IntegerAttr::get(i64, operandMap[n]));
+      }
+    }
+    if (auto result = dict.getAs<IntegerAttr>("result"))
+      entries.set("result",
+                  IntegerAttr::get(i64, result.getInt() + resultOffset));
+    DictionaryAttr remapped = entries.getDictionary(context);
+    // Kernels reading the same producer carry the same note once.
+    if (!llvm::is_contained(notes, remapped))
+      notes.push_back(remapped);
+  }
+}
 
 std::optional<double> mlir::dlc::getAmax(Operation *op) {
   if (auto value = op->getAttrOfType<FloatAttr>(attr::kAmax))

@@ -140,6 +140,13 @@ void setLayoutChoices(Operation *func, ArrayAttr choices);
 ArrayAttr getFusionNotes(Operation *kernel);
 void setFusionNotes(Operation *kernel, ArrayAttr notes);
 void removeFusionNotes(Operation *kernel);
+/// An operand number that `remapFusionNotes` drops the notes of.
+constexpr unsigned kDroppedOperand = ~0u;
+/// `kernel`'s fusion notes for a kernel made from it, appended to `notes`
+/// (each once): note operand n becomes operandMap[n] (its notes dropped
+/// where that is kDroppedOperand), result r becomes r + resultOffset.
+void remapFusionNotes(Operation *kernel, ArrayRef<unsigned> operandMap,
+                      unsigned resultOffset, SmallVectorImpl<Attribute> &notes);
 
 /// The calibrated largest magnitude of `op`'s result, if calibrated.
 std::optional<double> getAmax(Operation *op);

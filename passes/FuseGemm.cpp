@@ -134,27 +134,11 @@ KernelOp buildGemmKernel(MatmulOp matmul, KernelOp reader,
 
   // Notes about the reader's inputs, renumbered; the one about the product
   // (why it was written to memory) no longer holds.
-  if (ArrayAttr notes = getFusionNotes(reader)) {
-    MLIRContext *context = reader.getContext();
-    Type i64 = IntegerType::get(context, 64);
-    SmallVector<Attribute> kept;
-    for (Attribute note : notes) {
-      auto dict = dyn_cast<DictionaryAttr>(note);
-      if (!dict)
-        continue;
-      NamedAttrList entries(dict);
-      if (auto operand = dict.getAs<IntegerAttr>("operand")) {
-        uint64_t n = operand.getInt();
-        if (n == productOperand)
-          continue;
-        if (n < operandMap.size())
-          entries.set("operand", IntegerAttr::get(i64, operandMap[n]));
-      }
-      kept.push_back(entries.getDictionary(context));
-    }
-    if (!kept.empty())
-      setFusionNotes(kernel, ArrayAttr::get(context, kept));
-  }
+  operandMap[productOperand] = kDroppedOperand;
+  SmallVector<Attribute> notes;
+  remapFusionNotes(reader, operandMap, 0, notes);
+  if (!notes.empty())
+    setFusionNotes(kernel, ArrayAttr::get(reader.getContext(), notes));
   return kernel;
 }
 

@@ -53,34 +53,6 @@ bool usersAllAfter(KernelOp earlier, KernelOp later) {
   return true;
 }
 
-/// The fusion notes of `kernel` with operand and result numbers renumbered.
-void remapNotes(KernelOp kernel, ArrayRef<unsigned> operandMap,
-                unsigned resultOffset, SmallVectorImpl<Attribute> &notes) {
-  ArrayAttr array = getFusionNotes(kernel);
-  if (!array)
-    return;
-  MLIRContext *context = kernel.getContext();
-  Type i64 = IntegerType::get(context, 64);
-  for (Attribute note : array) {
-    auto dict = dyn_cast<DictionaryAttr>(note);
-    if (!dict)
-      continue;
-    NamedAttrList entries(dict);
-    if (auto operand = dict.getAs<IntegerAttr>("operand")) {
-      uint64_t n = operand.getInt();
-      if (n < operandMap.size())
-        entries.set("operand", IntegerAttr::get(i64, operandMap[n]));
-    }
-    if (auto result = dict.getAs<IntegerAttr>("result"))
-      entries.set("result",
-                  IntegerAttr::get(i64, result.getInt() + resultOffset));
-    DictionaryAttr remapped = entries.getDictionary(context);
-    // Kernels reading the same producer carry the same note once.
-    if (!llvm::is_contained(notes, remapped))
-      notes.push_back(remapped);
-  }
-}
-
 /// A kernel computing the results of `a` and `b` (b after a), at b's place;
 /// `a` and `b` stay until commitMerge.
 KernelOp buildMerged(KernelOp a, KernelOp b) {
@@ -121,8 +93,8 @@ KernelOp buildMerged(KernelOp a, KernelOp b) {
   bodyBuilder.create<YieldOp>(loc, yielded);
 
   SmallVector<Attribute> notes;
-  remapNotes(a, operandMaps[0], 0, notes);
-  remapNotes(b, operandMaps[1], a->getNumResults(), notes);
+  remapFusionNotes(a, operandMaps[0], 0, notes);
+  remapFusionNotes(b, operandMaps[1], a->getNumResults(), notes);
   if (!notes.empty())
     setFusionNotes(merged, ArrayAttr::get(merged.getContext(), notes));
   return merged;
