@@ -133,6 +133,12 @@ struct ScheduleMemoryPass
     SmallVector<Operation *> current;
     for (Operation &op : block.without_terminator())
       current.push_back(&op);
+    // Only data orders pure ops; an op with effects or regions keeps the
+    // block as it is.
+    if (llvm::any_of(current, [](Operation *op) {
+          return !isPure(op) || op->getNumRegions() != 0;
+        }))
+      return;
     size_t n = current.size();
     DenseMap<Operation *, unsigned> index;
     for (auto [i, op] : llvm::enumerate(current))
