@@ -12,6 +12,11 @@
 // RUN: dlc run %t.off.dlcpkg --device=sim --check --seed=1 | FileCheck %s --check-prefix=CHECK2
 // RUN: dlc compile %s --stats-json %t.on.json --no-cubin -o %t.on.dlcpkg
 // RUN: FileCheck %s --check-prefix=ON < %t.on.json
+// The assumed speed is a fraction in (0, 1]:
+// RUN: not dlc compile %s --generated-gemm-speed=0 --no-cubin -o %t.bad.dlcpkg 2>&1 | FileCheck %s --check-prefix=SPEED
+// RUN: not dlc compile %s --generated-gemm-speed=nan --no-cubin -o %t.bad.dlcpkg 2>&1 | FileCheck %s --check-prefix=SPEED
+// RUN: not dlc compile %s --generated-gemm-speed=1.5 --no-cubin -o %t.bad.dlcpkg 2>&1 | FileCheck %s --check-prefix=SPEED
+// SPEED: error: --generated-gemm-speed takes a fraction in (0, 1]
 // RUN: dlc compile %s --tf32 --emit=fused | FileCheck %s --check-prefix=TF32
 // RUN: dlc compile %s --precision=tf32 --emit=fused | FileCheck %s --check-prefix=TF32
 //
