@@ -91,40 +91,6 @@ struct ScheduleMemoryPass
       listSchedule(block, returned);
   }
 
-  /// The most intermediate bytes live at one point of `order` (each value
-  /// from its op to its last reader through views; returned values and
-  /// resident ones take none): dlc-rematerialize's estimate.
-  static int64_t peakOf(ArrayRef<Operation *> order,
-                        const DenseSet<Value> &returned) {
-    DenseMap<Operation *, unsigned> position;
-    for (auto [i, op] : llvm::enumerate(order))
-      position[op] = i;
-    DenseMap<Value, unsigned> last;
-    for (auto [i, op] : llvm::enumerate(order))
-      for (Value operand : op->getOperands()) {
-        Value root = viewRoot(operand);
-        if (!isResident(root) && !returned.contains(root))
-          last[root] = std::max<unsigned>(last.lookup(root), i);
-      }
-    SmallVector<int64_t> delta(order.size() + 1, 0);
-    for (auto [i, op] : llvm::enumerate(order)) {
-      if (isa<ReshapeOp>(op))
-        continue;
-      for (Value r : op->getResults()) {
-        if (isResident(r) || returned.contains(r))
-          continue;
-        auto it = last.find(r);
-        unsigned end = it == last.end() ? i : std::max<unsigned>(it->second, i);
-        delta[i] += valueBytes(r);
-        delta[end + 1] -= valueBytes(r);
-      }
-    }
-    int64_t live = 0, peak = 0;
-    for (int64_t d : delta)
-      peak = std::max(peak, live += d);
-    return peak;
-  }
-
   /// Memory-aware list scheduling: repeatedly the ready op (every operand
   /// computed) that frees the most bytes net of what it creates, the
   /// earlier in the current order on a tie. Kept only where it lowers the
@@ -213,10 +179,14 @@ struct ScheduleMemoryPass
         if (--waiting[u] == 0)
           ready.insert(u);
     }
-    if (order.size() != n ||
-        peakOf(order, returned) >= peakOf(current, returned))
+    if (order.size() != n)
       return;
     Operation *terminator = block.getTerminator();
+    order.push_back(terminator);
+    current.push_back(terminator);
+    if (Profile(order).peak >= Profile(current).peak)
+      return;
+    order.pop_back();
     for (Operation *op : order)
       op->moveBefore(terminator);
   }
