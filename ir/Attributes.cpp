@@ -249,10 +249,16 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
     return success();
   }
   if (name == attr::kRecompute) {
-    if (!isa<UnitAttr>(value) || op->getNumResults() != 1)
+    if (!isa<UnitAttr>(value) || op->getNumResults() == 0)
       return op->emitOpError() << "expects '" << name
-                               << "' as a unit attribute on an op of one "
-                                  "result";
+                               << "' as a unit attribute on an op with "
+                                  "results";
+    return success();
+  }
+  if (name == attr::kRecomputePlan) {
+    if (!isa<FunctionOpInterface>(op) || !isa<StringAttr>(value))
+      return op->emitOpError()
+             << "expects '" << name << "' on a function, as a string";
     return success();
   }
   if (name == attr::kRecomputeFlops) {

@@ -40,6 +40,9 @@ constexpr llvm::StringLiteral kRecompute = "dlc.recompute";
 constexpr llvm::StringLiteral kActivationBytes = "dlc.activation_bytes";
 /// On the function: the operations of the recomputed ops (CostOpInterface).
 constexpr llvm::StringLiteral kRecomputeFlops = "dlc.recompute_flops";
+/// On a function (dlc-rematerialize): how its recomputation was chosen
+/// (runs of forward segments by the solver, or single values).
+constexpr llvm::StringLiteral kRecomputePlan = "dlc.recompute_plan";
 /// On a dlc.matmul: it computes a convolution (dlc-lower-conv made it).
 constexpr llvm::StringLiteral kFromConv = "dlc.from_conv";
 /// On a dlc.conv2d: layout selection keeps its input and result

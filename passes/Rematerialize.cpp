@@ -15,6 +15,7 @@
 #include "ir/ElementType.h"
 #include "passes/Buffers.h"
 #include "passes/Passes.h"
+#include "passes/Segments.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -38,33 +39,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-
-/// Operations to compute `op` once: its cost interface where it has one
-/// (elementwise ops, products, library convolutions), windows by their
-/// window, and one per element read for the rest (reductions, data
-/// movement).
-double flopsOf(Operation *op) {
-  if (auto cost = dyn_cast<CostOpInterface>(op))
-    return cost.getFlops();
-  double result = 0;
-  for (Value v : op->getResults())
-    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-      result += double(t.getNumElements());
-  if (auto pool = dyn_cast<Pool2DOp>(op)) {
-    ArrayRef<int64_t> k = pool.getKernel();
-    return result * double(k[0]) * double(k[1]);
-  }
-  if (auto conv = dyn_cast<Conv2DOp>(op)) {
-    auto filter = cast<RankedTensorType>(conv.getFilter().getType());
-    return 2 * result * double(filter.getNumElements()) /
-           double(std::max<int64_t>(filter.getDimSize(0), 1));
-  }
-  double read = 0;
-  for (Value v : op->getOperands())
-    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-      read += double(t.getNumElements());
-  return read;
-}
 
 /// Whether `op` may be computed a second time: a pure dlc op of one result
 /// whose cost is known. Attention is not (its backward recomputes its
@@ -106,6 +80,10 @@ struct RematerializePass
   std::optional<Candidate> choose(const Profile &profile);
   /// Recomputes `c.value` before `c.at` for all its uses from there on.
   void recompute(const Profile &profile, const Candidate &c);
+  /// Recomputes single values, the best at the peak first, until the
+  /// estimate is at most `target` or no step lowers it; returns the peak
+  /// and adds the operations to `flops`.
+  int64_t greedy(func::FuncOp func, int64_t target, double &flops);
 };
 
 std::optional<Candidate> RematerializePass::choose(const Profile &profile) {
@@ -167,7 +145,7 @@ std::optional<Candidate> RematerializePass::choose(const Profile &profile) {
       continue;
     double flops = 0;
     for (Operation *o : chain)
-      flops += flopsOf(o);
+      flops += operationsOf(o);
     double score = double(saved) / (flops + 1);
     if (score > bestScore) {
       bestScore = score;
@@ -239,6 +217,53 @@ void RematerializePass::recompute(const Profile &profile, const Candidate &c) {
     use->set(onClone(v));
 }
 
+int64_t RematerializePass::greedy(func::FuncOp func, int64_t target,
+                                  double &flops) {
+  // Each step recomputes one value. A step can move the peak elsewhere
+  // without lowering it: the best plan so far is kept (a copy of the
+  // function), and the search ends after kPatience steps without a lower
+  // peak, returning to it.
+  Block &block = func.getBody().front();
+  Profile initial(block);
+  int64_t peak = initial.peak;
+  if (peak <= target)
+    return peak;
+  OwningOpRef<func::FuncOp> initialCopy = func.clone();
+  OwningOpRef<func::FuncOp> best;
+  int64_t bestPeak = peak;
+  double bestFlops = flops;
+  size_t sinceBest = 0;
+  for (size_t step = 0, limit = 4 * initial.ops.size() + 16;
+       step < limit && sinceBest < kPatience; ++step) {
+    Profile profile(block);
+    peak = profile.peak;
+    if (peak < bestPeak) {
+      bestPeak = peak;
+      bestFlops = flops;
+      best = func.clone();
+      sinceBest = 0;
+    }
+    if (peak <= target)
+      break;
+    std::optional<Candidate> c = choose(profile);
+    if (!c)
+      break;
+    recompute(profile, *c);
+    flops += c->flops;
+    ++sinceBest;
+  }
+  peak = Profile(block).peak;
+  if (sinceBest > 0 && peak >= bestPeak) {
+    // Back to the best plan (or, where no step lowered the peak, to the
+    // start).
+    func::FuncOp from = best ? *best : *initialCopy;
+    func.getBody().takeBody(from.getBody());
+    peak = bestPeak;
+    flops = bestFlops;
+  }
+  return peak;
+}
+
 void RematerializePass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal() || !func.getBody().hasOneBlock())
@@ -267,45 +292,42 @@ void RematerializePass::runOnOperation() {
   int64_t peak = initial.peak;
   double flops = 0;
   if (target >= 0 && peak > target) {
-    // Each step recomputes one value. A step can move the peak elsewhere
-    // without lowering it: the best plan so far is kept (a copy of the
-    // function), and the search ends after kPatience steps without a
-    // lower peak, returning to it.
-    OwningOpRef<func::FuncOp> best;
-    int64_t bestPeak = peak;
-    double bestFlops = 0;
-    size_t sinceBest = 0;
-    for (size_t step = 0, limit = 4 * initial.ops.size() + 16;
-         step < limit && sinceBest < kPatience; ++step) {
-      Profile profile(block);
-      peak = profile.peak;
-      if (peak < bestPeak) {
-        bestPeak = peak;
-        bestFlops = flops;
-        best = func.clone();
-        sinceBest = 0;
-      }
-      if (peak <= target)
-        break;
-      std::optional<Candidate> c = choose(profile);
-      if (!c)
-        break;
-      recompute(profile, *c);
-      flops += c->flops;
-      ++sinceBest;
-    }
-    peak = Profile(block).peak;
-    if (sinceBest > 0 && peak >= bestPeak) {
-      if (best) {
-        func.getBody().takeBody(best->getBody());
+    // Two plans: whole forward segments chosen exactly (then single
+    // values where the estimate is still above), and single values alone;
+    // the one that fits with less work is kept, else the lower.
+    SegmentPlan segments = recomputeSegments(func, target, solverSeconds);
+    double segmentFlops = segments.flops;
+    int64_t segmentPeak = greedy(func, target, segmentFlops);
+    if (segments.runs > 0) {
+      OwningOpRef<func::FuncOp> withSegments = func.clone();
+      func.getBody().takeBody(
+          OwningOpRef<func::FuncOp>(initialCopy->clone())->getBody());
+      double valueFlops = 0;
+      int64_t valuePeak = greedy(func, target, valueFlops);
+      bool segmentsFit = segmentPeak <= target, valuesFit = valuePeak <= target;
+      bool useSegments = segmentsFit != valuesFit ? segmentsFit
+                         : segmentsFit            ? segmentFlops <= valueFlops
+                                                  : segmentPeak <= valuePeak;
+      if (useSegments) {
+        func.getBody().takeBody(withSegments->getBody());
+        peak = segmentPeak;
+        flops = segmentFlops;
       } else {
-        // No step lowered it: undo them all.
-        func.getBody().takeBody(
-            OwningOpRef<func::FuncOp>(initialCopy->clone())->getBody());
+        peak = valuePeak;
+        flops = valueFlops;
+        segments.runs = 0;
+        segments.how = "more work than single values";
       }
-      peak = bestPeak;
-      flops = bestFlops;
+    } else {
+      peak = segmentPeak;
+      flops = segmentFlops;
     }
+    std::string how = segments.runs > 0
+                          ? std::to_string(segments.runs) + " of " +
+                                std::to_string(segments.segments) +
+                                " segments (" + segments.how + ")"
+                          : "single values (segments: " + segments.how + ")";
+    func->setAttr(attr::kRecomputePlan, StringAttr::get(&getContext(), how));
   }
   Builder b(&getContext());
   func->setAttr(attr::kActivationBytes, b.getI64IntegerAttr(peak));

@@ -7,7 +7,7 @@ packages=(llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools libfmt-dev
   ninja-build cmake g++ googletest libgtest-dev zlib1g-dev libzstd-dev python3
   clang libclang-rt-14-dev clang-format
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx python3-numpy
-  libzip-dev
+  libzip-dev libglpk-dev
   python3-torch python3-torchvision)
 missing=()
 for p in "${packages[@]}"; do

@@ -1223,9 +1223,16 @@ func.func @dropout_result(%x: tensor<4xf32>, %o: tensor<1xi64>) -> tensor<4xf16>
 // -----
 
 func.func @recompute_not_unit(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{expects 'dlc.recompute' as a unit attribute on an op of one result}}
+  // expected-error @+1 {{expects 'dlc.recompute' as a unit attribute on an op with results}}
   %0 = dlc.exp %x {dlc.recompute = 1 : i64} : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expects 'dlc.recompute_plan' on a function, as a string}}
+func.func @recompute_plan(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.recompute_plan = 1 : i64} {
+  return %x : tensor<4xf32>
 }
 
 // -----

@@ -95,6 +95,35 @@ class BnCnn(torch.nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class SmallResNet(torch.nn.Module):
+    """A stem and three basic residual blocks (convolution, batch
+    normalization on batch statistics, ReLU; the skip added before the last
+    ReLU), average pooling, a linear classifier: the forward pass is cut
+    at each block's output, where the budget's recomputation of whole
+    blocks applies (docs/memory.md)."""
+
+    export_training = True
+
+    def __init__(self, c=4, classes=3):
+        super().__init__()
+        self.stem = torch.nn.Sequential(
+            torch.nn.Conv2d(2, c, 3, padding=1, bias=False),
+            torch.nn.BatchNorm2d(c), torch.nn.ReLU())
+        self.blocks = torch.nn.ModuleList(
+            torch.nn.Sequential(
+                torch.nn.Conv2d(c, c, 3, padding=1, bias=False),
+                torch.nn.BatchNorm2d(c), torch.nn.ReLU(),
+                torch.nn.Conv2d(c, c, 3, padding=1, bias=False),
+                torch.nn.BatchNorm2d(c)) for _ in range(3))
+        self.fc = torch.nn.Linear(c, classes)
+
+    def forward(self, x):
+        x = self.stem(x)
+        for block in self.blocks:
+            x = torch.relu(x + block(x))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
 class TokenClassifier(torch.nn.Module):
     """Token embeddings (a gather whose gradient sums rows picked twice),
     mean pooled, a linear classifier: inputs are token ids."""
@@ -145,6 +174,9 @@ CASES = {
     "bn_cnn_sgd": (lambda: BnCnn(), (4, 2, 6, 6), 12, "cross_entropy",
                    ["--optimizer=sgd", "--lr=0.05", "--momentum=0.9"],
                    lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 0),
+    "resnet_sgd": (lambda: SmallResNet(), (4, 2, 6, 6), 12, "cross_entropy",
+                   ["--optimizer=sgd", "--lr=0.05", "--momentum=0.9"],
+                   lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 0),
     "embedding_adamw": (lambda: TokenClassifier(), (4, 5), 12, "cross_entropy",
                         ["--optimizer=adamw", "--lr=0.05"],
                         lambda p: torch.optim.AdamW(p, lr=0.05), 0),
@@ -172,7 +204,7 @@ BAND = {"bf16": 5e-3, "fp16": 5e-4}
 # fraction is of the keep-everything estimate of the list-scheduled step
 # (dlc-schedule-memory), each one that recomputes something.
 BUDGETED = {"mlp_sgd_momentum": "0.9", "transformer_adamw": "0.75",
-            "cnn_sgd": "0.98"}
+            "cnn_sgd": "0.98", "resnet_sgd": "0.3"}
 
 
 def export_case(name, work):
