@@ -32,6 +32,8 @@ struct Glpk {
   decltype(&glp_mip_status) mipStatus = nullptr;
   decltype(&glp_mip_col_val) mipColVal = nullptr;
   decltype(&glp_term_out) termOut = nullptr;
+  decltype(&glp_ios_reason) iosReason = nullptr;
+  decltype(&glp_ios_terminate) iosTerminate = nullptr;
   std::string error;
 
   Glpk() {
@@ -69,6 +71,8 @@ struct Glpk {
     bind(mipStatus, "glp_mip_status");
     bind(mipColVal, "glp_mip_col_val");
     bind(termOut, "glp_term_out");
+    bind(iosReason, "glp_ios_reason");
+    bind(iosTerminate, "glp_ios_terminate");
     if (!ok)
       createProb = nullptr;
   }
@@ -87,10 +91,29 @@ std::mutex &solveMutex() {
   return m;
 }
 
+/// Counts the branch-and-bound subproblems GLPK selects and stops it after
+/// `limit`: a limit of work, so that the same program gets the same answer
+/// on a loaded machine (the time limit is the backstop).
+struct NodeLimit {
+  const Glpk *g;
+  long limit;
+  long nodes = 0;
+  bool hit = false;
+};
+
+void countNodes(glp_tree *tree, void *info) {
+  auto *state = static_cast<NodeLimit *>(info);
+  if (state->g->iosReason(tree) == GLP_ISELECT &&
+      ++state->nodes > state->limit) {
+    state->hit = true;
+    state->g->iosTerminate(tree);
+  }
+}
+
 } // namespace
 
 IntegerSolution mlir::dlc::solveIntegerProgram(const IntegerProgram &program,
-                                               double seconds) {
+                                               double seconds, long maxNodes) {
   IntegerSolution out;
   const Glpk &g = glpk();
   if (!g.createProb) {
@@ -144,20 +167,27 @@ IntegerSolution mlir::dlc::solveIntegerProgram(const IntegerProgram &program,
   parm.mip_gap = 1e-4;
   parm.msg_lev = GLP_MSG_OFF;
   parm.tm_lim = int(std::lround(std::max(seconds, 0.001) * 1000));
+  NodeLimit nodes{&g, maxNodes};
+  parm.cb_func = countNodes;
+  parm.cb_info = &nodes;
   int rc = g.intopt(lp, &parm);
   int status = g.mipStatus(lp);
   if (status == GLP_OPT || status == GLP_FEAS) {
-    out.status = status == GLP_OPT && rc == 0 ? IntegerSolution::Optimal
-                                              : IntegerSolution::Feasible;
+    // A search ended by the relative gap is optimal within it.
+    out.status =
+        status == GLP_OPT && (rc == 0 || rc == GLP_EMIPGAP) && !nodes.hit
+            ? IntegerSolution::Optimal
+            : IntegerSolution::Feasible;
     out.x.resize(n);
     for (int j = 0; j < n; ++j)
       out.x[j] = g.mipColVal(lp, j + 1);
   } else if (status == GLP_NOFEAS || rc == GLP_ENOPFS) {
     out.status = IntegerSolution::Infeasible;
   } else {
-    out.why = rc == GLP_ETMLIM ? "GLPK found no solution within its time limit"
-                               : "GLPK failed (glp_intopt returned " +
-                                     std::to_string(rc) + ")";
+    out.why =
+        rc == GLP_ETMLIM || rc == GLP_ESTOP
+            ? "GLPK found no solution within its limits"
+            : "GLPK failed (glp_intopt returned " + std::to_string(rc) + ")";
   }
   g.deleteProb(lp);
   return out;

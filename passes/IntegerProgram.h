@@ -45,7 +45,7 @@ struct IntegerSolution {
   enum Status {
     /// Proven optimal (within a relative gap of 1e-4).
     Optimal,
-    /// Feasible, not proven optimal (the time limit).
+    /// Feasible, not proven optimal (a limit ended the search).
     Feasible,
     /// No x satisfies the rows.
     Infeasible,
@@ -57,9 +57,11 @@ struct IntegerSolution {
   std::string why;
 };
 
-/// Solves `program` with GLPK's branch and cut, within `seconds`.
+/// Solves `program` with GLPK's branch and cut, within `maxNodes`
+/// subproblems (the same answer on any machine) and `seconds` (a
+/// backstop: where it ends the search, the answer depends on the machine).
 IntegerSolution solveIntegerProgram(const IntegerProgram &program,
-                                    double seconds);
+                                    double seconds, long maxNodes);
 
 } // namespace mlir::dlc
 

@@ -754,14 +754,14 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
     still read by later forward ops (a residual block's output); a run of
     up to 8 consecutive segments is recomputed from the value entering it
     right before the backward pass first reads one of its values. Which
-    runs is a 0-1 program solved by GLPK (opened at run time; within
-    `solver-seconds`): the least recomputed operations such that the
+    runs is a 0-1 program solved by GLPK (opened at run time; at most 2000
+    subproblems per program, `solver-seconds` as a backstop): the least recomputed operations such that the
     estimate, with each chosen run's change to it, stays within the target
     everywhere (or, where that is out of reach, the lowest peak the runs
     reach). Single values are then recomputed as above where the estimate
     is still over. The plan that fits with fewer operations (or else peaks
     lower) is kept; `dlc.recompute_plan` on the function says which and
-    how the segments were chosen ("optimal", "time limit", or why none).
+    how the segments were chosen ("optimal", "solver's limit", or why none).
 
     `budget` (bytes) counts the function's arguments, results and packaged
     constants as well; `activation-fraction` is a fraction of the peak
@@ -791,7 +791,7 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
     Option<"activationFraction", "activation-fraction", "double", "0",
            "the most intermediate bytes as a fraction of the peak without "
            "recomputation (0: none)">,
-    Option<"solverSeconds", "solver-seconds", "double", "2",
+    Option<"solverSeconds", "solver-seconds", "double", "10",
            "the time limit of GLPK's choice of forward segments">,
     Option<"tighten", "tighten", "double", "1",
            "a factor (0, 1] on the target of the estimate: the compiler's "

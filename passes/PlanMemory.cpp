@@ -324,17 +324,29 @@ void PlanMemoryPass::runOnOperation() {
   // slot moves to a random place in the best order, and the new order is
   // kept when it packs no larger (so the search walks across plateaus).
   // The work is bounded (about 2^27 steps of the quadratic packing, at most
-  // 4000 tries) and the random sequence fixed, so the plan is the same on
+  // 50000 tries) and the random sequence fixed, so the plan is the same on
   // every run.
   int64_t bound = alignUp(lowerBound, alignment);
   uint64_t work = uint64_t(slots.size()) * slots.size() + 1;
-  unsigned tries = unsigned(std::min<uint64_t>(4000, (1ull << 27) / work));
+  unsigned tries = unsigned(std::min<uint64_t>(50000, (1ull << 27) / work));
   std::mt19937 random(0x5eed);
   for (unsigned t = 0; t < tries && slots.size() > 1 && arenaBytes > bound;
        ++t) {
     SmallVector<unsigned> order = bestOrder;
     unsigned from = unsigned(random() % order.size());
     unsigned to = unsigned(random() % order.size());
+    // Every other try moves a slot that reaches the arena's top to an
+    // earlier place (where it can take a lower offset).
+    if (t % 2 == 1) {
+      SmallVector<unsigned> top;
+      for (auto [k, i] : llvm::enumerate(order))
+        if (bestOffsets[i] + slots[i].bytes > arenaBytes - int64_t(alignment))
+          top.push_back(unsigned(k));
+      if (!top.empty()) {
+        from = top[random() % top.size()];
+        to = from == 0 ? 0 : unsigned(random() % from);
+      }
+    }
     unsigned moved = order[from];
     order.erase(order.begin() + from);
     order.insert(order.begin() + to, moved);

@@ -59,6 +59,8 @@ double mlir::dlc::operationsOf(Operation *op) {
 
 namespace {
 
+/// The solver's limit of work per program (branch-and-bound subproblems).
+constexpr long kSolverNodes = 100;
 /// Runs longer than this many segments are not tried.
 constexpr unsigned kMaxRunLength = 8;
 
@@ -481,7 +483,8 @@ SegmentPlan mlir::dlc::recomputeSegments(func::FuncOp func, int64_t target,
     terms.push_back({excess, -1.0});
     lowest.addRow(std::move(terms), double(target - rowEstimate[k]));
   }
-  IntegerSolution solution = solveIntegerProgram(lowest, left() / 2);
+  IntegerSolution solution =
+      solveIntegerProgram(lowest, left() / 2, kSolverNodes);
   if (!found(solution)) {
     plan.how = solution.status == IntegerSolution::Infeasible
                    ? "no plan of segments"
@@ -496,13 +499,13 @@ SegmentPlan mlir::dlc::recomputeSegments(func::FuncOp func, int64_t target,
   for (size_t k = 0; k < intervals; ++k)
     if (rowEstimate[k] + rise(k) > goal)
       least.addRow(rowTerms[k], double(goal - rowEstimate[k]));
-  IntegerSolution leastWork = solveIntegerProgram(least, left());
+  IntegerSolution leastWork = solveIntegerProgram(least, left(), kSolverNodes);
   if (found(leastWork))
     solution = std::move(leastWork);
   else
     solution.status = IntegerSolution::Feasible;
-  plan.how =
-      solution.status == IntegerSolution::Optimal ? "optimal" : "time limit";
+  plan.how = solution.status == IntegerSolution::Optimal ? "optimal"
+                                                         : "solver's limit";
 
   // Recompute the chosen runs.
   for (auto [j, r] : llvm::enumerate(runs)) {
