@@ -7,8 +7,10 @@
 // schedule). Greedy: at the point of the highest estimate, the value whose
 // recomputation frees the most bytes per operation is recomputed before
 // its next use, and the estimate redone, until it fits or nothing frees
-// memory. A recomputed pointwise chain fuses into the kernel that uses it.
-// docs/memory.md.
+// memory. In a training step a second plan first recomputes whole forward
+// segments chosen by a 0-1 program (Segments.h); the plan that fits with
+// less work is kept. A recomputed pointwise chain fuses into the kernel
+// that uses it. docs/memory.md.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Attributes.h"
