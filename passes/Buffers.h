@@ -50,6 +50,8 @@ struct Profile {
   DenseMap<Value, unsigned> bufferOf;
   unsigned peakAt = 0;
   int64_t peak = 0;
+  /// The bytes live at each position.
+  SmallVector<int64_t> live;
 
   explicit Profile(Block &block)
       : Profile(llvm::to_vector(
@@ -92,8 +94,10 @@ struct Profile {
       delta[b.last + 1] -= b.bytes;
     }
     int64_t running = 0;
+    live.resize(ops.size());
     for (size_t i = 0; i < ops.size(); ++i) {
       running += delta[i];
+      live[i] = running;
       if (running > peak) {
         peak = running;
         peakAt = unsigned(i);

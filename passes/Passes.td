@@ -750,7 +750,8 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
     In a training step (results marked `dlc.gradient_of` or `dlc.updates`)
     a second plan recomputes whole runs of forward segments first (Chen et
     al.'s checkpoints, passes/Segments.cpp): the forward pass (what the
-    loss is computed from) is cut after each op where at most one value is
+    loss is computed from; backward ops the schedule placed among its ops
+    first move to right before their first backward reader) is cut after each op where at most one value is
     still read by later forward ops (a residual block's output); a run of
     up to 8 consecutive segments is recomputed from the value entering it
     right before the backward pass first reads one of its values. Which

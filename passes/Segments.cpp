@@ -393,14 +393,6 @@ SegmentPlan mlir::dlc::recomputeSegments(func::FuncOp func, int64_t target,
   if (runs.empty())
     return plan.how = "no run frees memory", plan;
 
-  // The estimate at every position.
-  SmallVector<int64_t> estimate(n + 1, 0);
-  for (const Profile::Buffer &b : profile.buffers) {
-    estimate[b.def] += b.bytes;
-    estimate[b.last + 1] -= b.bytes;
-  }
-  for (size_t i = 1; i <= n; ++i)
-    estimate[i] += estimate[i - 1];
   // Positions where some run's change steps: between two of them every
   // run's change is constant, so the largest estimate there is the row.
   SmallVector<unsigned> cuts{0, unsigned(n)};
@@ -413,7 +405,7 @@ SegmentPlan mlir::dlc::recomputeSegments(func::FuncOp func, int64_t target,
   SmallVector<int64_t> rowEstimate(intervals, 0);
   for (size_t k = 0; k < intervals; ++k)
     for (unsigned p = cuts[k]; p < cuts[k + 1]; ++p)
-      rowEstimate[k] = std::max(rowEstimate[k], estimate[p]);
+      rowEstimate[k] = std::max(rowEstimate[k], profile.live[p]);
   // Each run's change on each interval (nonzero only).
   std::vector<std::vector<IntegerProgram::Term>> rowTerms(intervals);
   for (auto [j, r] : llvm::enumerate(runs)) {
@@ -426,10 +418,11 @@ SegmentPlan mlir::dlc::recomputeSegments(func::FuncOp func, int64_t target,
         rowTerms[k].push_back({int(j), double(level)});
     }
   }
-  // The path: one column per run, one per kept segment.
-  auto buildProgram = [&](IntegerProgram &p, bool withPeak) {
+  // The path: one column per run (its work times `scale`), one per kept
+  // segment.
+  auto buildProgram = [&](IntegerProgram &p, double scale) {
     for (const Run &r : runs)
-      p.addColumn(withPeak ? 0.0 : r.flops);
+      p.addColumn(scale * r.flops);
     int keepBase = int(runs.size());
     for (size_t s = 0; s + 1 < nodes; ++s)
       p.addColumn(0.0);
@@ -472,9 +465,7 @@ SegmentPlan mlir::dlc::recomputeSegments(func::FuncOp func, int64_t target,
   // work as a tie-break worth at most a KiB): x = 0 is a solution, so the
   // solver always has one to improve on within its time.
   IntegerProgram lowest;
-  buildProgram(lowest, /*withPeak=*/true);
-  for (size_t j = 0; j < runs.size(); ++j)
-    lowest.cost[j] = 1024.0 * runs[j].flops / allFlops;
+  buildProgram(lowest, 1024.0 / allFlops);
   int excess = lowest.addColumn(1.0, /*isContinuous=*/true);
   for (size_t k = 0; k < intervals; ++k) {
     if (rowEstimate[k] + rise(k) <= target)
@@ -495,7 +486,7 @@ SegmentPlan mlir::dlc::recomputeSegments(func::FuncOp func, int64_t target,
   // plan in its time, the first one stands.
   int64_t goal = target + int64_t(std::ceil(solution.x[excess]));
   IntegerProgram least;
-  buildProgram(least, /*withPeak=*/false);
+  buildProgram(least, 1.0);
   for (size_t k = 0; k < intervals; ++k)
     if (rowEstimate[k] + rise(k) > goal)
       least.addRow(rowTerms[k], double(goal - rowEstimate[k]));
