@@ -42,9 +42,15 @@ status=0
 # by fuzz-onnx, and the lit tests import every kind of node) and the
 # gradient fuzzing (the reference interpreter's time) run in the main stage
 # only.
+# The lowering and the reference interpreter on random graphs (the main
+# stage's fuzz-reference, 5 000 seeds) take a first slice of its seeds
+# ($DLC_ASAN_REFERENCE_SEEDS, default 1 000): all 5 000 ran past ctest's
+# 10 minutes under the sanitizers on a busy CI machine.
 (cd "$build" && ctest --output-on-failure -j"$(nproc)" \
-  -E '^fuzz-sim$|^fuzz-gradients$|^onnx-conformance$|^models\..*_(nchw|nhwc|bf16|fp8)$|^models\.(resnet18|mobilenet_v2)_b[0-9]+_fp16$') ||
+  -E '^fuzz-sim$|^fuzz-reference$|^fuzz-gradients$|^onnx-conformance$|^models\..*_(nchw|nhwc|bf16|fp8)$|^models\.(resnet18|mobilenet_v2)_b[0-9]+_fp16$') ||
   status=$?
+"$build/bin/dlc-fuzz" --seeds="${DLC_ASAN_REFERENCE_SEEDS:-1000}" --start=0 \
+  --jobs="$(nproc)" --reference-only || status=$?
 DLC_CACHE_DIR="$build/test/kernel-cache" "$build/bin/dlc-fuzz" \
   --seeds="${DLC_ASAN_FUZZ_SEEDS:-100}" --start=0 --jobs="$(nproc)" --no-cuda \
   --configs=full,no-fuse,no-in-place,no-canonicalize,no-rewrites,tf32,bf16,fp16,nhwc ||
