@@ -17,6 +17,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -165,40 +166,81 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
   // fusion moves where buffers live, so the plan is measured after memory
   // planning, and a plan above the budget is made again from the lowered
   // module with the estimate's target lowered by the miss (a few tries).
+  // --activation-budget is a fraction of the keep-everything plan's
+  // arena, which a first run without recomputation measures; the arena is
+  // then held to that fraction the same way.
   uint64_t budget = 0;
   ::dlc::parseByteSize(options.memoryBudget, budget);
+  const double fraction = options.activationBudget;
+  const bool measured = fraction > 0 && fraction < 1 && options.planMemory;
   OwningOpRef<ModuleOp> lowered;
-  if (budget && options.planMemory)
+  if ((budget || measured) && options.planMemory)
     lowered = module.clone();
-  int64_t best = -1;
-  for (int attempt = 0;; ++attempt) {
+  auto runOptimization = [&](const mlir::dlc::PipelineOptions &o) {
     PassManager optimize(context);
-    mlir::dlc::buildOptimizationPipeline(optimize, pipelineOptions);
+    mlir::dlc::buildOptimizationPipeline(optimize, o);
     if (configure && failed(configure(optimize)))
       return failure();
-    if (failed(optimize.run(module)))
+    return optimize.run(module);
+  };
+  auto restoreLowered = [&] {
+    OwningOpRef<ModuleOp> again = lowered->clone();
+    module.getBodyRegion().takeBody(again->getBodyRegion());
+  };
+  int64_t keepEverything = 0;
+  if (measured) {
+    mlir::dlc::PipelineOptions keep = pipelineOptions;
+    keep.activationBudget = 0;
+    if (failed(runOptimization(keep)))
+      return failure();
+    keepEverything =
+        mlir::dlc::getArenaBytes(*findEntry(module, options.entry)).value_or(0);
+    pipelineOptions.activationArena = keepEverything;
+    restoreLowered();
+  }
+  int64_t best = -1;
+  for (int attempt = 0;; ++attempt) {
+    if (failed(runOptimization(pipelineOptions)))
       return failure();
     if (!lowered)
       break;
     func = *findEntry(module, options.entry);
     int64_t resident = mlir::dlc::residentBytes(func);
-    int64_t peak = mlir::dlc::getArenaBytes(func).value_or(0) + resident;
-    best = best < 0 ? peak : std::min(best, peak);
-    if (peak <= int64_t(budget))
+    int64_t arena = mlir::dlc::getArenaBytes(func).value_or(0);
+    // What the arena may take.
+    int64_t limit =
+        budget ? int64_t(budget) - resident
+               : int64_t(std::floor(fraction * double(keepEverything)));
+    best = best < 0 ? arena : std::min(best, arena);
+    if (arena <= limit)
       break;
-    if (attempt == 4)
-      return func.emitError()
-             << "no plan fits the memory budget of " << budget
-             << " bytes after fusion and memory planning: the smallest "
-                "found takes "
-             << best << " (" << resident
-             << " of inputs, outputs, parameters, state and constants)";
-    double room = double(int64_t(budget) - resident),
-           used = double(peak - resident);
+    if (attempt == 4) {
+      InFlightDiagnostic d = func.emitError();
+      if (budget)
+        d << "no plan fits the memory budget of " << budget
+          << " bytes after fusion and memory planning: the smallest found "
+             "takes "
+          << best + resident << " (" << resident
+          << " of inputs, outputs, parameters, state and constants)";
+      else {
+        char given[32];
+        std::snprintf(given, sizeof given, "%g", fraction);
+        d << "no plan fits the activation budget of " << given
+          << " of the keep-everything plan's arena (" << keepEverything
+          << " bytes) after fusion and memory planning: the smallest found "
+             "takes "
+          << best << " bytes, "
+          << llvm::formatv("{0:F4}", double(best) / double(std::max<int64_t>(
+                                                        keepEverything, 1)))
+                 .str()
+          << " of it";
+      }
+      return d;
+    }
     pipelineOptions.rematTighten *=
-        used > 0 && room > 0 ? std::min(0.9, 0.97 * room / used) : 0.5;
-    OwningOpRef<ModuleOp> again = lowered->clone();
-    module.getBodyRegion().takeBody(again->getBodyRegion());
+        arena > 0 && limit > 0 ? std::min(0.9, 0.97 * limit / double(arena))
+                               : 0.5;
+    restoreLowered();
   }
   func = *findEntry(module, options.entry);
   if (stop == Stage::Fused)

@@ -51,6 +51,9 @@ private:
   /// constants; errors at `op`.
   FailureOr<rt::BufferRef> storeElements(Operation *op, RankedTensorType type,
                                          Attribute value);
+  /// Reserves the constants' bytes once: growing them a value at a time
+  /// copied a model's weights several times over.
+  void reserveConstants();
   /// A training step's parameters and state (rt::Package::state).
   LogicalResult addTrainingState();
   LogicalResult resultStorage(Operation *op);
@@ -178,6 +181,43 @@ FailureOr<rt::BufferRef> PackageBuilder::storeElements(Operation *op,
   ref.offset = offset;
   ref.bytes = bytes;
   return ref;
+}
+
+void PackageBuilder::reserveConstants() {
+  // What storeElements will store: the elements the model holds, and
+  // splats expanded (an optimizer's zero state), each within the limit
+  // storeElements enforces; a larger splat is its error, not reserved.
+  uint64_t total = 0;
+  auto count = [&](Attribute value) {
+    uint64_t bytes = 0;
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value)) {
+      bytes = dense.getRawData().size();
+      if (dense.isSplat()) {
+        // Verified types: at most 2^40 bytes, so no overflow.
+        uint64_t expanded = bytes * uint64_t(dense.getNumElements());
+        bytes = expanded <= kMaxExpandedSplatBytes ? expanded : 0;
+      }
+    } else if (auto resource =
+                   dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
+      if (AsmResourceBlob *data = resource.getRawHandle().getBlob())
+        bytes = data->getData().size();
+    }
+    // i1 elements are stored one byte each; a dense attribute packs them.
+    if (auto type = dyn_cast_or_null<TypedAttr>(value))
+      if (auto tensor = dyn_cast<RankedTensorType>(type.getType());
+          tensor && tensor.getElementType().isInteger(1) && bytes)
+        bytes = std::max<uint64_t>(bytes, tensor.getNumElements());
+    total += bytes + rt::kConstantAlignment;
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    count(func.getArgAttr(i, attr::kInitial));
+  for (Operation &op : func.getBody().front())
+    if (auto c = dyn_cast<ConstantOp>(op))
+      count(c.getValue());
+  // Beyond any real model's weights (64 GiB), growing as before: storing
+  // fails where the memory ends, not the reservation.
+  if (total <= (uint64_t(1) << 36))
+    pkg.constants.reserve(total);
 }
 
 LogicalResult PackageBuilder::addTrainingState() {
@@ -722,6 +762,7 @@ FailureOr<rt::Package> PackageBuilder::build() {
       root = reshape.getInput();
     firstReturn.try_emplace(root, j);
   }
+  reserveConstants();
   if (failed(addTrainingState()))
     return failure();
   auto allEmpty = [](const std::vector<std::string> &names) {

@@ -38,7 +38,10 @@ inline constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
     "--emit=fused)")                                                           \
   X(double, rematTighten, 1.0, "remat-tighten",                                \
     "a factor on dlc-rematerialize's target: the compiler's later tries "      \
-    "when the plan after fusion missed --memory-budget")
+    "when the plan after fusion missed --memory-budget")                       \
+  X(int64_t, activationArena, 0, "activation-arena",                           \
+    "the keep-everything plan's arena in bytes, which --activation-budget "    \
+    "is a fraction of (the compiler measures it; 0: the estimate's peak)")
 
 /// The pipeline's knobs (shared with dlc::CompileOptions, `dlc compile`'s
 /// flags and dlc-opt) and its stage options.

@@ -766,7 +766,9 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
 
     `budget` (bytes) counts the function's arguments, results and packaged
     constants as well; `activation-fraction` is a fraction of the peak
-    without recomputation. Without either the pass only measures. The
+    without recomputation (of `activation-baseline` where given: `dlc
+    compile --activation-budget` passes the keep-everything plan's arena,
+    measured after fusion and memory planning). Without either the pass only measures. The
     function gets `dlc.activation_bytes` (the peak after the decisions)
     and `dlc.recompute_flops`; when nothing more frees memory and the peak
     is still above the budget, an error names the smallest budget that
@@ -792,6 +794,10 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
     Option<"activationFraction", "activation-fraction", "double", "0",
            "the most intermediate bytes as a fraction of the peak without "
            "recomputation (0: none)">,
+    Option<"activationBaseline", "activation-baseline", "int64_t", "0",
+           "what `activation-fraction` is a fraction of, in bytes: the "
+           "keep-everything plan's arena, which the compiler measures "
+           "(0: the estimate's peak without recomputation)">,
     Option<"solverSeconds", "solver-seconds", "double", "10",
            "the time limit of GLPK's choice of forward segments">,
     Option<"tighten", "tighten", "double", "1",

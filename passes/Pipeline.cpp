@@ -100,6 +100,7 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   RematerializeOptions rematOptions;
   rematOptions.budget = budget;
   rematOptions.activationFraction = options.activationBudget;
+  rematOptions.activationBaseline = options.activationArena;
   rematOptions.tighten = options.rematTighten;
   fpm.addPass(createRematerialize(rematOptions));
   FuseOptions fuseOptions;

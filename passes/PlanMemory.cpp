@@ -238,18 +238,57 @@ void PlanMemoryPass::runOnOperation() {
   // one schedule's shapes better than another's, and trying is cheap next
   // to the rest of the compile.
   auto occupied = [&](const Slot &b) { return alignUp(b.bytes, alignment); };
+  // Which slots' lives overlap each slot's (sized ones only): a packing
+  // looks only at those, not at every slot placed before. Built by a sweep
+  // in order of start; where the pairs would be too many to keep (every
+  // slot live with every other in a huge step), packing scans all.
+  auto overlapping = [&](const Slot &a, const Slot &b) {
+    return a.bytes > 0 && b.bytes > 0 && a.start <= b.end && b.start <= a.end;
+  };
+  SmallVector<SmallVector<unsigned, 8>> overlaps;
+  uint64_t pairs = 0;
+  {
+    SmallVector<unsigned> byStart(slots.size());
+    for (unsigned i = 0; i < slots.size(); ++i)
+      byStart[i] = i;
+    llvm::stable_sort(byStart, [&](unsigned a, unsigned b) {
+      return slots[a].start < slots[b].start;
+    });
+    for (size_t x = 0; x < byStart.size(); ++x)
+      for (size_t y = x + 1; y < byStart.size() &&
+                             slots[byStart[y]].start <= slots[byStart[x]].end;
+           ++y)
+        pairs += overlapping(slots[byStart[x]], slots[byStart[y]]) ? 1 : 0;
+    if (pairs <= (uint64_t(1) << 24)) {
+      overlaps.resize(slots.size());
+      for (size_t x = 0; x < byStart.size(); ++x)
+        for (size_t y = x + 1; y < byStart.size() &&
+                               slots[byStart[y]].start <= slots[byStart[x]].end;
+             ++y)
+          if (overlapping(slots[byStart[x]], slots[byStart[y]])) {
+            overlaps[byStart[x]].push_back(byStart[y]);
+            overlaps[byStart[y]].push_back(byStart[x]);
+          }
+    }
+  }
   auto pack = [&](ArrayRef<unsigned> order, bool bestFit,
                   SmallVectorImpl<int64_t> &offsets) {
     offsets.assign(slots.size(), 0);
     SmallVector<unsigned> placed;
+    SmallVector<char> isPlaced(slots.size(), 0);
     int64_t arena = 0;
+    SmallVector<std::pair<int64_t, int64_t>> taken;
     for (unsigned i : order) {
       const Slot &b = slots[i];
-      SmallVector<std::pair<int64_t, int64_t>> taken;
-      for (unsigned j : placed) {
-        const Slot &o = slots[j];
-        if (o.bytes > 0 && o.start <= b.end && b.start <= o.end)
-          taken.push_back({offsets[j], offsets[j] + o.bytes});
+      taken.clear();
+      if (!overlaps.empty()) {
+        for (unsigned j : overlaps[i])
+          if (isPlaced[j])
+            taken.push_back({offsets[j], offsets[j] + slots[j].bytes});
+      } else {
+        for (unsigned j : placed)
+          if (overlapping(slots[j], b))
+            taken.push_back({offsets[j], offsets[j] + slots[j].bytes});
       }
       llvm::sort(taken);
       int64_t offset = 0;
@@ -275,6 +314,7 @@ void PlanMemoryPass::runOnOperation() {
       offsets[i] = offset;
       arena = std::max(arena, offset + b.bytes);
       placed.push_back(i);
+      isPlaced[i] = 1;
     }
     return alignUp(arena, alignment);
   };
@@ -323,11 +363,12 @@ void PlanMemoryPass::runOnOperation() {
   // Then a local search while the arena is above its lower bound: a random
   // slot moves to a random place in the best order, and the new order is
   // kept when it packs no larger (so the search walks across plateaus).
-  // The work is bounded (about 2^27 steps of the quadratic packing, at most
-  // 50000 tries) and the random sequence fixed, so the plan is the same on
-  // every run.
+  // The work is bounded (about 2^27 steps of packing, each a slot and the
+  // slots whose lives overlap it, at most 50000 tries) and the random
+  // sequence fixed, so the plan is the same on every run.
   int64_t bound = alignUp(lowerBound, alignment);
-  uint64_t work = uint64_t(slots.size()) * slots.size() + 1;
+  uint64_t work = overlaps.empty() ? uint64_t(slots.size()) * slots.size() + 1
+                                   : uint64_t(slots.size()) + 2 * pairs + 1;
   unsigned tries = unsigned(std::min<uint64_t>(50000, (1ull << 27) / work));
   std::mt19937 random(0x5eed);
   for (unsigned t = 0; t < tries && slots.size() > 1 && arenaBytes > bound;
@@ -336,7 +377,8 @@ void PlanMemoryPass::runOnOperation() {
     unsigned from = unsigned(random() % order.size());
     unsigned to = unsigned(random() % order.size());
     // Every other try moves a slot that reaches the arena's top to an
-    // earlier place (where it can take a lower offset).
+    // earlier place (where it can take a lower offset): half of those to
+    // the front, where it is placed first.
     if (t % 2 == 1) {
       SmallVector<unsigned> top;
       for (auto [k, i] : llvm::enumerate(order))
@@ -344,7 +386,7 @@ void PlanMemoryPass::runOnOperation() {
           top.push_back(unsigned(k));
       if (!top.empty()) {
         from = top[random() % top.size()];
-        to = from == 0 ? 0 : unsigned(random() % from);
+        to = from == 0 || random() % 2 ? 0 : unsigned(random() % from);
       }
     }
     unsigned moved = order[from];

@@ -284,8 +284,12 @@ void RematerializePass::runOnOperation() {
   int64_t target = -1;
   if (budget > 0)
     target = std::max<int64_t>(int64_t(budget) - resident, 0);
-  else if (activationFraction > 0)
-    target = int64_t(std::floor(activationFraction * double(initial.peak)));
+  // What the activation fraction is of: the measured keep-everything
+  // arena where the compiler gives it, else the estimate's peak.
+  const int64_t baseline =
+      activationBaseline > 0 ? int64_t(activationBaseline) : initial.peak;
+  if (budget == 0 && activationFraction > 0)
+    target = int64_t(std::floor(activationFraction * double(baseline)));
   // The driver's second try, when the plan after fusion missed the budget
   // (fusion moves buffers' lives): a lower target for the estimate.
   if (target > 0 && tighten < 1)
@@ -334,9 +338,11 @@ void RematerializePass::runOnOperation() {
   Builder b(&getContext());
   func->setAttr(attr::kActivationBytes, b.getI64IntegerAttr(peak));
   func->setAttr(attr::kRecomputeFlops, b.getF64FloatAttr(flops));
-  // A later try of the driver's (tighten < 1) does what it can: the
-  // driver measures the plan and reports.
-  if (target >= 0 && peak > target && tighten >= 1) {
+  // A later try of the driver's (tighten < 1), or a fraction of the arena
+  // the driver measured (whose fused plan may keep less than this
+  // estimate), does what it can: the driver measures the plan and reports.
+  if (target >= 0 && peak > target && tighten >= 1 &&
+      (budget > 0 || activationBaseline == 0)) {
     InFlightDiagnostic d = func.emitError();
     if (budget > 0)
       d << "no plan fits the memory budget of " << int64_t(budget)
@@ -352,7 +358,7 @@ void RematerializePass::runOnOperation() {
         << " bytes for intermediate values, and recomputing every value "
            "that frees memory still needs "
         << peak << " at one point; the smallest fraction that fits is "
-        << double(peak) / double(std::max<int64_t>(initial.peak, 1));
+        << double(peak) / double(std::max<int64_t>(baseline, 1));
     return signalPassFailure();
   }
 }

@@ -143,13 +143,22 @@ std::string tagName(uint32_t t) {
 // Writing
 //===--------------------------------------------------------------------===//
 
-void writeSection(std::vector<uint8_t> &payload, uint32_t sectionTag,
-                  const std::vector<uint8_t> &body) {
-  ByteWriter w(payload);
+/// A section written in place, in `out`: beginSection reserves its
+/// header (tag, flags, body size) and endSection fills it in once the body
+/// follows, so that no body (the constants among them) is copied twice.
+size_t beginSection(std::vector<uint8_t> &out) {
+  size_t at = out.size();
+  out.resize(at + 16);
+  return at;
+}
+
+void endSection(std::vector<uint8_t> &out, size_t at, uint32_t sectionTag) {
+  std::vector<uint8_t> header;
+  ByteWriter w(header);
   w.u32(sectionTag);
   w.u32(0); // flags, reserved
-  w.u64(body.size());
-  w.bytes(body.data(), body.size());
+  w.u64(out.size() - at - 16);
+  std::memcpy(out.data() + at, header.data(), header.size());
 }
 
 void writeDescs(ByteWriter &w, const std::vector<TensorDesc> &descs) {
@@ -587,29 +596,56 @@ Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
 } // namespace
 
 std::vector<uint8_t> serializePackage(const Package &pkg) {
-  std::vector<uint8_t> payload;
-  std::vector<uint8_t> body;
-  ByteWriter w(body);
+  // The header, then the payload's sections, in one buffer reserved for
+  // what the large sections hold.
+  // An estimate above what the small sections take: a buffer that grows
+  // after the constants copies them all again.
+  uint64_t reserve = kHeaderBytes + 65536 + pkg.cudaSource.size() +
+                     pkg.constants.size() + pkg.referenceIR.size() +
+                     pkg.entry.size() + pkg.precision.size();
+  for (const Cubin &c : pkg.cubins)
+    reserve += c.image.size() + c.arch.size() + 64 * c.resources.size() + 64;
+  for (const ReferenceBlob &b : pkg.referenceBlobs)
+    reserve += b.data.size() + b.key.size() + 64;
+  for (const KernelInfo &k : pkg.kernels)
+    reserve += k.name.size() + 64 +
+               16 * (k.signature ? k.signature->params.size() : 0);
+  for (const Step &step : pkg.steps)
+    reserve += step.label.size() + 512 + 32 * step.kernel.args.size();
+  for (const StateTensor &t : pkg.state)
+    reserve += t.name.size() + 64;
+  for (const std::vector<TensorDesc> *descs : {&pkg.inputs, &pkg.outputs})
+    for (const TensorDesc &d : *descs)
+      reserve += 16 + 8 * d.shape.size();
+  for (const std::vector<std::string> *names :
+       {&pkg.inputNames, &pkg.outputNames})
+    for (const std::string &n : *names)
+      reserve += n.size() + 8;
+  std::vector<uint8_t> out;
+  out.reserve(reserve);
+  out.resize(kHeaderBytes);
+  ByteWriter w(out);
 
+  size_t at = beginSection(out);
   w.string(pkg.entry);
   w.u64(pkg.arenaBytes);
   w.u64(pkg.intermediateBytes);
   w.u32(pkg.sourceOpCount);
-  writeSection(payload, kMeta, body);
+  endSection(out, at, kMeta);
 
-  body.clear();
+  at = beginSection(out);
   writeDescs(w, pkg.inputs);
-  writeSection(payload, kInputs, body);
+  endSection(out, at, kInputs);
 
-  body.clear();
+  at = beginSection(out);
   writeDescs(w, pkg.outputs);
-  writeSection(payload, kOutputs, body);
+  endSection(out, at, kOutputs);
 
-  body.clear();
+  at = beginSection(out);
   w.string(pkg.cudaSource);
-  writeSection(payload, kSource, body);
+  endSection(out, at, kSource);
 
-  body.clear();
+  at = beginSection(out);
   w.u32(uint32_t(pkg.kernels.size()));
   for (const KernelInfo &k : pkg.kernels) {
     w.string(k.name);
@@ -625,23 +661,23 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       w.u8(param.writes ? 1 : 0);
     }
   }
-  writeSection(payload, kKernels, body);
+  endSection(out, at, kKernels);
 
-  body.clear();
+  at = beginSection(out);
   w.u32(uint32_t(pkg.cubins.size()));
   for (const Cubin &c : pkg.cubins) {
     w.string(c.arch);
     w.blob(c.image.data(), c.image.size());
   }
-  writeSection(payload, kCubins, body);
+  endSection(out, at, kCubins);
 
   if (std::any_of(pkg.cubins.begin(), pkg.cubins.end(),
                   [](const Cubin &c) { return !c.resources.empty(); })) {
-    body.clear();
+    at = beginSection(out);
     w.u32(uint32_t(pkg.cubins.size()));
     for (const Cubin &c : pkg.cubins)
       writeKernelResources(w, c.resources);
-    writeSection(payload, kResources, body);
+    endSection(out, at, kResources);
   }
 
   std::vector<std::pair<uint32_t, double>> kernelFlops;
@@ -650,17 +686,17 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
         pkg.steps[i].kernel.flops != 0)
       kernelFlops.push_back({uint32_t(i), pkg.steps[i].kernel.flops});
   if (!kernelFlops.empty()) {
-    body.clear();
+    at = beginSection(out);
     w.u32(uint32_t(kernelFlops.size()));
     for (auto [step, flops] : kernelFlops) {
       w.u32(step);
       w.f64(flops);
     }
-    writeSection(payload, kKernelFlops, body);
+    endSection(out, at, kKernelFlops);
   }
 
   if (!pkg.state.empty()) {
-    body.clear();
+    at = beginSection(out);
     w.u32(uint32_t(pkg.state.size()));
     for (const StateTensor &t : pkg.state) {
       w.string(t.name);
@@ -670,13 +706,13 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       w.u64(t.initialOffset);
       w.u64(t.initialBytes);
     }
-    writeSection(payload, kTrainingState, body);
+    endSection(out, at, kTrainingState);
   }
   if (pkg.microBatches != 1 || pkg.skippedOutput != 0) {
-    body.clear();
+    at = beginSection(out);
     w.u32(pkg.microBatches);
     w.u32(pkg.skippedOutput);
-    writeSection(payload, kTrainingStep, body);
+    endSection(out, at, kTrainingStep);
   }
 
   std::vector<std::pair<uint32_t, uint64_t>> kernelBytes;
@@ -685,17 +721,17 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
         pkg.steps[i].kernel.bytes != 0)
       kernelBytes.push_back({uint32_t(i), pkg.steps[i].kernel.bytes});
   if (!kernelBytes.empty()) {
-    body.clear();
+    at = beginSection(out);
     w.u32(uint32_t(kernelBytes.size()));
     for (auto [step, bytes] : kernelBytes) {
       w.u32(step);
       w.u64(bytes);
     }
-    writeSection(payload, kKernelBytes, body);
+    endSection(out, at, kKernelBytes);
   }
 
   if (pkg.stats) {
-    body.clear();
+    at = beginSection(out);
     uint32_t count = 0;
 #define DLC_COUNT_STAT(type, member, name) ++count;
     DLC_PACKAGE_STATS(DLC_COUNT_STAT)
@@ -706,10 +742,10 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
   w.f64(double(pkg.stats->member));
     DLC_PACKAGE_STATS(DLC_WRITE_STAT)
 #undef DLC_WRITE_STAT
-    writeSection(payload, kStats, body);
+    endSection(out, at, kStats);
   }
 
-  body.clear();
+  at = beginSection(out);
   w.u32(uint32_t(pkg.steps.size()));
   for (const Step &s : pkg.steps) {
     w.u8(uint8_t(s.kind));
@@ -779,13 +815,13 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
     }
     }
   }
-  writeSection(payload, kSteps, body);
+  endSection(out, at, kSteps);
 
-  body.clear();
+  at = beginSection(out);
   w.blob(pkg.constants.data(), pkg.constants.size());
-  writeSection(payload, kConstants, body);
+  endSection(out, at, kConstants);
 
-  body.clear();
+  at = beginSection(out);
   w.string(pkg.referenceIR);
   w.u32(uint32_t(pkg.referenceBlobs.size()));
   for (const ReferenceBlob &b : pkg.referenceBlobs) {
@@ -799,34 +835,36 @@ std::vector<uint8_t> serializePackage(const Package &pkg) {
       w.blob(b.data.data(), b.data.size());
     }
   }
-  writeSection(payload, kReference, body);
+  endSection(out, at, kReference);
 
   if (!pkg.inputNames.empty() || !pkg.outputNames.empty()) {
-    body.clear();
+    at = beginSection(out);
     for (const std::vector<std::string> *names :
          {&pkg.inputNames, &pkg.outputNames}) {
       w.u32(uint32_t(names->size()));
       for (const std::string &n : *names)
         w.string(n);
     }
-    writeSection(payload, kNames, body);
+    endSection(out, at, kNames);
   }
 
   if (!pkg.precision.empty()) {
-    body.clear();
+    at = beginSection(out);
     w.string(pkg.precision);
-    writeSection(payload, kPrecision, body);
+    endSection(out, at, kPrecision);
   }
 
-  std::vector<uint8_t> out;
-  out.reserve(kHeaderBytes + payload.size());
-  ByteWriter h(out);
+  const uint8_t *payload = out.data() + kHeaderBytes;
+  size_t payloadBytes = out.size() - kHeaderBytes;
+  std::vector<uint8_t> header;
+  ByteWriter h(header);
   h.bytes(kMagic, sizeof(kMagic));
   h.u32(kPackageVersion);
   h.u32(0); // flags, reserved
-  h.u64(payload.size());
-  h.u64(packageChecksum(kPackageVersion, payload.data(), payload.size()));
-  h.bytes(payload.data(), payload.size());
+  h.u64(payloadBytes);
+  h.u64(packageChecksum(kPackageVersion, payload, payloadBytes));
+  assert(header.size() == kHeaderBytes && "the header's layout changed");
+  std::memcpy(out.data(), header.data(), header.size());
   return out;
 }
 
