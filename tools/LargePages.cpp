@@ -46,9 +46,11 @@ void adviseHugePages(void *p, std::size_t size) {
     (void)madvise(reinterpret_cast<void *>(first), last - first, MADV_HUGEPAGE);
 }
 
-void *allocate(std::size_t size) {
+/// `get()`'s memory (advised when large), retried after the new handler
+/// while it returns none: the library's rules for operator new.
+template <typename Get> void *allocateWith(std::size_t size, Get get) {
   for (;;) {
-    if (void *p = std::malloc(size ? size : 1)) {
+    if (void *p = get()) {
       if (size >= kLargeAllocation)
         adviseHugePages(p, size);
       return p;
@@ -58,6 +60,10 @@ void *allocate(std::size_t size) {
       throw std::bad_alloc();
     handler();
   }
+}
+
+void *allocate(std::size_t size) {
+  return allocateWith(size, [&] { return std::malloc(size ? size : 1); });
 }
 
 void *allocateAligned(std::size_t size, std::align_val_t alignment) {
@@ -72,17 +78,9 @@ void *allocateAligned(std::size_t size, std::align_val_t alignment) {
   std::size_t rounded = (size + align - 1) / align * align;
   if (rounded < size)
     throw std::bad_alloc();
-  for (;;) {
-    if (void *p = std::aligned_alloc(align, rounded ? rounded : align)) {
-      if (size >= kLargeAllocation)
-        adviseHugePages(p, size);
-      return p;
-    }
-    std::new_handler handler = std::get_new_handler();
-    if (!handler)
-      throw std::bad_alloc();
-    handler();
-  }
+  return allocateWith(size, [&] {
+    return std::aligned_alloc(align, rounded ? rounded : align);
+  });
 }
 
 } // namespace
