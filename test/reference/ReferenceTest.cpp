@@ -52,14 +52,16 @@ size_t elementBytes(rt::DType t) {
   case rt::DType::I64:
     return 8;
   case rt::DType::I1:
+  case rt::DType::F8E4M3:
     return 1;
   }
   return 0;
 }
 
 const llvm::fltSemantics &semantics(rt::DType t) {
-  return t == rt::DType::F16 ? llvm::APFloat::IEEEhalf()
-                             : llvm::APFloat::BFloat();
+  return t == rt::DType::F16      ? llvm::APFloat::IEEEhalf()
+         : t == rt::DType::F8E4M3 ? llvm::APFloat::Float8E4M3FN()
+                                  : llvm::APFloat::BFloat();
 }
 
 rt::HostTensor make(rt::DType dtype, std::vector<int64_t> shape,
@@ -79,13 +81,14 @@ rt::HostTensor make(rt::DType dtype, std::vector<int64_t> shape,
       break;
     }
     case rt::DType::F16:
-    case rt::DType::BF16: {
+    case rt::DType::BF16:
+    case rt::DType::F8E4M3: {
       llvm::APFloat f(v);
       bool losesInfo;
       f.convert(semantics(dtype), llvm::APFloat::rmNearestTiesToEven,
                 &losesInfo);
       uint16_t bits = f.bitcastToAPInt().getZExtValue();
-      std::memcpy(p, &bits, 2);
+      std::memcpy(p, &bits, n); // little-endian: the low bytes
       break;
     }
     case rt::DType::I32: {
@@ -143,11 +146,13 @@ std::vector<double> valuesOf(const rt::HostTensor &t) {
       break;
     }
     case rt::DType::F16:
-    case rt::DType::BF16: {
-      uint16_t bits;
-      std::memcpy(&bits, p, 2);
-      out[i] = llvm::APFloat(semantics(t.dtype), llvm::APInt(16, bits))
-                   .convertToDouble();
+    case rt::DType::BF16:
+    case rt::DType::F8E4M3: {
+      uint16_t bits = 0;
+      std::memcpy(&bits, p, n); // little-endian: the low bytes
+      out[i] =
+          llvm::APFloat(semantics(t.dtype), llvm::APInt(unsigned(8 * n), bits))
+              .convertToDouble();
       break;
     }
     case rt::DType::I32: {
