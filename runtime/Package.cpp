@@ -597,9 +597,8 @@ Status parseSteps(SectionParser &p, Package &pkg, uint32_t version) {
 
 std::vector<uint8_t> serializePackage(const Package &pkg) {
   // The header, then the payload's sections, in one buffer reserved for
-  // what the large sections hold.
-  // An estimate above what the small sections take: a buffer that grows
-  // after the constants copies them all again.
+  // all of them (the small sections' share estimated from above: a buffer
+  // that grew after the constants would copy them all again).
   uint64_t reserve = kHeaderBytes + 65536 + pkg.cudaSource.size() +
                      pkg.constants.size() + pkg.referenceIR.size() +
                      pkg.entry.size() + pkg.precision.size();
