@@ -17,7 +17,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -223,17 +222,16 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
           << best + resident << " (" << resident
           << " of inputs, outputs, parameters, state and constants)";
       else {
-        char given[32];
+        char given[32], found[32];
         std::snprintf(given, sizeof given, "%g", fraction);
+        std::snprintf(found, sizeof found, "%.4f",
+                      double(best) /
+                          double(std::max<int64_t>(keepEverything, 1)));
         d << "no plan fits the activation budget of " << given
           << " of the keep-everything plan's arena (" << keepEverything
           << " bytes) after fusion and memory planning: the smallest found "
              "takes "
-          << best << " bytes, "
-          << llvm::formatv("{0:F4}", double(best) / double(std::max<int64_t>(
-                                                        keepEverything, 1)))
-                 .str()
-          << " of it";
+          << best << " bytes, " << found << " of it";
       }
       return d;
     }

@@ -751,12 +751,14 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
     a second plan recomputes whole runs of forward segments first (Chen et
     al.'s checkpoints, passes/Segments.cpp): the forward pass (what the
     loss is computed from; backward ops the schedule placed among its ops
-    first move to right before their first backward reader) is cut after each op where at most one value is
-    still read by later forward ops (a residual block's output); a run of
+    first move to right before their first backward reader) is cut after
+    each op where at most one value is still read by later forward ops (a
+    residual block's output); a run of
     up to 8 consecutive segments is recomputed from the value entering it
     right before the backward pass first reads one of its values. Which
-    runs is a 0-1 program solved by GLPK (opened at run time; at most 2000
-    subproblems per program, `solver-seconds` as a backstop): the least recomputed operations such that the
+    runs is a 0-1 program solved by GLPK (opened at run time; at most 50
+    subproblems per program, `solver-seconds` as a backstop): the least
+    recomputed operations such that the
     estimate, with each chosen run's change to it, stays within the target
     everywhere (or, where that is out of reach, the lowest peak the runs
     reach). Single values are then recomputed as above where the estimate
@@ -768,8 +770,8 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
     constants as well; `activation-fraction` is a fraction of the peak
     without recomputation (of `activation-baseline` where given: `dlc
     compile --activation-budget` passes the keep-everything plan's arena,
-    measured after fusion and memory planning). Without either the pass only measures. The
-    function gets `dlc.activation_bytes` (the peak after the decisions)
+    measured after fusion and memory planning). Without either the pass
+    only measures. The function gets `dlc.activation_bytes` (the peak after the decisions)
     and `dlc.recompute_flops`; when nothing more frees memory and the peak
     is still above the budget, an error names the smallest budget that
     fits.

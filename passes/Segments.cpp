@@ -467,8 +467,9 @@ SegmentPlan mlir::dlc::recomputeSegments(func::FuncOp func, int64_t target,
            s.status == IntegerSolution::Feasible;
   };
   // First the lowest excess over the target the runs reach (with the
-  // work as a tie-break worth at most a KiB): x = 0 is a solution, so the
-  // solver always has one to improve on within its time.
+  // work as a tie-break worth at most a KiB). Keeping every segment is
+  // feasible, but GLPK must find a plan itself: on dense programs its
+  // limit can end the search before any, and single values decide.
   IntegerProgram lowest;
   buildProgram(lowest, 1024.0 / allFlops);
   int excess = lowest.addColumn(1.0, /*isContinuous=*/true);

@@ -290,6 +290,7 @@ def run_case(name, dlc, work):
                        check=True)
         return json.load(open(stats))["arena_bytes"]
 
+    keep = None
     for fraction in BUDGETED.get(name, []):
         budget = f"--activation-budget={fraction}"
         rows_b, _, weights_b = train([budget], "_budget")
@@ -302,7 +303,8 @@ def run_case(name, dlc, work):
                 failures.append(f"with {budget} {n} changed "
                                 f"(relative {rel(budgeted[n], trained[n]):.1e})")
         if fraction != "1":
-            keep, held = arena([]), arena([budget])
+            keep = keep if keep is not None else arena([])
+            held = arena([budget])
             if held > float(fraction) * keep:
                 failures.append(f"with {budget} the arena is {held} bytes, "
                                 f"above {fraction} of {keep}")
