@@ -222,16 +222,18 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
           << best + resident << " (" << resident
           << " of inputs, outputs, parameters, state and constants)";
       else {
+        // A diagnostic keeps a const char * argument by pointer: the
+        // numbers are std::strings, which it copies.
         char given[32], found[32];
         std::snprintf(given, sizeof given, "%g", fraction);
         std::snprintf(found, sizeof found, "%.4f",
                       double(best) /
                           double(std::max<int64_t>(keepEverything, 1)));
-        d << "no plan fits the activation budget of " << given
+        d << "no plan fits the activation budget of " << std::string(given)
           << " of the keep-everything plan's arena (" << keepEverything
           << " bytes) after fusion and memory planning: the smallest found "
              "takes "
-          << best << " bytes, " << found << " of it";
+          << best << " bytes, " << std::string(found) << " of it";
       }
       return d;
     }
