@@ -4,9 +4,12 @@
 // buffer. A buffer lives from its producer to its last user in the schedule,
 // where users of a reshape view count as users of the viewed buffer. Buffers
 // that hold a returned value are written straight into the output (offset
-// -1); the rest share one arena, packed in a few orders (largest first
-// among them) with first and best fit, the smallest kept: each at an aligned
-// offset that no buffer with an overlapping live range occupies. A
+// -1); the rest share one arena, each at an aligned offset that no buffer
+// with an overlapping live range occupies: packed in a few orders (largest
+// first among them) with first and best fit, the smallest kept, then, when
+// that is above the lower bound, by an exact search (ArenaSearch.h) within
+// the bound or a little above it, and a local search where that finds
+// nothing. A
 // single-result pointwise kernel that reads an operand only at its own output
 // index may write its result over that operand when the operand dies there
 // (in-place).
@@ -15,6 +18,7 @@
 #include "analysis/KernelAnalysis.h"
 #include "ir/Attributes.h"
 #include "ir/ElementType.h"
+#include "passes/ArenaSearch.h"
 #include "passes/Buffers.h"
 #include "passes/Passes.h"
 
@@ -360,19 +364,80 @@ void PlanMemoryPass::runOnOperation() {
       }
     }
 
-  // Then a local search while the arena is above its lower bound: a random
-  // slot moves to a random place in the best order, and the new order is
-  // kept when it packs no larger (so the search walks across plateaus).
-  // The work is bounded (about 2^27 steps of packing, each a slot and the
+  // Then, while the arena is above its lower bound, the exact search
+  // (ArenaSearch.h) for a packing within the bound, and if it finds none
+  // within its work, within a little more (1/4096, 1/1024, 1/256 and 1/64
+  // above it): each try gets half the work left (2^26 steps in all, a step
+  // a buffer or a section visited), and the first packing found is kept
+  // if it is smaller.
+  int64_t bound = alignUp(lowerBound, alignment);
+  bool searched = false;
+  if (arenaBytes > bound) {
+    SmallVector<ArenaInterval> items;
+    SmallVector<unsigned> itemSlot;
+    bool ranged = true;
+    for (auto [i, b] : llvm::enumerate(slots)) {
+      if (b.bytes == 0)
+        continue;
+      ranged &= b.start <= b.end;
+      items.push_back({b.start, b.end, occupied(b) / alignment});
+      itemSlot.push_back(unsigned(i));
+    }
+    uint64_t work = ranged ? uint64_t(1) << 26 : 0;
+    int64_t boundUnits = bound / alignment;
+    for (unsigned shift : {0u, 12u, 10u, 8u, 6u}) {
+      int64_t capacity =
+          boundUnits + (shift ? std::max<int64_t>(1, boundUnits >> shift) : 0);
+      if (capacity * int64_t(alignment) >= arenaBytes || work == 0)
+        break;
+      uint64_t share = work / 2, left = share;
+      std::optional<SmallVector<int64_t>> found =
+          searchArenaOffsets(items, capacity, left);
+      work -= share - left;
+      if (!found)
+        continue;
+      offsets.assign(slots.size(), 0);
+      int64_t arena = 0;
+      for (auto [k, i] : llvm::enumerate(itemSlot)) {
+        offsets[i] = (*found)[k] * int64_t(alignment);
+        arena = std::max(arena, offsets[i] + slots[i].bytes);
+      }
+      for (const Slot &b : slots)
+        arena = std::max(arena, b.bytes);
+      arena = alignUp(arena, alignment);
+      // The search's packing is checked: two slots whose lives overlap
+      // never share a byte.
+      for (auto [i, b] : llvm::enumerate(slots))
+        for (unsigned j : overlaps.empty() ? ArrayRef<unsigned>()
+                                           : ArrayRef<unsigned>(overlaps[i]))
+          if (offsets[i] < offsets[j] + slots[j].bytes &&
+              offsets[j] < offsets[i] + b.bytes) {
+            func.emitError("dlc-plan-memory: the arena search placed two "
+                           "buffers with overlapping lives at overlapping "
+                           "offsets");
+            return signalPassFailure();
+          }
+      if (arena < arenaBytes) {
+        arenaBytes = arena;
+        bestOffsets = offsets;
+      }
+      searched = true;
+      break;
+    }
+  }
+
+  // Where the exact search found nothing, a local search: a random slot
+  // moves to a random place in the best order, and the new order is kept
+  // when it packs no larger (so the search walks across plateaus). The
+  // work is bounded (about 2^27 steps of packing, each a slot and the
   // slots whose lives overlap it, at most 50000 tries) and the random
   // sequence fixed, so the plan is the same on every run.
-  int64_t bound = alignUp(lowerBound, alignment);
   uint64_t work = overlaps.empty() ? uint64_t(slots.size()) * slots.size() + 1
                                    : uint64_t(slots.size()) + 2 * pairs + 1;
   unsigned tries = unsigned(std::min<uint64_t>(50000, (1ull << 27) / work));
   std::mt19937 random(0x5eed);
-  for (unsigned t = 0; t < tries && slots.size() > 1 && arenaBytes > bound;
-       ++t) {
+  for (unsigned t = 0;
+       t < tries && !searched && slots.size() > 1 && arenaBytes > bound; ++t) {
     SmallVector<unsigned> order = bestOrder;
     unsigned from = unsigned(random() % order.size());
     unsigned to = unsigned(random() % order.size());

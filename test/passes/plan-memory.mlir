@@ -222,3 +222,59 @@ func.func @alignment(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
   }
   return %2 : tensor<3x5xf32>
 }
+
+// -----
+
+// Six buffers whose most bytes live at once are 19 units of 256 bytes (at
+// the product %5: %1, %3, %4 and %5), which no first- or best-fit order of
+// sizes, lives or starts reaches (the best of them takes 21 units). The
+// exact search places the buffers in order of offset, each on the
+// highest of those below it: %0 and %5 at 0 (their lives do not overlap),
+// %2 on %0, %1 on %2, %3 on %1 and %4 on %3 (the lower bound).
+// CHECK-LABEL: func.func @exact_search
+// CHECK-SAME: dlc.arena_bytes = 4864 : i64, dlc.arena_lower_bound = 4864 : i64
+// CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
+// CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 1792>}
+// CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 1024>}
+// CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 2048>}
+// CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 3584>}
+// CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: 0>}
+// CHECK: dlc.kernel(%{{.*}}) {dlc.offsets = array<i64: -1>}
+func.func @exact_search(%x4: tensor<4x64xf32>, %x1: tensor<1x64xf32>, %x3: tensor<3x64xf32>, %x6: tensor<2x192xf32>, %x5: tensor<5x64xf32>, %y6: tensor<6x64xf32>) -> tensor<6x64xf32> {
+  %0 = dlc.kernel(%x4) : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  ^bb0(%a: tensor<4x64xf32>):
+    %e = dlc.exp %a : tensor<4x64xf32>
+    dlc.yield %e : tensor<4x64xf32>
+  }
+  %1 = dlc.kernel(%x1) : (tensor<1x64xf32>) -> tensor<1x64xf32> {
+  ^bb0(%a: tensor<1x64xf32>):
+    %e = dlc.exp %a : tensor<1x64xf32>
+    dlc.yield %e : tensor<1x64xf32>
+  }
+  %2 = dlc.kernel(%x3) : (tensor<3x64xf32>) -> tensor<3x64xf32> {
+  ^bb0(%a: tensor<3x64xf32>):
+    %e = dlc.exp %a : tensor<3x64xf32>
+    dlc.yield %e : tensor<3x64xf32>
+  }
+  %3 = dlc.kernel(%x6) : (tensor<2x192xf32>) -> tensor<2x192xf32> {
+  ^bb0(%a: tensor<2x192xf32>):
+    %e = dlc.exp %a : tensor<2x192xf32>
+    dlc.yield %e : tensor<2x192xf32>
+  }
+  %4 = dlc.kernel(%x5, %0, %2) : (tensor<5x64xf32>, tensor<4x64xf32>, tensor<3x64xf32>) -> tensor<5x64xf32> {
+  ^bb0(%a: tensor<5x64xf32>, %b: tensor<4x64xf32>, %c: tensor<3x64xf32>):
+    %e = dlc.exp %a : tensor<5x64xf32>
+    dlc.yield %e : tensor<5x64xf32>
+  }
+  %5 = dlc.kernel(%y6, %1, %3, %4) : (tensor<6x64xf32>, tensor<1x64xf32>, tensor<2x192xf32>, tensor<5x64xf32>) -> tensor<6x64xf32> {
+  ^bb0(%a: tensor<6x64xf32>, %b: tensor<1x64xf32>, %c: tensor<2x192xf32>, %d: tensor<5x64xf32>):
+    %e = dlc.exp %a : tensor<6x64xf32>
+    dlc.yield %e : tensor<6x64xf32>
+  }
+  %6 = dlc.kernel(%5) : (tensor<6x64xf32>) -> tensor<6x64xf32> {
+  ^bb0(%a: tensor<6x64xf32>):
+    %e = dlc.neg %a : tensor<6x64xf32>
+    dlc.yield %e : tensor<6x64xf32>
+  }
+  return %6 : tensor<6x64xf32>
+}
