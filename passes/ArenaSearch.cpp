@@ -58,7 +58,8 @@ public:
     // section.
     SmallVector<unsigned> byLo(m);
     std::iota(byLo.begin(), byLo.end(), 0);
-    llvm::stable_sort(byLo, [&](unsigned a, unsigned b) { return lo[a] < lo[b]; });
+    llvm::stable_sort(byLo,
+                      [&](unsigned a, unsigned b) { return lo[a] < lo[b]; });
     for (size_t x = 0; x < m; ++x)
       for (size_t y = x + 1; y < m && lo[byLo[y]] < hi[byLo[x]]; ++y) {
         overlaps[byLo[x]].push_back(byLo[y]);
@@ -220,7 +221,8 @@ mlir::dlc::searchArenaOffsets(ArrayRef<ArenaInterval> items, int64_t capacity,
   SmallVector<int64_t> result(n, 0);
   SmallVector<unsigned> byLo(n);
   std::iota(byLo.begin(), byLo.end(), 0);
-  llvm::stable_sort(byLo, [&](unsigned a, unsigned b) { return lo[a] < lo[b]; });
+  llvm::stable_sort(byLo,
+                    [&](unsigned a, unsigned b) { return lo[a] < lo[b]; });
   size_t next = 0;
   for (size_t c = 0; c + 1 < cuts.size(); ++c) {
     unsigned first = cuts[c], last = cuts[c + 1];
@@ -243,8 +245,7 @@ mlir::dlc::searchArenaOffsets(ArrayRef<ArenaInterval> items, int64_t capacity,
     // Preorders (MiniMalloc's): by the most units live at once in a
     // buffer's sections, its sections spanned and its area, in three
     // priorities.
-    SmallVector<int64_t> total(last - first, 0), most(m, 0), area(m),
-        width(m);
+    SmallVector<int64_t> total(last - first, 0), most(m, 0), area(m), width(m);
     for (size_t k = 0; k < m; ++k)
       for (unsigned s = partLo[k]; s < partHi[k]; ++s)
         total[s] += items[members[k]].units;

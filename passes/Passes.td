@@ -814,19 +814,25 @@ def PlanMemory : Pass<"dlc-plan-memory", "func::FuncOp"> {
     Computes the live range of every buffer produced by a `dlc.kernel`,
     `dlc.matmul` or `dlc.attention` over the schedule (the order of
     operations), then packs buffers whose live ranges do not overlap into the
-    same bytes of one arena (offsets aligned to 256 bytes): in three orders
-    (by size, by length of life, by both), each buffer at the lowest aligned
-    offset (first fit) or in the smallest gap (best fit) that no buffer with
-    an overlapping live range occupies, keeping the smallest arena. A pointwise
+    same bytes of one arena (offsets aligned to 256 bytes): in five orders
+    (by size, by length of life, by both, by start, by end), each buffer at
+    the lowest aligned offset (first fit) or in the smallest gap (best fit)
+    that no buffer with an overlapping live range occupies, keeping the
+    smallest arena. When that is above the lower bound (the most bytes live
+    at one point of the schedule), an exact depth-first search over
+    placements in order of offset (MiniMalloc's, ArenaSearch.h) looks for
+    a packing within the bound, then within 1/4096 to 1/64 above it, in a
+    bounded amount of work; where it finds none, a local search over the
+    orders (random moves, fixed seed) continues from the best. A pointwise
     kernel may write its result over an operand that dies there (in-place).
     Results returned by the function are written straight into the output
     buffers and get offset -1. Reshapes are views and share their operand's
     buffer.
 
     The pass annotates each producer with `dlc.offsets` (one byte offset per
-    result) and the function with `dlc.arena_bytes` and
-    `dlc.intermediate_bytes` (the sum of all intermediate buffers, the
-    footprint without reuse).
+    result) and the function with `dlc.arena_bytes`,
+    `dlc.arena_lower_bound` and `dlc.intermediate_bytes` (the sum of all
+    intermediate buffers, the footprint without reuse).
 
     ```mlir
     %k = dlc.kernel (%x) {dlc.offsets = array<i64: 0>} : ...

@@ -365,11 +365,12 @@ void PlanMemoryPass::runOnOperation() {
     }
 
   // Then, while the arena is above its lower bound, the exact search
-  // (ArenaSearch.h) for a packing within the bound, and if it finds none
-  // within its work, within a little more (1/4096, 1/1024, 1/256 and 1/64
-  // above it): each try gets half the work left (2^26 steps in all, a step
-  // a buffer or a section visited), and the first packing found is kept
-  // if it is smaller.
+  // (ArenaSearch.h) for a smaller packing: first within the bound; where
+  // that finds none within its work, within 1/64 above it, then halving
+  // the range between the least capacity not yet tried and the best
+  // packing found (at most eight tries, 2^26 steps in all, a step a buffer
+  // or a section visited: a try that finds nothing in its share is taken
+  // as none there).
   int64_t bound = alignUp(lowerBound, alignment);
   bool searched = false;
   if (arenaBytes > bound) {
@@ -383,27 +384,31 @@ void PlanMemoryPass::runOnOperation() {
       items.push_back({b.start, b.end, occupied(b) / alignment});
       itemSlot.push_back(unsigned(i));
     }
-    uint64_t work = ranged ? uint64_t(1) << 26 : 0;
-    int64_t boundUnits = bound / alignment;
-    for (unsigned shift : {0u, 12u, 10u, 8u, 6u}) {
-      int64_t capacity =
-          boundUnits + (shift ? std::max<int64_t>(1, boundUnits >> shift) : 0);
-      if (capacity * int64_t(alignment) >= arenaBytes || work == 0)
-        break;
-      uint64_t share = work / 2, left = share;
+    const uint64_t total = uint64_t(1) << 26;
+    uint64_t work = ranged ? total : 0;
+    // A packing is looked for within [lo, hi] units.
+    int64_t lo = bound / int64_t(alignment);
+    int64_t hi = arenaBytes / int64_t(alignment) - 1;
+    for (int attempt = 0; attempt < 8 && lo <= hi && work > 0; ++attempt) {
+      int64_t capacity = attempt == 0 ? lo
+                         : attempt == 1
+                             ? std::min(hi, lo + std::max<int64_t>(1, lo >> 6))
+                             : lo + (hi - lo) / 2;
+      uint64_t share = std::min(work, attempt == 0 ? total / 4 : total / 8);
+      uint64_t left = share;
       std::optional<SmallVector<int64_t>> found =
           searchArenaOffsets(items, capacity, left);
       work -= share - left;
-      if (!found)
+      if (!found) {
+        lo = capacity + 1;
         continue;
+      }
       offsets.assign(slots.size(), 0);
       int64_t arena = 0;
       for (auto [k, i] : llvm::enumerate(itemSlot)) {
         offsets[i] = (*found)[k] * int64_t(alignment);
         arena = std::max(arena, offsets[i] + slots[i].bytes);
       }
-      for (const Slot &b : slots)
-        arena = std::max(arena, b.bytes);
       arena = alignUp(arena, alignment);
       // The search's packing is checked: two slots whose lives overlap
       // never share a byte.
@@ -422,7 +427,7 @@ void PlanMemoryPass::runOnOperation() {
         bestOffsets = offsets;
       }
       searched = true;
-      break;
+      hi = std::min(hi, arena / int64_t(alignment) - 1);
     }
   }
 
