@@ -237,9 +237,24 @@ compileModule(ModuleOp module, const CompileOptions &options, Stage stop,
       }
       return d;
     }
-    pipelineOptions.rematTighten *=
-        arena > 0 && limit > 0 ? std::min(0.9, 0.97 * limit / double(arena))
-                               : 0.5;
+    // The next try's target for the estimate: lower by the miss. Where
+    // this try recomputed nothing, its estimate sat below the target
+    // (fusion and the arena's alignment make the arena larger than the
+    // estimate): below what the estimate kept, or the next try repeats
+    // this plan.
+    double miss = arena > 0 && limit > 0
+                      ? std::min(0.9, 0.97 * limit / double(arena))
+                      : 0.5;
+    double next = pipelineOptions.rematTighten * miss;
+    int64_t base = budget ? int64_t(budget) - resident
+                          : int64_t(std::floor(fraction * keepEverything));
+    auto kept =
+        func->getAttrOfType<IntegerAttr>(mlir::dlc::attr::kActivationBytes);
+    auto recomputed =
+        func->getAttrOfType<FloatAttr>(mlir::dlc::attr::kRecomputeFlops);
+    if (kept && recomputed && recomputed.getValueAsDouble() == 0 && base > 0)
+      next = std::min(next, miss * double(kept.getInt()) / double(base));
+    pipelineOptions.rematTighten = next;
     restoreLowered();
   }
   func = *findEntry(module, options.entry);

@@ -801,7 +801,8 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
            "keep-everything plan's arena, which the compiler measures "
            "(0: the estimate's peak without recomputation)">,
     Option<"solverSeconds", "solver-seconds", "double", "10",
-           "the time limit of GLPK's choice of forward segments">,
+           "the time limit of GLPK's choice of forward segments (0: no "
+           "choice of segments, single values only, as without GLPK)">,
     Option<"tighten", "tighten", "double", "1",
            "a factor (0, 1] on the target of the estimate: the compiler's "
            "next try when the plan after fusion missed the budget">,
@@ -821,9 +822,10 @@ def PlanMemory : Pass<"dlc-plan-memory", "func::FuncOp"> {
     smallest arena. When that is above the lower bound (the most bytes live
     at one point of the schedule), an exact depth-first search over
     placements in order of offset (MiniMalloc's, ArenaSearch.h) looks for
-    a packing within the bound, then within 1/4096 to 1/64 above it, in a
-    bounded amount of work; where it finds none, a local search over the
-    orders (random moves, fixed seed) continues from the best. A pointwise
+    a packing within the bound, then within 1/64 above it, then bisects
+    toward the best found, in a bounded amount of work; where it finds
+    none, a local search over the orders (random moves, fixed seed)
+    continues from the best. A pointwise
     kernel may write its result over an operand that dies there (in-place).
     Results returned by the function are written straight into the output
     buffers and get offset -1. Reshapes are views and share their operand's

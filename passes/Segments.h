@@ -36,9 +36,9 @@ struct SegmentPlan {
 /// Chooses and recomputes runs of forward segments of `func`'s body so
 /// that its estimate peaks at most at `target` bytes (or as low as the
 /// runs allow, with the least operations for that), the solver given at
-/// most `seconds`. Does nothing where `func` is no training step (no
-/// result of dlc.gradient_of or dlc.updates), no run frees memory, or the
-/// solver gives no answer; `how` then says why.
+/// most `seconds`. Does nothing where `seconds` is 0, `func` is no
+/// training step (no result of dlc.gradient_of or dlc.updates), no run
+/// frees memory, or the solver gives no answer; `how` then says why.
 SegmentPlan recomputeSegments(func::FuncOp func, int64_t target,
                               double seconds);
 

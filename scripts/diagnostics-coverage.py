@@ -88,6 +88,7 @@ DEFENSIVE = [
     ("codegen/RowEmitter.cpp", "fail(kernel, \"has an output whose size is not a multiple", INTERNAL + " (analyzeKernel's row plan)"),
     ("ir/Reference.cpp", "} else { return op->emitOpError() << \"is not supported by the reference interpreter\"", NEW_OP),
     ("passes/Fuse.cpp", "dlc-fuse found a cyclic dependence between", INTERNAL),
+    ("passes/PlanMemory.cpp", "the arena search placed two", INTERNAL),
     ("api/Dlc.cpp", "the precision report needs inputs: an argument of the model",
      "compileModule's lowering refuses a function whose arguments are not static tensors of dlc types first (the 'dlc requires static shapes' check)"),
     ("passes/AssignPrecision.cpp", "stays bf16 under fp8: its weights cannot be read",

@@ -1,6 +1,7 @@
 // RUN: dlc-opt %s --dlc-autodiff='loss=mse' --dlc-schedule-memory --dlc-rematerialize='activation-fraction=0.5' | FileCheck %s
 // RUN: dlc-opt %s --dlc-autodiff='loss=mse' --dlc-schedule-memory --dlc-rematerialize='activation-fraction=0.8' | FileCheck %s --check-prefix=MOVED
 // RUN: not dlc-opt %s --dlc-autodiff='loss=mse' --dlc-schedule-memory --dlc-rematerialize='activation-fraction=0.4' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOO-LOW
+// RUN: dlc-opt %s --dlc-autodiff='loss=mse' --dlc-schedule-memory --dlc-rematerialize='activation-fraction=0.5 solver-seconds=0' | FileCheck %s --check-prefix=VALUES
 
 // A residual stack of three blocks (y + tanh(y w) v) trained on a squared
 // error: the forward pass is cut at each block's output. Keeping
@@ -34,6 +35,16 @@
 // MOVED-LABEL: func.func @residual
 // MOVED-SAME: dlc.activation_bytes = 23552 : i64, dlc.recompute_flops = 0.000000e+00 : f64, dlc.recompute_plan = "single values (segments: optimal)"
 // MOVED-NOT: dlc.recompute}
+
+// Without the solver (no time given, as where GLPK is missing) single
+// values are chosen greedily: they fit at half too, with more work (the
+// tanh's derivative factors 1 - t^2 recomputed with each tanh).
+// VALUES-LABEL: func.func @residual
+// VALUES-SAME: dlc.activation_bytes = 15360 : i64, dlc.recompute_flops = 8.601600e+04 : f64, dlc.recompute_plan = "single values (segments: no solver time)"
+// VALUES: dlc.matmul %{{.*}}, %arg3 {dlc.recompute}
+// VALUES: dlc.tanh %{{.*}} {dlc.recompute}
+// VALUES: dlc.matmul %arg0, %arg1 {dlc.recompute}
+// VALUES: dlc.tanh %{{.*}} {dlc.recompute}
 
 // At 40% no plan of segments or values fits.
 // TOO-LOW: error: no plan fits the activation budget: it leaves 12697 bytes for intermediate values, and recomputing every value that frees memory still needs 13312 at one point; the smallest fraction that fits is 4.19

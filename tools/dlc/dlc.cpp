@@ -702,9 +702,13 @@ static void printSummary(const rt::Package &package, llvm::raw_ostream &os) {
                         options.activationBudget > 0)) {
     const rt::PackageStats &s = *package.stats;
     os << "; peak memory " << humanBytes(s.peakBytes);
-    if (budget)
-      os << " (budget " << humanBytes(budget) << ")";
     char extra[96];
+    if (budget) {
+      os << " (budget " << humanBytes(budget) << ")";
+    } else if (options.activationBudget > 0 && options.activationBudget < 1) {
+      std::snprintf(extra, sizeof extra, "%g", options.activationBudget);
+      os << " (arena budget " << extra << " of the keep-everything plan's)";
+    }
     std::snprintf(extra, sizeof extra, "%.3g GFLOP recomputed (%.2f%% of %.3g",
                   s.recomputeFlops / 1e9,
                   s.flops > 0 ? 100.0 * s.recomputeFlops / s.flops : 0.0,
