@@ -9,10 +9,9 @@
 // first among them) with first and best fit, the smallest kept, then, when
 // that is above the lower bound, by an exact search (ArenaSearch.h) within
 // the bound or a little above it, and a local search where that finds
-// nothing. A
-// single-result pointwise kernel that reads an operand only at its own output
-// index may write its result over that operand when the operand dies there
-// (in-place).
+// nothing. A single-result pointwise kernel that reads an operand only at
+// its own output index may write its result over that operand when the
+// operand dies there (in-place).
 //
 //===----------------------------------------------------------------------===//
 #include "analysis/KernelAnalysis.h"
