@@ -130,8 +130,8 @@ TEST(ArenaSearch, ReachesTheBoundFirstFitMisses) {
 // Independent parts of the schedule (no life crosses between them) are
 // searched apart; a part too big for the work is not searched at all.
 TEST(ArenaSearch, PartsAndWork) {
-  std::vector<ArenaInterval> items = {{0, 1, 3}, {1, 2, 2}, {5, 6, 4},
-                                      {6, 7, 1}};
+  std::vector<ArenaInterval> items = {
+      {0, 1, 3}, {1, 2, 2}, {5, 6, 4}, {6, 7, 1}};
   uint64_t work = uint64_t(1) << 20;
   std::optional<llvm::SmallVector<int64_t>> found =
       searchArenaOffsets(items, 5, work);
