@@ -192,7 +192,10 @@ mlir::dlc::searchArenaOffsets(ArrayRef<ArenaInterval> items, int64_t capacity,
   // Sections: the spans between consecutive starts and ends of lives.
   SmallVector<unsigned> points;
   for (const ArenaInterval &item : items) {
-    if (item.units > capacity)
+    // Outside the contract (ArenaSearch.h) or larger than the capacity:
+    // no packing.
+    if (item.units <= 0 || item.units > capacity || item.start > item.end ||
+        item.end == std::numeric_limits<unsigned>::max())
       return std::nullopt;
     points.push_back(item.start);
     points.push_back(item.end + 1);

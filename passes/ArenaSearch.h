@@ -25,7 +25,7 @@
 namespace mlir::dlc {
 
 /// A buffer: live from schedule position `start` to `end` (inclusive),
-/// `units` aligned units large (more than 0).
+/// `units` aligned units large (more than 0; `end` below UINT_MAX).
 struct ArenaInterval {
   unsigned start = 0, end = 0;
   int64_t units = 0;

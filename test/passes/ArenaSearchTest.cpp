@@ -142,6 +142,11 @@ TEST(ArenaSearch, PartsAndWork) {
   // A buffer larger than the capacity never fits.
   work = uint64_t(1) << 20;
   EXPECT_FALSE(searchArenaOffsets(items, 3, work).has_value());
+  // Nor does one outside the contract: a life that ends before it starts,
+  // no units.
+  work = uint64_t(1) << 20;
+  EXPECT_FALSE(searchArenaOffsets({{3, 2, 1}}, 5, work).has_value());
+  EXPECT_FALSE(searchArenaOffsets({{0, 2, 0}}, 5, work).has_value());
 }
 
 } // namespace
