@@ -753,13 +753,13 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
     loss is computed from; backward ops the schedule placed among its ops
     first move to right before their first backward reader) is cut after
     each op where at most one value is still read by later forward ops (a
-    residual block's output); a run of
-    up to 8 consecutive segments is recomputed from the value entering it
-    right before the backward pass first reads one of its values. Which
-    runs is a 0-1 program solved by GLPK (opened at run time; at most 50
-    subproblems per program, `solver-seconds` as a backstop): the least
-    recomputed operations such that the
-    estimate, with each chosen run's change to it, stays within the target
+    residual block's output); a run of up to 8 consecutive segments is
+    recomputed from the value entering it right before the backward pass
+    first reads one of its values. Which runs is a 0-1 program solved by
+    GLPK (opened at run time; at most 50 subproblems per program,
+    `solver-seconds` as a backstop): the least recomputed operations such
+    that the estimate, with each chosen run's change to it, stays within
+    the target
     everywhere (or, where that is out of reach, the lowest peak the runs
     reach). Single values are then recomputed as above where the estimate
     is still over. The plan that fits with fewer operations (or else peaks
@@ -771,8 +771,9 @@ def Rematerialize : Pass<"dlc-rematerialize", "func::FuncOp"> {
     without recomputation (of `activation-baseline` where given: `dlc
     compile --activation-budget` passes the keep-everything plan's arena,
     measured after fusion and memory planning). Without either the pass
-    only measures. The function gets `dlc.activation_bytes` (the peak after the decisions)
-    and `dlc.recompute_flops`; when nothing more frees memory and the peak
+    only measures. The function gets `dlc.activation_bytes` (the peak
+    after the decisions) and `dlc.recompute_flops`; when nothing more frees
+    memory and the peak
     is still above the budget, an error names the smallest budget that
     fits.
 
@@ -825,8 +826,8 @@ def PlanMemory : Pass<"dlc-plan-memory", "func::FuncOp"> {
     a packing within the bound, then within 1/64 above it, then bisects
     toward the best found, in a bounded amount of work; where it finds
     none, a local search over the orders (random moves, fixed seed)
-    continues from the best. A pointwise
-    kernel may write its result over an operand that dies there (in-place).
+    continues from the best. A pointwise kernel may write its result over
+    an operand that dies there (in-place).
     Results returned by the function are written straight into the output
     buffers and get offset -1. Reshapes are views and share their operand's
     buffer.

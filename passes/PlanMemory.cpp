@@ -241,38 +241,37 @@ void PlanMemoryPass::runOnOperation() {
   // one schedule's shapes better than another's, and trying is cheap next
   // to the rest of the compile.
   auto occupied = [&](const Slot &b) { return alignUp(b.bytes, alignment); };
-  // Which slots' lives overlap each slot's (sized ones only): a packing
-  // looks only at those, not at every slot placed before. Built by a sweep
-  // in order of start; where the pairs would be too many to keep (over 4M,
-  // 32 MiB of lists: a huge step), packing scans all as before.
   auto overlapping = [&](const Slot &a, const Slot &b) {
     return a.bytes > 0 && b.bytes > 0 && a.start <= b.end && b.start <= a.end;
   };
-  SmallVector<SmallVector<unsigned, 8>> overlaps;
-  uint64_t pairs = 0;
-  {
-    SmallVector<unsigned> byStart(slots.size());
-    for (unsigned i = 0; i < slots.size(); ++i)
-      byStart[i] = i;
-    llvm::stable_sort(byStart, [&](unsigned a, unsigned b) {
-      return slots[a].start < slots[b].start;
-    });
+  // Every pair of sized slots whose lives overlap, once: a sweep in order
+  // of start (linear in the slots and the pairs). Each slot's list of them
+  // lets a packing look only at those, not at every slot placed before;
+  // where the pairs would be too many to keep (over 4M, 32 MiB of lists: a
+  // huge step), packing scans all as before.
+  SmallVector<unsigned> byStart(slots.size());
+  for (unsigned i = 0; i < slots.size(); ++i)
+    byStart[i] = i;
+  llvm::stable_sort(byStart, [&](unsigned a, unsigned b) {
+    return slots[a].start < slots[b].start;
+  });
+  auto forEachOverlap = [&](auto fn) {
     for (size_t x = 0; x < byStart.size(); ++x)
       for (size_t y = x + 1; y < byStart.size() &&
                              slots[byStart[y]].start <= slots[byStart[x]].end;
            ++y)
-        pairs += overlapping(slots[byStart[x]], slots[byStart[y]]) ? 1 : 0;
-    if (pairs <= (uint64_t(1) << 22)) {
-      overlaps.resize(slots.size());
-      for (size_t x = 0; x < byStart.size(); ++x)
-        for (size_t y = x + 1; y < byStart.size() &&
-                               slots[byStart[y]].start <= slots[byStart[x]].end;
-             ++y)
-          if (overlapping(slots[byStart[x]], slots[byStart[y]])) {
-            overlaps[byStart[x]].push_back(byStart[y]);
-            overlaps[byStart[y]].push_back(byStart[x]);
-          }
-    }
+        if (overlapping(slots[byStart[x]], slots[byStart[y]]))
+          fn(byStart[x], byStart[y]);
+  };
+  SmallVector<SmallVector<unsigned, 8>> overlaps;
+  uint64_t pairs = 0;
+  forEachOverlap([&](unsigned, unsigned) { ++pairs; });
+  if (pairs <= (uint64_t(1) << 22)) {
+    overlaps.resize(slots.size());
+    forEachOverlap([&](unsigned a, unsigned b) {
+      overlaps[a].push_back(b);
+      overlaps[b].push_back(a);
+    });
   }
   auto pack = [&](ArrayRef<unsigned> order, bool bestFit,
                   SmallVectorImpl<int64_t> &offsets) {
@@ -411,16 +410,17 @@ void PlanMemoryPass::runOnOperation() {
       arena = alignUp(arena, alignment);
       // The search's packing is checked: two slots whose lives overlap
       // never share a byte.
-      for (auto [i, b] : llvm::enumerate(slots))
-        for (unsigned j : overlaps.empty() ? ArrayRef<unsigned>()
-                                           : ArrayRef<unsigned>(overlaps[i]))
-          if (offsets[i] < offsets[j] + slots[j].bytes &&
-              offsets[j] < offsets[i] + b.bytes) {
-            func.emitError("dlc-plan-memory: the arena search placed two "
-                           "buffers with overlapping lives at overlapping "
-                           "offsets");
-            return signalPassFailure();
-          }
+      bool clash = false;
+      forEachOverlap([&](unsigned a, unsigned b) {
+        clash |= offsets[a] < offsets[b] + slots[b].bytes &&
+                 offsets[b] < offsets[a] + slots[a].bytes;
+      });
+      if (clash) {
+        func.emitError("dlc-plan-memory: the arena search placed two "
+                       "buffers with overlapping lives at overlapping "
+                       "offsets");
+        return signalPassFailure();
+      }
       if (arena < arenaBytes) {
         arenaBytes = arena;
         bestOffsets = offsets;
