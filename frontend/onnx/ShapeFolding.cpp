@@ -126,6 +126,30 @@ OpFolder arithmetic(Arith k) {
   };
 }
 
+/// Mod of two literals of one type. fmod=0 (integers only) gives the
+/// divisor's sign, as Python's %; fmod=1 the dividend's, as C's fmod. An
+/// integer remainder by 0 is 0, as the integer Div's quotient is.
+Lit foldMod(Importer &im, Literals L) {
+  const rt::HostTensor &x = *L[0];
+  if (L.size() != 2 || !L[1] || L[1]->dtype != x.dtype)
+    return nullptr;
+  bool cStyle = im.attrInt("fmod", 0) != 0;
+  if (dlcir::isFloat(x.dtype) && !cStyle)
+    return nullptr;
+  return map(
+      {&x, L[1]}, x.dtype,
+      [cStyle](AI v) -> int64_t {
+        // INT64_MIN % -1 overflows in C++; its remainder is 0.
+        if (v[1] == 0 || v[1] == -1)
+          return 0;
+        int64_t r = v[0] % v[1];
+        if (!cStyle && r != 0 && ((r < 0) != (v[1] < 0)))
+          r += v[1];
+        return r;
+      },
+      [](AD v) -> double { return std::fmod(v[0], v[1]); });
+}
+
 enum class Predicate { eq, lt, gt, le, ge, logicalAnd, logicalOr };
 
 /// Comparisons and logical And/Or of two literals of one type: a bool
@@ -223,6 +247,99 @@ Lit foldConcat(Importer &im, Literals L) {
         std::memcpy(out.data.data() + pos, t->data.data() + o * chunk, chunk);
       pos += chunk;
     }
+  return makeLit(std::move(out));
+}
+
+/// A transposed literal. A stored weight (an initializer of its own) stays
+/// as it is and is transposed by the IR: a copy here would store it twice
+/// when the model also reads it untransposed (tied embeddings).
+Lit foldTranspose(Importer &im, Literals L) {
+  const rt::HostTensor &x = *L[0];
+  if (dlcir::isFloat(x.dtype) && !im.ins[0]->name.empty())
+    return nullptr;
+  int64_t rank = x.shape.size();
+  std::vector<int64_t> perm;
+  if (auto p = im.attrInts("perm"))
+    perm.assign(p->begin(), p->end());
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  if ((int64_t)perm.size() != rank)
+    return nullptr;
+  std::vector<bool> seen(rank, false);
+  for (int64_t &p : perm) {
+    if (p < 0)
+      p += rank;
+    if (p < 0 || p >= rank || seen[p])
+      return nullptr;
+    seen[p] = true;
+  }
+  std::vector<int64_t> shape(rank), stride(rank, 1);
+  for (int64_t d = rank - 1; d > 0; --d)
+    stride[d - 1] = stride[d] * x.shape[d];
+  for (int64_t d = 0; d < rank; ++d)
+    shape[d] = x.shape[perm[d]];
+  rt::HostTensor out(x.dtype, shape);
+  size_t elem = rt::dtypeSize(x.dtype);
+  size_t count = elem ? out.data.size() / elem : 0;
+  // Walks the result in order, the source's offset following the
+  // permuted strides.
+  std::vector<int64_t> at(rank, 0);
+  for (size_t i = 0; i < count; ++i) {
+    int64_t from = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      from += at[d] * stride[perm[d]];
+    std::memcpy(out.data.data() + i * elem, x.data.data() + from * elem, elem);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++at[d] < shape[d])
+        break;
+      at[d] = 0;
+    }
+  }
+  return makeLit(std::move(out));
+}
+
+/// ScatterND (no reduction) of literals: a copy of the data with the
+/// slices the index tuples name replaced by the updates, in order (a later
+/// update of one slice wins, as the reference implementation's loop does).
+Lit foldScatterND(Importer &im, Literals L) {
+  if (L.size() != 3 || !L[1] || !L[2] || dlcir::isFloat(L[1]->dtype) ||
+      L[2]->dtype != L[0]->dtype)
+    return nullptr;
+  if (im.attrStr("reduction", "none") != "none")
+    return nullptr;
+  const rt::HostTensor &x = *L[0], &ix = *L[1], &up = *L[2];
+  int64_t rank = x.shape.size(), ir = ix.shape.size();
+  if (ir < 1)
+    return nullptr;
+  int64_t depth = ix.shape.back();
+  if (depth < 1 || depth > rank)
+    return nullptr;
+  // updates: indices.shape[:-1] + data.shape[depth:].
+  std::vector<int64_t> want(ix.shape.begin(), ix.shape.end() - 1);
+  want.insert(want.end(), x.shape.begin() + depth, x.shape.end());
+  if (up.shape != want)
+    return nullptr;
+  int64_t slice = product(ArrayRef<int64_t>(x.shape).drop_front(depth));
+  size_t elem = rt::dtypeSize(x.dtype);
+  std::vector<int64_t> idx = litInts(ix);
+  int64_t tuples = depth ? int64_t(idx.size()) / depth : 0;
+  rt::HostTensor out(x.dtype, x.shape);
+  out.data = x.data;
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < depth; ++d) {
+      int64_t i = idx[t * depth + d], size = x.shape[d];
+      if (i < 0)
+        i += size;
+      if (i < 0 || i >= size)
+        return nullptr;
+      at = at * size + i;
+    }
+    if (slice)
+      std::memcpy(out.data.data() + at * slice * elem,
+                  up.data.data() + t * slice * elem, slice * elem);
+  }
   return makeLit(std::move(out));
 }
 
@@ -431,6 +548,7 @@ void registerShapeFolding(OpRegistry &registry) {
   fold("Div", arithmetic(Arith::div));
   fold("Min", arithmetic(Arith::min));
   fold("Max", arithmetic(Arith::max));
+  fold("Mod", foldMod);
   fold("Equal", predicate(Predicate::eq));
   fold("Less", predicate(Predicate::lt));
   fold("Greater", predicate(Predicate::gt));
@@ -443,6 +561,8 @@ void registerShapeFolding(OpRegistry &registry) {
   fold("Concat", foldConcat);
   fold("Gather", foldGather);
   fold("Slice", foldSlice);
+  fold("Transpose", foldTranspose);
+  fold("ScatterND", foldScatterND);
 
   registry.onOp("Constant", kMinOpset, convertConstant,
                 /*requiredInputs=*/0);

@@ -313,6 +313,58 @@ def shape_folding():
 
 
 @case("shape")
+def shape_window_mask():
+    # A shifted-window model's constants (torchvision's Swin): the padding
+    # to a multiple of the window from Mod of the shape, pads through a
+    # Transpose, and an attention mask written by ScatterND; all folded.
+    x = rand(1, 5, 6)
+    xp = np.pad(x, ((0, 0), (0, 0), (0, 1)))
+    mask = np.zeros((5, 7), np.float32)
+    mask[1] = 2
+    mask[3] = 2
+    mask[1, 2] = 5
+    nodes = [node("Shape", ["x"], ["shp"]),
+             node("Gather", ["shp", "two"], ["w"], axis=0),
+             node("Mod", ["w", "seven"], ["wm"]),
+             node("Sub", ["seven", "wm"], ["d"]),
+             node("Mod", ["d", "seven"], ["pr"]),
+             node("Unsqueeze", ["pr", "ax0"], ["pr1"]),
+             node("Concat", ["zeros5", "pr1"], ["pcol"], axis=0),
+             node("Reshape", ["pcol", "shape32"], ["p32"]),
+             node("Transpose", ["p32"], ["p23"], perm=[1, 0]),
+             node("Reshape", ["p23", "minus1"], ["pads"]),
+             node("Pad", ["x", "pads"], ["xp"]),
+             node("ConstantOfShape", ["mshape"], ["m0"],
+                  value=numpy_helper.from_array(np.array([0.0], np.float32))),
+             node("ScatterND", ["m0", "rows", "rowvals"], ["m1"]),
+             node("ScatterND", ["m1", "elem", "elemval"], ["m2"]),
+             node("Add", ["xp", "m2"], ["y"]),
+             node("Mod", ["neg7", "three"], ["im"]),
+             node("Cast", ["im"], ["imf"], to=TensorProto.FLOAT),
+             node("Mod", ["negf", "twof"], ["fm"], fmod=1),
+             node("Add", ["imf", "fm"], ["c"]),
+             node("Add", ["x", "c"], ["z"])]
+    # (The pads [0, 0, 0, 0, 0, 1] are built by columns and transposed.)
+    return model(nodes, {"x": x},
+                 {"y": xp + mask, "z": x + (2.0 - 1.5)},
+                 [init("two", np.array(2, np.int64)),
+                  init("seven", np.array(7, np.int64)),
+                  init("ax0", np.array([0], np.int64)),
+                  init("zeros5", np.zeros(5, np.int64)),
+                  init("shape32", np.array([3, 2], np.int64)),
+                  init("minus1", np.array([-1], np.int64)),
+                  init("mshape", np.array([5, 7], np.int64)),
+                  init("rows", np.array([[1], [3]], np.int64)),
+                  init("rowvals", np.full((2, 7), 2.0, np.float32)),
+                  init("elem", np.array([[1, 2]], np.int64)),
+                  init("elemval", np.array([5.0], np.float32)),
+                  init("neg7", np.array(-7, np.int64)),
+                  init("three", np.array(3, np.int64)),
+                  init("negf", np.array(-7.5, np.float32)),
+                  init("twof", np.array(2.0, np.float32))])
+
+
+@case("shape")
 def shape_slice_split():
     x = rand(4, 6, 5)
     nodes = [node("Slice", ["x", "st", "en", "axes", "steps"], ["s1"]),
