@@ -84,6 +84,10 @@ struct Split {
   int64_t batch = 0, heads = 0;
   Value source;
   Operation *transpose = nullptr;
+  /// The first head the operand reads when `source` is the packed product
+  /// itself (q, k and v split from one [A0, A1, P, H, D] value); -1 when
+  /// headsOperand looks behind the source for a slice.
+  int64_t headOffset = -1;
 };
 
 /// A `[A0, A1, N, D]` tensor and the first head of it that an operand uses.
@@ -389,6 +393,8 @@ private:
     Value t = x;
     if (auto reshape = x.getDefiningOp<ReshapeOp>())
       t = reshape.getInput();
+    if (auto slice = t.getDefiningOp<SliceOp>())
+      return findPackedSplit(x, slice);
     auto transpose = t.getDefiningOp<TransposeOp>();
     if (!transpose)
       return std::nullopt;
@@ -438,6 +444,49 @@ private:
     return std::nullopt;
   }
 
+  /// The split of packed heads that timm's and torchvision's attention
+  /// write (`qkv.reshape(B, S, P, H, D).permute(2, 0, 3, 1, 4)`, then
+  /// `q, k, v = qkv[0], qkv[1], qkv[2]`): `x` ([B..., S, D], the batch
+  /// dimensions a reshape of [B, H]) is `slice` taking index i of the
+  /// first dimension of a [P, B, H, S, D] transpose of a [B, S, P, H, D]
+  /// value, or of an [S, B, P, H, D] one by [2, 1, 3, 0, 4]. The operand is
+  /// heads i * H.. of that value viewed as [B, S, P * H, D].
+  std::optional<Split> findPackedSplit(Value x, SliceOp slice) {
+    auto transpose = slice.getInput().getDefiningOp<TransposeOp>();
+    if (!transpose || (slice.getStrides() &&
+                       !llvm::all_of(*slice.getStrides(),
+                                     [](int64_t s) { return s == 1; })))
+      return std::nullopt;
+    Value y = transpose.getInput();
+    auto yShape = tensorType(y).getShape();
+    auto tShape = tensorType(transpose.getResult()).getShape();
+    auto sShape = tensorType(slice.getResult()).getShape();
+    ArrayRef<int64_t> perm = transpose.getPerm(), start = slice.getStart();
+    static const int64_t batchFirst[] = {2, 0, 3, 1, 4},
+                         seqFirst[] = {2, 1, 3, 0, 4};
+    Split split;
+    if (perm == ArrayRef<int64_t>(seqFirst))
+      split.layout = Layout::SeqFirst;
+    else if (perm != ArrayRef<int64_t>(batchFirst))
+      return std::nullopt;
+    if (sShape.size() != 5 || sShape[0] != 1 || start.size() != 5)
+      return std::nullopt;
+    for (size_t i = 1; i < 5; ++i)
+      if (start[i] != 0 || sShape[i] != tShape[i])
+        return std::nullopt;
+    // [1, B, H, S, D] viewed as x: the same [S, D] matrices, B * H of them.
+    auto xShape = tensorType(x).getShape();
+    if (xShape.size() < 2 || xShape.take_back(2) != sShape.take_back(2) ||
+        ShapedType::getNumElements(xShape.drop_back(2)) != tShape[1] * tShape[2])
+      return std::nullopt;
+    split.batch = tShape[1];
+    split.heads = tShape[2];
+    split.source = y;
+    split.transpose = transpose;
+    split.headOffset = start[0] * yShape[3];
+    return split;
+  }
+
   /// The operand a head split reads from: behind its source, a slice of
   /// whole heads out of the last dimension of a wider product [..., C] (the
   /// packed QKV), else the source itself, viewed as [A0, A1, H, D].
@@ -445,6 +494,8 @@ private:
     auto dims = tensorType(split.source).getShape();
     int64_t a0 = dims[0], a1 = dims[1];
     int64_t d = tensorType(split.transpose->getResult(0)).getShape().back();
+    if (split.headOffset >= 0)
+      return {view(split.source, a0, a1, d), split.headOffset};
     Value src = split.source;
     Value sliced = src;
     if (auto reshape = src.getDefiningOp<ReshapeOp>())
@@ -477,6 +528,12 @@ private:
     auto type = RankedTensorType::get({a0, a1, n, d}, wType.getElementType());
     if (wType == type)
       return w;
+    // A view of a view is a view of the first one's input.
+    if (auto reshape = w.getDefiningOp<ReshapeOp>()) {
+      w = reshape.getInput();
+      if (tensorType(w) == type)
+        return w;
+    }
     auto it = views.find({w, type});
     if (it != views.end())
       return it->second;

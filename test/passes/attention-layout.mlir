@@ -363,3 +363,47 @@ func.func @rotary_gqa(%x: tensor<2x8x64xf32>, %kx: tensor<2x8x32xf32>, %vx: tens
   %r = dlc.reshape %ot : tensor<2x8x4x16xf32> -> tensor<2x8x64xf32>
   return %r : tensor<2x8x64xf32>
 }
+
+// -----
+
+// timm's and torchvision's packed split (Swin, ViT in timm):
+// qkv.reshape(B, S, 3, H, D).permute(2, 0, 3, 1, 4), q, k, v = qkv[0],
+// qkv[1], qkv[2]; the merge is x.transpose(1, 2).reshape(B, S, C). The
+// product is read at head offsets 0, H and 2H, and no transpose is left.
+// CHECK-LABEL: func.func @packed_permute
+// CHECK-NOT: dlc.transpose
+// CHECK-NOT: dlc.slice
+// CHECK: %[[P:.*]] = dlc.reshape %arg0 : tensor<2x16x192xf32> -> tensor<2x16x12x16xf32>
+// CHECK: %[[O:.*]] = dlc.attention %[[P]], %[[P]], %[[P]], %{{.*}} {head_offsets = array<i64: 0, 4, 8>, scale = 2.500000e-01 : f64} : ({{.*}}) -> tensor<2x16x4x16xf32>
+// CHECK-NOT: dlc.transpose
+// CHECK: return
+func.func @packed_permute(%qkv: tensor<2x16x192xf32>, %bias: tensor<1x4x16x16xf32>) -> tensor<2x16x64xf32> {
+  %r = dlc.reshape %qkv : tensor<2x16x192xf32> -> tensor<2x16x3x4x16xf32>
+  %t = dlc.transpose %r {perm = array<i64: 2, 0, 3, 1, 4>} : (tensor<2x16x3x4x16xf32>) -> tensor<3x2x4x16x16xf32>
+  %qs = dlc.slice %t {start = array<i64: 0, 0, 0, 0, 0>} : (tensor<3x2x4x16x16xf32>) -> tensor<1x2x4x16x16xf32>
+  %ks = dlc.slice %t {start = array<i64: 1, 0, 0, 0, 0>} : (tensor<3x2x4x16x16xf32>) -> tensor<1x2x4x16x16xf32>
+  %vs = dlc.slice %t {start = array<i64: 2, 0, 0, 0, 0>} : (tensor<3x2x4x16x16xf32>) -> tensor<1x2x4x16x16xf32>
+  %q = dlc.reshape %qs : tensor<1x2x4x16x16xf32> -> tensor<2x4x16x16xf32>
+  %k = dlc.reshape %ks : tensor<1x2x4x16x16xf32> -> tensor<2x4x16x16xf32>
+  %v = dlc.reshape %vs : tensor<1x2x4x16x16xf32> -> tensor<2x4x16x16xf32>
+  %o = dlc.attention %q, %k, %v, %bias {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<1x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  %out = dlc.reshape %ot : tensor<2x16x4x16xf32> -> tensor<2x16x64xf32>
+  return %out : tensor<2x16x64xf32>
+}
+
+// -----
+
+// A slice of the packed heads that is not one whole index of the first
+// dimension (here two of the three) is not a split: nothing changes.
+// CHECK-LABEL: func.func @packed_permute_two
+// CHECK: dlc.transpose %{{.*}} {perm = array<i64: 2, 0, 3, 1, 4>}
+// CHECK: dlc.attention %{{.*}}, %{{.*}}, %{{.*}} {scale
+func.func @packed_permute_two(%qkv: tensor<2x16x192xf32>) -> tensor<4x4x16x16xf32> {
+  %r = dlc.reshape %qkv : tensor<2x16x192xf32> -> tensor<2x16x3x4x16xf32>
+  %t = dlc.transpose %r {perm = array<i64: 2, 0, 3, 1, 4>} : (tensor<2x16x3x4x16xf32>) -> tensor<3x2x4x16x16xf32>
+  %s = dlc.slice %t {start = array<i64: 0, 0, 0, 0, 0>} : (tensor<3x2x4x16x16xf32>) -> tensor<2x2x4x16x16xf32>
+  %q = dlc.reshape %s : tensor<2x2x4x16x16xf32> -> tensor<4x4x16x16xf32>
+  %o = dlc.attention %q, %q, %q {scale = 2.500000e-01 : f64} : (tensor<4x4x16x16xf32>, tensor<4x4x16x16xf32>, tensor<4x4x16x16xf32>) -> tensor<4x4x16x16xf32>
+  return %o : tensor<4x4x16x16xf32>
+}
