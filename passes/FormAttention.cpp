@@ -175,6 +175,14 @@ bool isPlainProduct(MatmulOp op) {
   return !op.hasEpilogue();
 }
 
+/// A view of a mask term: optionally tiled (at the rank of `tileTo`, the
+/// term's dimensions of size 1 repeated to those sizes), then reshaped to
+/// `shape`.
+struct TermView {
+  SmallVector<int64_t> tileTo;
+  SmallVector<int64_t> shape;
+};
+
 /// One additive term of the mask: `value * multiplier`, or, for a select
 /// (masked_fill), `cond ? fill : 0` (`cond ? 0 : fill` unless fillOnTrue).
 struct MaskTerm {
@@ -185,7 +193,81 @@ struct MaskTerm {
   double fill = 0;
   /// The element type of the scores where the term applies.
   Type elementType;
+  /// The views of the term, in order, where the scores were viewed
+  /// another way between it and the softmax (none: it applies as it is).
+  SmallVector<TermView> views;
 };
+
+/// The shape a term has where it applies.
+ArrayRef<int64_t> termShape(const MaskTerm &term) {
+  return term.views.empty() ? tensorType(term.value).getShape()
+                            : ArrayRef<int64_t>(term.views.back().shape);
+}
+
+/// A mask term broadcast over scores of shape `from` and then viewed as
+/// `to` (the same [Sq, Sk] matrices, their batch dimensions split or merged
+/// another way), as a term of `to`. Dimensions of size 1 take no part in
+/// the groups of dimensions the view merges or splits. Where the term
+/// varies along only part of a group (a shifted-window mask, [1, W, 1, S,
+/// S], over [B / W, W, H, S, S] viewed as [B, H, S, S]), it is first tiled
+/// along the rest of that group: those copies are what the scores see.
+std::optional<TermView> viewTerm(ArrayRef<int64_t> term,
+                                 ArrayRef<int64_t> from,
+                                 ArrayRef<int64_t> to) {
+  int64_t rf = from.size(), rt = to.size(), r = term.size();
+  if (rf < 2 || rt < 2 || r < 2 || r > rf ||
+      from.take_back(2) != to.take_back(2))
+    return std::nullopt;
+  // The term at the rank of `from` (numpy broadcasting aligns the right).
+  SmallVector<int64_t> padded(rf - r, 1);
+  padded.append(term.begin(), term.end());
+  SmallVector<int64_t> fromDims, toDims;
+  for (int64_t d = 0; d < rf - 2; ++d)
+    if (from[d] != 1)
+      fromDims.push_back(d);
+  for (int64_t d = 0; d < rt - 2; ++d)
+    if (to[d] != 1)
+      toDims.push_back(d);
+  TermView view;
+  view.shape.assign(rt, 1);
+  view.shape[rt - 2] = padded[rf - 2];
+  view.shape[rt - 1] = padded[rf - 1];
+  SmallVector<int64_t> tiled = padded;
+  bool tiles = false;
+  size_t i = 0, j = 0;
+  while (i < fromDims.size() || j < toDims.size()) {
+    if (i == fromDims.size() || j == toDims.size())
+      return std::nullopt;
+    // One group: the shortest runs of both sides with equal products.
+    size_t i0 = i, j0 = j;
+    int64_t pf = from[fromDims[i++]], pt = to[toDims[j++]];
+    while (pf != pt) {
+      if (pf < pt && i < fromDims.size())
+        pf *= from[fromDims[i++]];
+      else if (pt < pf && j < toDims.size())
+        pt *= to[toDims[j++]];
+      else
+        return std::nullopt;
+    }
+    bool full = true, none = true;
+    for (size_t g = i0; g < i; ++g) {
+      int64_t d = fromDims[g];
+      full = full && padded[d] == from[d];
+      none = none && padded[d] == 1;
+    }
+    if (!full && !none) {
+      for (size_t g = i0; g < i; ++g)
+        tiled[fromDims[g]] = from[fromDims[g]];
+      tiles = true;
+      full = true;
+    }
+    for (size_t g = j0; g < j; ++g)
+      view.shape[toDims[g]] = full ? to[toDims[g]] : 1;
+  }
+  if (tiles)
+    view.tileTo = std::move(tiled);
+  return view;
+}
 
 struct AttentionMatch {
   MatmulOp scores;
@@ -392,6 +474,33 @@ bool Matcher::matchScores(Value y, double multiplier, ArrayRef<int64_t> shape,
       }
       return false;
     }
+    if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+      // The batch of score matrices viewed another way (a shifted-window
+      // model adds its mask to [B / W, W, H, S, S] views of the scores):
+      // the chain goes on behind it, and each mask term found there is
+      // viewed back.
+      Value in = reshape.getInput();
+      ArrayRef<int64_t> inShape = tensorType(in).getShape();
+      if (!in.hasOneUse() || inShape.size() < 2 ||
+          inShape.take_back(2) != shape.take_back(2))
+        return false;
+      AttentionMatch inner = m;
+      inner.masks.clear();
+      if (!matchScores(in, multiplier, inShape, inner))
+        return false;
+      for (MaskTerm &term : inner.masks) {
+        std::optional<TermView> view =
+            viewTerm(termShape(term), inShape, shape);
+        if (!view)
+          return false;
+        term.views.push_back(std::move(*view));
+      }
+      SmallVector<MaskTerm> masks = std::move(m.masks);
+      masks.append(inner.masks.begin(), inner.masks.end());
+      m = std::move(inner);
+      m.masks = std::move(masks);
+      return true;
+    }
     if (auto select = dyn_cast<SelectOp>(def)) {
       // masked_fill: the filled scores are hidden.
       for (bool fillOnTrue : {true, false}) {
@@ -424,7 +533,11 @@ bool Matcher::isCausalMask(const MaskTerm &term, ArrayRef<int64_t> scores) {
   std::optional<ConstantValues> values = evaluateConstant(value);
   if (!values)
     return false;
-  ArrayRef<int64_t> shape = values->shape;
+  // (A view without tiling keeps the elements' order.)
+  if (llvm::any_of(term.views,
+                   [](const TermView &v) { return !v.tileTo.empty(); }))
+    return false;
+  ArrayRef<int64_t> shape = termShape(term);
   int64_t r = shape.size();
   if (r < 2 || int64_t(scores.size()) != r)
     return false;
@@ -481,6 +594,10 @@ std::optional<AttentionMatch> Matcher::match(MatmulOp output) {
   if (!matchScores(x, 1.0, shape, m))
     return std::nullopt;
   MatmulOp scores = m.scores;
+  // Scores viewed another way on the chain must come back to the softmax's
+  // shape: the attention's batch is the products'.
+  if (tensorType(scores.getResult()).getShape() != shape)
+    return std::nullopt;
   Type element = tensorType(scores.getResult()).getElementType();
   if (element != tensorType(output.getResult()).getElementType())
     return std::nullopt;
@@ -560,18 +677,38 @@ Value splatConstant(OpBuilder &b, Location loc, Type element, int64_t rank,
 Value buildMask(OpBuilder &b, Location loc, ArrayRef<MaskTerm> terms) {
   SmallVector<Value> parts;
   for (const MaskTerm &term : terms) {
-    int64_t rank = tensorType(term.value).getRank();
+    Value value = term.value;
+    for (const TermView &view : term.views) {
+      Type element = tensorType(value).getElementType();
+      if (!view.tileTo.empty()) {
+        // The term at the rank of the tiling, then its copies.
+        ArrayRef<int64_t> shape = tensorType(value).getShape();
+        SmallVector<int64_t> padded(view.tileTo.size() - shape.size(), 1);
+        padded.append(shape.begin(), shape.end());
+        if (ArrayRef<int64_t>(padded) != shape)
+          value = b.create<ReshapeOp>(
+              loc, RankedTensorType::get(padded, element), value);
+        SmallVector<int64_t> multiples;
+        for (auto [n, m] : llvm::zip(padded, view.tileTo))
+          multiples.push_back(m / n);
+        value = b.create<TileOp>(
+            loc, RankedTensorType::get(view.tileTo, element), value,
+            b.getDenseI64ArrayAttr(multiples));
+      }
+      value = b.create<ReshapeOp>(
+          loc, RankedTensorType::get(view.shape, element), value);
+    }
+    int64_t rank = tensorType(value).getRank();
     if (term.isSelect) {
-      auto condType = tensorType(term.value);
+      auto condType = tensorType(value);
       auto type = RankedTensorType::get(condType.getShape(), term.elementType);
       Value fill = splatConstant(b, loc, term.elementType, rank, term.fill);
       Value zero = splatConstant(b, loc, term.elementType, rank, 0.0);
-      parts.push_back(b.create<SelectOp>(loc, type, term.value,
+      parts.push_back(b.create<SelectOp>(loc, type, value,
                                          term.fillOnTrue ? fill : zero,
                                          term.fillOnTrue ? zero : fill));
       continue;
     }
-    Value value = term.value;
     if (term.multiplier != 1) {
       Type element = tensorType(value).getElementType();
       Value c = splatConstant(b, loc, element, rank, term.multiplier);

@@ -160,6 +160,24 @@ def make_vit_b16(gen):
     return model, (image_input(1, gen),), ["image"], ["logits"]
 
 
+def make_swin_b2(gen):
+    """torchvision's Swin Transformer, shrunk (embed 32, depths 2 and 2,
+    heads 2 and 4, windows of 4 x 4) at 32 x 32, batch 2: shifted-window
+    attention, whose mask varies by window, over two images."""
+    from torchvision.models.swin_transformer import SwinTransformer
+    model = SwinTransformer(patch_size=[4, 4], embed_dim=32, depths=[2, 2],
+                            num_heads=[2, 4], window_size=[4, 4], num_classes=10)
+    return model, (torch.randn(2, 3, 32, 32, generator=gen),), ["image"], ["logits"]
+
+
+def make_shufflenet_b1(gen):
+    """torchvision's ShuffleNetV2 x0.5 at 64 x 64: channel shuffles
+    (reshape, transpose, reshape) and channel splits."""
+    model = torchvision.models.shufflenet_v2_x0_5(weights=None)
+    randomize_batchnorm(model, gen)
+    return model, (torch.randn(1, 3, 64, 64, generator=gen),), ["image"], ["logits"]
+
+
 MODELS = {
     "resnet18_b1": make_resnet18(1),
     "resnet18_b8": make_resnet18(8),
@@ -167,6 +185,8 @@ MODELS = {
     "mobilenet_v2_b8": make_mobilenet_v2(8),
     "encoder_layer": make_encoder_layer,
     "gpt_block": make_gpt_block,
+    "swin_b2": make_swin_b2,
+    "shufflenet_b1": make_shufflenet_b1,
     # Not tests: the compile-time benchmark's model (bench/compile_time.sh)
     # and the models of the figures in docs/fusion.md (bench/stats_figures.sh).
     "resnet50_b1": make_resnet50(1),

@@ -567,3 +567,56 @@ func.func @computed_mask_not_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>
   %o = dlc.matmul %p, %v : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// A shifted-window model's scores (torchvision's Swin): a relative
+// position bias per head, then the batch of windows viewed as [B / W, W,
+// H, S, S] to add the mask of each window, and viewed back. Both terms
+// are viewed in the scores' shape and summed into the mask; the window
+// mask varies along W but not B / W, so its view holds the copies the
+// scores see, tiled from it.
+// CHECK-LABEL: func.func @window_views
+// CHECK-SAME: (%[[Q:.*]]: tensor<4x2x8x16xf32>, %[[K:.*]]: tensor<4x2x8x16xf32>, %[[V:.*]]: tensor<4x2x8x16xf32>, %[[B:.*]]: tensor<1x2x8x8xf32>, %[[W:.*]]: tensor<1x2x1x8x8xf32>)
+// CHECK-DAG: %[[WT:.*]] = dlc.tile %[[W]] {multiples = array<i64: 2, 1, 1, 1, 1>} : (tensor<1x2x1x8x8xf32>) -> tensor<2x2x1x8x8xf32>
+// CHECK-DAG: %[[WV:.*]] = dlc.reshape %[[WT]] : tensor<2x2x1x8x8xf32> -> tensor<4x1x8x8xf32>
+// CHECK-DAG: dlc.reshape %[[B]] : tensor<1x2x8x8xf32> -> tensor<1x1x2x8x8xf32>
+// CHECK: %[[M:.*]] = dlc.add
+// CHECK: dlc.attention %[[Q]], %[[K]], %[[V]], %[[M]] {scale = 2.500000e-01 : f64}
+// CHECK-NOT: dlc.exp
+func.func @window_views(%q: tensor<4x2x8x16xf32>, %k: tensor<4x2x8x16xf32>, %v: tensor<4x2x8x16xf32>, %bias: tensor<1x2x8x8xf32>, %win: tensor<1x2x1x8x8xf32>) -> tensor<4x2x8x16xf32> {
+  %c = dlc.constant dense<0.25> : tensor<1x1x1x1xf32>
+  %s = dlc.matmul %q, %k {transpose_b} : (tensor<4x2x8x16xf32>, tensor<4x2x8x16xf32>) -> tensor<4x2x8x8xf32>
+  %t = dlc.mul %s, %c : (tensor<4x2x8x8xf32>, tensor<1x1x1x1xf32>) -> tensor<4x2x8x8xf32>
+  %a = dlc.add %t, %bias : (tensor<4x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<4x2x8x8xf32>
+  %r = dlc.reshape %a : tensor<4x2x8x8xf32> -> tensor<2x2x2x8x8xf32>
+  %w = dlc.add %r, %win : (tensor<2x2x2x8x8xf32>, tensor<1x2x1x8x8xf32>) -> tensor<2x2x2x8x8xf32>
+  %x = dlc.reshape %w : tensor<2x2x2x8x8xf32> -> tensor<4x2x8x8xf32>
+  %m = dlc.reduce max %x {axes = array<i64: 3>} : (tensor<4x2x8x8xf32>) -> tensor<4x2x8x1xf32>
+  %d = dlc.sub %x, %m : (tensor<4x2x8x8xf32>, tensor<4x2x8x1xf32>) -> tensor<4x2x8x8xf32>
+  %e = dlc.exp %d : tensor<4x2x8x8xf32>
+  %z = dlc.reduce sum %e {axes = array<i64: 3>} : (tensor<4x2x8x8xf32>) -> tensor<4x2x8x1xf32>
+  %p = dlc.div %e, %z : (tensor<4x2x8x8xf32>, tensor<4x2x8x1xf32>) -> tensor<4x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<4x2x8x8xf32>, tensor<4x2x8x16xf32>) -> tensor<4x2x8x16xf32>
+  return %o : tensor<4x2x8x16xf32>
+}
+
+// -----
+
+// Scores viewed with another batch shape than the second product's
+// ([8, 8, 8] as [4, 2, 8, 8]) are refused: the attention's batch is the
+// products'.
+// CHECK-LABEL: func.func @scores_of_another_batch
+// CHECK-NOT: dlc.attention
+// CHECK: dlc.exp
+func.func @scores_of_another_batch(%q: tensor<8x8x16xf32>, %k: tensor<8x8x16xf32>, %v: tensor<4x2x8x16xf32>) -> tensor<4x2x8x16xf32> {
+  %s = dlc.matmul %q, %k {transpose_b} : (tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> tensor<8x8x8xf32>
+  %x = dlc.reshape %s : tensor<8x8x8xf32> -> tensor<4x2x8x8xf32>
+  %m = dlc.reduce max %x {axes = array<i64: 3>} : (tensor<4x2x8x8xf32>) -> tensor<4x2x8x1xf32>
+  %d = dlc.sub %x, %m : (tensor<4x2x8x8xf32>, tensor<4x2x8x1xf32>) -> tensor<4x2x8x8xf32>
+  %e = dlc.exp %d : tensor<4x2x8x8xf32>
+  %z = dlc.reduce sum %e {axes = array<i64: 3>} : (tensor<4x2x8x8xf32>) -> tensor<4x2x8x1xf32>
+  %p = dlc.div %e, %z : (tensor<4x2x8x8xf32>, tensor<4x2x8x1xf32>) -> tensor<4x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<4x2x8x8xf32>, tensor<4x2x8x16xf32>) -> tensor<4x2x8x16xf32>
+  return %o : tensor<4x2x8x16xf32>
+}
