@@ -225,16 +225,6 @@ template <bool squeeze> LogicalResult convertSqueeze(Importer &im) {
 // Transposes, concatenation and repetition
 //===----------------------------------------------------------------------===//
 
-/// `v` with its dimensions permuted by `perm`.
-Value transpose(Importer &im, Value v, ArrayRef<int64_t> perm) {
-  auto t = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(t.getDimSize(p));
-  return im.create<dlcir::TransposeOp>(im.tensorType(shape, t.getElementType()),
-                                       v, im.b.getDenseI64ArrayAttr(perm));
-}
-
 LogicalResult convertTranspose(Importer &im) {
   int64_t rank = im.inType(0).getRank();
   SmallVector<int64_t> perm;
@@ -256,7 +246,7 @@ LogicalResult convertTranspose(Importer &im) {
   if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
     im.outs[0] = *im.ins[0];
   else
-    im.setOut(0, transpose(im, im.in(0), perm));
+    im.setOut(0, im.transpose(im.in(0), perm));
   return success();
 }
 
@@ -383,8 +373,8 @@ LogicalResult convertDepthToSpace(Importer &im) {
   bool crd = im.attrStr("mode", "DCR") == "CRD";
   Value t = crd ? im.reshape(im.in(0), {n, oc, bs, bs, h, w})
                 : im.reshape(im.in(0), {n, bs, bs, oc, h, w});
-  t = crd ? transpose(im, t, {0, 1, 4, 2, 5, 3})
-          : transpose(im, t, {0, 3, 4, 1, 5, 2});
+  t = crd ? im.transpose(t, {0, 1, 4, 2, 5, 3})
+          : im.transpose(t, {0, 3, 4, 1, 5, 2});
   im.setOut(0, im.reshape(t, {n, oc, h * bs, w * bs}));
   return success();
 }
@@ -397,7 +387,7 @@ LogicalResult convertSpaceToDepth(Importer &im) {
   if (h == 0 || w == 0 || h % bs || w % bs)
     return im.unsupported("height and width are not divisible by blocksize");
   Value t = im.reshape(im.in(0), {n, c, h / bs, bs, w / bs, bs});
-  t = transpose(im, t, {0, 3, 5, 1, 2, 4});
+  t = im.transpose(t, {0, 3, 5, 1, 2, 4});
   im.setOut(0, im.reshape(t, {n, c * bs * bs, h / bs, w / bs}));
   return success();
 }

@@ -215,6 +215,17 @@ Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
   return create<dlcir::ReshapeOp>(tensorType(shape, t.getElementType()), v);
 }
 
+Value Importer::transpose(Value v, ArrayRef<int64_t> perm) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, t.getRank())))
+    return v;
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(t.getDimSize(p));
+  return create<dlcir::TransposeOp>(tensorType(shape, t.getElementType()), v,
+                                    b.getDenseI64ArrayAttr(perm));
+}
+
 Value Importer::toRank(Value v, int64_t rank) {
   auto t = cast<RankedTensorType>(v.getType());
   if (t.getRank() >= rank)

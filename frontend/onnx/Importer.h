@@ -305,6 +305,9 @@ public:
   /// A splat of rank `rank` with every dimension 1 (broadcast by its user).
   Value splat(double v, Type elem, int64_t rank);
   Value reshape(Value v, ArrayRef<int64_t> shape);
+  /// `v` with its dimensions permuted by `perm` (itself where that is the
+  /// identity).
+  Value transpose(Value v, ArrayRef<int64_t> perm);
   /// `v` with leading dimensions of size 1 up to `rank`.
   Value toRank(Value v, int64_t rank);
   template <typename OpT> Value unary(Value v) {

@@ -59,6 +59,244 @@ LogicalResult convertMatMul(Importer &im) {
   return success();
 }
 
+/// One operand of an Einsum: a label per dimension (letters 0-51, the
+/// dimensions an ellipsis stands for 100 + their position from the right,
+/// so that they line up across operands as numpy broadcasting does).
+using Labels = SmallVector<int64_t>;
+
+/// Parses one term of an Einsum equation for a value of rank `rank` (-1:
+/// the output, whose ellipsis stands for `ellipsisRank` dimensions).
+FailureOr<Labels> parseEinsumTerm(Importer &im, StringRef term, int64_t rank,
+                                  int64_t ellipsisRank) {
+  Labels labels;
+  int64_t ellipsisAt = -1;
+  for (size_t i = 0; i < term.size(); ++i) {
+    char c = term[i];
+    if (c == '.') {
+      if (ellipsisAt >= 0 || !term.substr(i).starts_with("..."))
+        return im.unsupported("equation term '" + term +
+                              "' has a malformed ellipsis");
+      ellipsisAt = labels.size();
+      i += 2;
+    } else if (c >= 'a' && c <= 'z') {
+      labels.push_back(c - 'a');
+    } else if (c >= 'A' && c <= 'Z') {
+      labels.push_back(26 + (c - 'A'));
+    } else {
+      return im.unsupported("equation term '" + term +
+                            "' has a character that is not a letter");
+    }
+  }
+  int64_t letters = labels.size();
+  int64_t dots = 0;
+  if (rank >= 0) {
+    if (ellipsisAt < 0 ? letters != rank : letters > rank)
+      return im.unsupported("equation term '" + term + "' does not match rank " +
+                            Twine(rank));
+    dots = ellipsisAt < 0 ? 0 : rank - letters;
+  } else if (ellipsisAt >= 0) {
+    dots = ellipsisRank;
+  }
+  if (ellipsisAt >= 0) {
+    Labels ellipsis;
+    for (int64_t j = dots; j > 0; --j)
+      ellipsis.push_back(100 + j - 1);
+    labels.insert(labels.begin() + ellipsisAt, ellipsis.begin(),
+                  ellipsis.end());
+  }
+  for (size_t i = 0; i < labels.size(); ++i)
+    for (size_t j = i + 1; j < labels.size(); ++j)
+      if (labels[i] == labels[j])
+        return im.unsupported("equation term '" + term +
+                              "' repeats an index (a diagonal)");
+  return labels;
+}
+
+/// Sums `x` (labelled `labels`) over the labels `keep` lacks.
+Value sumOutLabels(Importer &im, Value x, Labels &labels,
+                   llvm::function_ref<bool(int64_t)> keep) {
+  SmallVector<int64_t> axes, shape;
+  Labels kept;
+  auto dims = cast<RankedTensorType>(x.getType()).getShape();
+  for (auto [d, l] : llvm::enumerate(labels)) {
+    if (keep(l)) {
+      kept.push_back(l);
+      shape.push_back(dims[d]);
+    } else {
+      axes.push_back(d);
+    }
+  }
+  if (axes.empty())
+    return x;
+  labels = kept;
+  return im.reshape(im.reduce(dlcir::ReduceKind::sum, x, axes), shape);
+}
+
+/// Einsum of one or two operands: transposes, sums and one batched
+/// dlc.matmul. Labels in both operands and the output are the product's
+/// batch, those in both operands only its contraction, the others its rows
+/// (the first operand's) and columns (the second's); a label in one operand
+/// only and not in the output is summed first.
+LogicalResult convertEinsum(Importer &im) {
+  std::string text;
+  for (char c : im.attrStr("equation", ""))
+    if (c != ' ')
+      text.push_back(c);
+  StringRef eq(text);
+  auto [lhsText, outText] = eq.split("->");
+  bool explicitOut = eq.contains("->");
+  SmallVector<StringRef> terms;
+  lhsText.split(terms, ',');
+  int64_t n = im.ins.size();
+  if (n < 1 || n > 2)
+    return im.unsupported("Einsum of " + Twine(n) +
+                          " operands (dlc takes one or two)");
+  if (int64_t(terms.size()) != n)
+    return im.unsupported("equation '" + eq + "' has " + Twine(terms.size()) +
+                          " terms for " + Twine(n) + " operands");
+  Type elem = im.inType(0).getElementType();
+  if (!isa<FloatType>(elem) || (n == 2 && im.inType(1).getElementType() != elem))
+    return im.unsupported("operands must be floats of one type");
+  SmallVector<Labels> in;
+  DenseMap<int64_t, int64_t> size;
+  int64_t ellipsisRank = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    auto t = im.inType(i);
+    FailureOr<Labels> l = parseEinsumTerm(im, terms[i], t.getRank(), 0);
+    if (failed(l))
+      return failure();
+    for (auto [d, label] : llvm::enumerate(*l)) {
+      int64_t s = t.getDimSize(d);
+      auto [it, fresh] = size.try_emplace(label, s);
+      if (fresh || it->second == s)
+        continue;
+      // Dimensions under an ellipsis broadcast; letters must agree.
+      if (label < 100 || (it->second != 1 && s != 1))
+        return im.unsupported("index sizes differ between operands: " +
+                              Twine(it->second) + " and " + Twine(s));
+      it->second = std::max(it->second, s);
+    }
+    for (int64_t label : *l)
+      if (label >= 100)
+        ellipsisRank = std::max(ellipsisRank, label - 99);
+    in.push_back(std::move(*l));
+  }
+  Labels out;
+  if (explicitOut) {
+    FailureOr<Labels> l = parseEinsumTerm(im, outText, -1, ellipsisRank);
+    if (failed(l))
+      return failure();
+    out = std::move(*l);
+    for (int64_t label : out)
+      if (!size.count(label))
+        return im.unsupported("output index of '" + eq +
+                              "' is in no operand");
+  } else {
+    // Implicit output: the ellipsis, then the letters used once, sorted.
+    for (int64_t j = ellipsisRank; j > 0; --j)
+      out.push_back(100 + j - 1);
+    for (int64_t label = 0; label < 52; ++label) {
+      int64_t uses = 0;
+      for (const Labels &l : in)
+        uses += llvm::count(l, label);
+      if (uses == 1)
+        out.push_back(label);
+    }
+  }
+  auto inOut = [&](int64_t l) { return llvm::is_contained(out, l); };
+  auto position = [](const Labels &l, int64_t label) {
+    return int64_t(llvm::find(l, label) - l.begin());
+  };
+  SmallVector<Value> x = {im.in(0)};
+  if (n == 2)
+    x.push_back(im.in(1));
+
+  if (n == 1) {
+    Value y = sumOutLabels(im, x[0], in[0], inOut);
+    SmallVector<int64_t> perm;
+    for (int64_t l : out)
+      perm.push_back(position(in[0], l));
+    im.setOut(0, im.transpose(y, perm));
+    return success();
+  }
+
+  // Labels of one operand only that the output lacks are summed first.
+  for (int i = 0; i < 2; ++i)
+    x[i] = sumOutLabels(im, x[i], in[i], [&](int64_t l) {
+      return inOut(l) || llvm::is_contained(in[1 - i], l);
+    });
+  Labels batch, rows, cols, contracted;
+  for (int64_t l : out) {
+    bool a = llvm::is_contained(in[0], l), b = llvm::is_contained(in[1], l);
+    (a && b ? batch : a ? rows : cols).push_back(l);
+  }
+  for (int64_t l : in[0])
+    if (!inOut(l))
+      contracted.push_back(l);
+  // Each operand as [batch..., rows or columns, contraction], or with the
+  // last two swapped (a transposed operand of the product) where that is
+  // the order it has already.
+  auto shapeOf = [&](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  auto product = [&](const Labels &ls) {
+    int64_t p = 1;
+    for (int64_t l : ls)
+      p *= size[l];
+    return p;
+  };
+  SmallVector<int64_t> batchShape[2];
+  bool swapped[2] = {false, false};
+  for (int i = 0; i < 2; ++i) {
+    const Labels &free = i == 0 ? rows : cols;
+    auto permFor = [&](const Labels &second, const Labels &third) {
+      SmallVector<int64_t> perm;
+      for (const Labels *group : {(const Labels *)&batch, &second, &third})
+        for (int64_t l : *group)
+          perm.push_back(position(in[i], l));
+      return perm;
+    };
+    SmallVector<int64_t> perm = permFor(free, contracted);
+    SmallVector<int64_t> other = permFor(contracted, free);
+    if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())) &&
+        llvm::equal(other, llvm::seq<int64_t>(0, other.size()))) {
+      perm = other;
+      swapped[i] = true;
+    }
+    Value t = im.transpose(x[i], perm);
+    ArrayRef<int64_t> dims = shapeOf(t);
+    batchShape[i].assign(dims.begin(), dims.begin() + batch.size());
+    SmallVector<int64_t> shape = batchShape[i];
+    shape.push_back(swapped[i] ? product(contracted) : product(free));
+    shape.push_back(swapped[i] ? product(free) : product(contracted));
+    x[i] = im.reshape(t, shape);
+  }
+  auto batchDims = numpyBroadcast({batchShape[0], batchShape[1]});
+  if (!batchDims)
+    return im.unsupported("batch indices do not broadcast");
+  SmallVector<int64_t> shape(batchDims->begin(), batchDims->end());
+  shape.push_back(product(rows));
+  shape.push_back(product(cols));
+  Value y = im.create<dlcir::MatmulOp>(im.tensorType(shape, elem), x[0], x[1],
+                                       /*transpose_a=*/swapped[0],
+                                       /*transpose_b=*/!swapped[1],
+                                       /*acc_type=*/TypeAttr());
+  // [batch..., rows..., columns...], then the output's order.
+  Labels have = batch;
+  have.append(rows.begin(), rows.end());
+  have.append(cols.begin(), cols.end());
+  SmallVector<int64_t> full(batchDims->begin(), batchDims->end());
+  for (const Labels *group : {(const Labels *)&rows, (const Labels *)&cols})
+    for (int64_t l : *group)
+      full.push_back(size[l]);
+  y = im.reshape(y, full);
+  SmallVector<int64_t> perm;
+  for (int64_t l : out)
+    perm.push_back(position(have, l));
+  im.setOut(0, im.transpose(y, perm));
+  return success();
+}
+
 LogicalResult convertGemm(Importer &im) {
   auto ta = im.inType(0), tb = im.inType(1);
   if (ta.getRank() != 2 || tb.getRank() != 2)
@@ -581,6 +819,7 @@ LogicalResult convertBatchNorm(Importer &im) {
 void registerNNOps(OpRegistry &registry) {
   registry.onOp("MatMul", kMinOpset, convertMatMul, /*requiredInputs=*/2);
   registry.onOp("Gemm", kMinOpset, convertGemm, /*requiredInputs=*/2);
+  registry.onOp("Einsum", 12, convertEinsum);
   registry.onOp("Conv", kMinOpset, convertConv);
   registry.onOp("ConvTranspose", kMinOpset, convertConvTranspose);
   registry.onOp("MaxPool", kMinOpset, convertPool</*isMax=*/true>);

@@ -248,6 +248,32 @@ def mm_matmul():
 
 
 @case("matmul")
+def mm_einsum():
+    # Einsum as models write it: products with batch, row, column and
+    # contracted indices in any order, an implicit output, broadcasting
+    # under an ellipsis, outer products, sums of one operand's indices.
+    a, b = rand(3, 4), rand(4, 5)
+    q, k = rand(2, 6, 3, 4), rand(2, 7, 3, 4)
+    e1, e2 = rand(2, 1, 3, 4), rand(5, 4, 2)
+    u, w = rand(3), rand(5)
+    c = rand(2, 3, 4)
+    eqs = [("ab", "ij,jk->ik", ["a", "b"], a @ b),
+           ("attn", "bihd,bjhd->bhij", ["q", "k"], np.einsum("bihd,bjhd->bhij", q, k)),
+           ("implicit", "ij,kj", ["a", "a"], np.einsum("ij,kj", a, a)),
+           ("ellipsis", "...ij,...jk->...ik", ["e1", "e2"],
+            np.einsum("...ij,...jk->...ik", e1, e2)),
+           ("outer", "i,j->ij", ["u", "w"], np.outer(u, w)),
+           ("rowdot", "ij,ij->i", ["a", "a"], np.einsum("ij,ij->i", a, a)),
+           ("sumfirst", "ij,jk->k", ["a", "b"], np.einsum("ij,jk->k", a, b)),
+           ("transpose", "bij->jbi", ["c"], np.einsum("bij->jbi", c)),
+           ("reduce", " b i j -> j ", ["c"], np.einsum("bij->j", c))]
+    nodes = [node("Einsum", ins, [name], equation=eq) for name, eq, ins, _ in eqs]
+    return model(nodes, {"a": a, "b": b, "q": q, "k": k, "e1": e1, "e2": e2,
+                         "u": u, "w": w, "c": c},
+                 {name: want.astype(np.float32) for name, _, _, want in eqs})
+
+
+@case("matmul")
 def mm_gemm():
     a, b, at = rand(4, 6), rand(6, 3), rand(6, 4)
     bt = rand(3, 6)
@@ -684,6 +710,12 @@ def bad_models():
         [node("Pad", ["x", "p"], ["y"], name="pad", mode="reflect")],
         {"x": x}, {"y": np.zeros((2, 4), np.float32)},
         [init("p", np.array([0, 1, 0, 1], np.int64))])[0]
+    yield "einsum_diagonal", model(
+        [node("Einsum", ["x"], ["y"], name="diag", equation="ii->i")],
+        {"x": x}, {"y": np.diag(x)})[0]
+    yield "einsum_three", model(
+        [node("Einsum", ["x", "x", "x"], ["y"], name="three",
+              equation="ij,jk,kl->il")], {"x": x}, {"y": x @ x @ x})[0]
     yield from structure_models()
     yield from fuzz_models()
     yield from file_models()
