@@ -19,7 +19,10 @@
 // product) and the head merge after the result (the same transpose, under
 // a reshape to `[B, H, S, Dv]`). The sequence-first layout of
 // nn.MultiheadAttention exports (`[S, B, H, D]`, split by [1, 2, 0, 3], or
-// `[S, B * H, D]` by [1, 0, 2]) becomes the op's `seq_first` form.
+// `[S, B * H, D]` by [1, 0, 2]) becomes the op's `seq_first` form. timm's and
+// torchvision's packed split (a [B, S, 3, H, D] view of the product
+// transposed to [3, B, H, S, D], q, k and v one index of its first
+// dimension each) reads the product at head offsets 0, H and 2H too.
 // Operands without a split are transposed into the layout, uses of the
 // result other than a merge get the result transposed back; the rewrite
 // happens only when it removes more transposes than it adds. Keys and
@@ -453,9 +456,9 @@ private:
   /// heads i * H.. of that value viewed as [B, S, P * H, D].
   std::optional<Split> findPackedSplit(Value x, SliceOp slice) {
     auto transpose = slice.getInput().getDefiningOp<TransposeOp>();
-    if (!transpose || (slice.getStrides() &&
-                       !llvm::all_of(*slice.getStrides(),
-                                     [](int64_t s) { return s == 1; })))
+    if (!transpose ||
+        (slice.getStrides() &&
+         !llvm::all_of(*slice.getStrides(), [](int64_t s) { return s == 1; })))
       return std::nullopt;
     Value y = transpose.getInput();
     auto yShape = tensorType(y).getShape();
@@ -477,7 +480,8 @@ private:
     // [1, B, H, S, D] viewed as x: the same [S, D] matrices, B * H of them.
     auto xShape = tensorType(x).getShape();
     if (xShape.size() < 2 || xShape.take_back(2) != sShape.take_back(2) ||
-        ShapedType::getNumElements(xShape.drop_back(2)) != tShape[1] * tShape[2])
+        ShapedType::getNumElements(xShape.drop_back(2)) !=
+            tShape[1] * tShape[2])
       return std::nullopt;
     split.batch = tShape[1];
     split.heads = tShape[2];

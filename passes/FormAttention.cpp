@@ -211,8 +211,7 @@ ArrayRef<int64_t> termShape(const MaskTerm &term) {
 /// varies along only part of a group (a shifted-window mask, [1, W, 1, S,
 /// S], over [B / W, W, H, S, S] viewed as [B, H, S, S]), it is first tiled
 /// along the rest of that group: those copies are what the scores see.
-std::optional<TermView> viewTerm(ArrayRef<int64_t> term,
-                                 ArrayRef<int64_t> from,
+std::optional<TermView> viewTerm(ArrayRef<int64_t> term, ArrayRef<int64_t> from,
                                  ArrayRef<int64_t> to) {
   int64_t rf = from.size(), rt = to.size(), r = term.size();
   if (rf < 2 || rt < 2 || r < 2 || r > rf ||
@@ -691,9 +690,9 @@ Value buildMask(OpBuilder &b, Location loc, ArrayRef<MaskTerm> terms) {
         SmallVector<int64_t> multiples;
         for (auto [n, m] : llvm::zip(padded, view.tileTo))
           multiples.push_back(m / n);
-        value = b.create<TileOp>(
-            loc, RankedTensorType::get(view.tileTo, element), value,
-            b.getDenseI64ArrayAttr(multiples));
+        value =
+            b.create<TileOp>(loc, RankedTensorType::get(view.tileTo, element),
+                             value, b.getDenseI64ArrayAttr(multiples));
       }
       value = b.create<ReshapeOp>(
           loc, RankedTensorType::get(view.shape, element), value);

@@ -232,6 +232,10 @@ def FormAttention : Pass<"dlc-form-attention", "func::FuncOp"> {
       `-inf` or at most -2^126; for a select, the boolean pattern) with
       `Sk >= Sq` becomes `causal`; a finite splat mask shifts every score
       alike and is dropped;
+    - between them, `dlc.reshape`s that view the batch of `[Sq, Sk]` score
+      matrices another way (a window mask added to `[B / W, W, H, S, S]`):
+      the mask terms behind a view are viewed back in the scores' shape,
+      tiled first where the view merges dimensions the term has in part;
     - the softmax over the last axis as `reduce max`, `sub`, `exp`,
       `reduce sum` and `div` (or `reciprocal` and `mul`), or without the
       max subtraction, optionally computed in f32 between casts from and
@@ -275,7 +279,10 @@ def AttentionLayout : Pass<"dlc-attention-layout", "func::FuncOp"> {
     merge transposes (each a kernel reading and writing the whole tensor)
     disappear. A split that slices whole heads out of the last dimension
     of a wider product (a packed QKV projection) reads that product
-    directly, at a head offset. Operands without a split are transposed
+    directly, at a head offset; so does the packed split of timm and
+    torchvision (`[B, S, 3, H, D]` transposed by `[2, 0, 3, 1, 4]`, q, k and
+    v one index of its first dimension each). Operands without a split are
+    transposed
     into the layout and other uses of the result get it transposed back;
     the rewrite is made only when it removes more transposes than it adds.
     A mask is reshaped to `[B | 1, H | 1, Sq | 1, Sk | 1]`. Both the

@@ -91,8 +91,8 @@ FailureOr<Labels> parseEinsumTerm(Importer &im, StringRef term, int64_t rank,
   int64_t dots = 0;
   if (rank >= 0) {
     if (ellipsisAt < 0 ? letters != rank : letters > rank)
-      return im.unsupported("equation term '" + term + "' does not match rank " +
-                            Twine(rank));
+      return im.unsupported("equation term '" + term +
+                            "' does not match rank " + Twine(rank));
     dots = ellipsisAt < 0 ? 0 : rank - letters;
   } else if (ellipsisAt >= 0) {
     dots = ellipsisRank;
@@ -155,7 +155,8 @@ LogicalResult convertEinsum(Importer &im) {
     return im.unsupported("equation '" + eq + "' has " + Twine(terms.size()) +
                           " terms for " + Twine(n) + " operands");
   Type elem = im.inType(0).getElementType();
-  if (!isa<FloatType>(elem) || (n == 2 && im.inType(1).getElementType() != elem))
+  if (!isa<FloatType>(elem) ||
+      (n == 2 && im.inType(1).getElementType() != elem))
     return im.unsupported("operands must be floats of one type");
   SmallVector<Labels> in;
   DenseMap<int64_t, int64_t> size;
@@ -189,8 +190,7 @@ LogicalResult convertEinsum(Importer &im) {
     out = std::move(*l);
     for (int64_t label : out)
       if (!size.count(label))
-        return im.unsupported("output index of '" + eq +
-                              "' is in no operand");
+        return im.unsupported("output index of '" + eq + "' is in no operand");
   } else {
     // Implicit output: the ellipsis, then the letters used once, sorted.
     for (int64_t j = ellipsisRank; j > 0; --j)

@@ -7,8 +7,9 @@ the score matrix, and match the reference interpreter on sim.
 Forms: nanoGPT (masked_fill(~tril(ones(t, t, bool)), -inf), the scale from
 k.size(-1)); GPT-2 (torch.where on a registered tril buffer with the dtype's
 lowest value); masked_fill(buffer == 0, -inf); BERT's additive mask input;
-torch.nn.MultiheadAttention (batch_first), whose export computes
-sequence-first inside: its transposes at the model's input and output may
+timm's packed split (reshape to [B, T, 3, H, D], permute, unbind);
+torch.einsum products; torch.nn.MultiheadAttention (batch_first), whose
+export computes sequence-first inside: its transposes at the model's input and output may
 stay (they move data between the caller's layout and the model's); Hugging
 Face Llama's eager attention (rotary embedding on q and k, grouped-query
 attention with repeat_kv, an additive causal mask of the dtype's lowest
@@ -98,6 +99,17 @@ class Block(nn.Module):
         if self.form == "mha":
             return self.mha(x, x, x, need_weights=False)[0]
         b, t, c = x.shape
+        if self.form == "timm":
+            # timm's and torchvision's Swin: one permute of the packed heads.
+            qkv = self.qkv(x).reshape(b, t, 3, H, c // H).permute(2, 0, 3, 1, 4)
+            q, k, v = qkv.unbind(0)
+            att = ((q * (c // H) ** -0.5) @ k.transpose(-2, -1)).softmax(dim=-1)
+            return self.proj((att @ v).transpose(1, 2).reshape(b, t, c))
+        if self.form == "einsum":
+            q, k, v = (z.view(b, t, H, c // H) for z in self.qkv(x).split(c, dim=2))
+            att = torch.einsum("bihd,bjhd->bhij", q, k) / math.sqrt(c // H)
+            y = torch.einsum("bhij,bjhd->bihd", att.softmax(-1), v)
+            return self.proj(y.reshape(b, t, c))
         q, k, v = self.qkv(x).split(c, dim=2)
         q = q.view(b, t, H, c // H).transpose(1, 2)
         k = k.view(b, t, H, c // H).transpose(1, 2)
@@ -127,7 +139,8 @@ def main():
     torch.manual_seed(0)
     failures = []
     forms = [("nanogpt", True), ("gpt2_where", True), ("buffer_eq0", True),
-             ("bert_additive", False), ("mha", False), ("llama", True)]
+             ("bert_additive", False), ("mha", False), ("llama", True),
+             ("timm", False), ("einsum", False)]
     for form, causal in forms:
         model = (LlamaAttention() if form == "llama" else Block(form)).eval()
         x = torch.randn(2, T, E)
