@@ -95,6 +95,23 @@ static FailureOr<RowReduction> asRowReduction(Operation *op, std::string &why) {
   return info;
 }
 
+std::optional<SmallVector<int64_t>>
+mlir::dlc::rowOutputPerm(Value out, ArrayRef<int64_t> rowShape,
+                         int64_t numInnerDims) {
+  auto transpose = out.getDefiningOp<TransposeOp>();
+  if (!transpose)
+    return std::nullopt;
+  auto in = staticShape(transpose.getInput());
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = rowShape.size();
+  if (!in || *in != rowShape || int64_t(perm.size()) != rank)
+    return std::nullopt;
+  for (int64_t d = rank - numInnerDims; d < rank; ++d)
+    if (perm[d] != d)
+      return std::nullopt;
+  return SmallVector<int64_t>(perm.begin(), perm.end());
+}
+
 /// Fills `plan` with a Row plan for the group, or fails with a reason.
 static LogicalResult planRow(const llvm::SmallPtrSetImpl<Operation *> &inGroup,
                              ArrayRef<Operation *> reductions,
@@ -124,8 +141,18 @@ static LogicalResult planRow(const llvm::SmallPtrSetImpl<Operation *> &inGroup,
            s == ArrayRef<int64_t>(reducedShape);
   };
 
+  // Outputs that only move whole rows (rowOutputPerm) are written at their
+  // rows' places.
+  llvm::SmallPtrSet<Operation *, 4> rowMoves;
   for (Value out : outputs) {
     auto shape = staticShape(out);
+    if (Operation *def = out.getDefiningOp();
+        def && inGroup.contains(def) && rowOutputPerm(out, rowShape, k) &&
+        llvm::none_of(def->getUsers(),
+                      [&](Operation *u) { return inGroup.contains(u); })) {
+      rowMoves.insert(def);
+      continue;
+    }
     if (!shape || !isRowShape(*shape)) {
       why = "an output of shape " + (shape ? formatShape(*shape) : "?") +
             " is neither the row shape " + formatShape(rowShape) +
@@ -146,7 +173,7 @@ static LogicalResult planRow(const llvm::SmallPtrSetImpl<Operation *> &inGroup,
     for (Operation *user : op->getUsers()) {
       if (!inGroup.contains(user) || !visited.insert(user).second)
         continue;
-      if (reductionSet.contains(user))
+      if (reductionSet.contains(user) || rowMoves.contains(user))
         continue;
       bool ok =
           user->hasTrait<trait::Elementwise>() && user->getNumResults() == 1;

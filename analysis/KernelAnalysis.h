@@ -47,6 +47,13 @@ struct KernelPlan {
   int64_t rowLength() const;
 };
 
+/// When `out` is a transpose of a value of the row shape `rowShape` that
+/// keeps its `numInnerDims` trailing dimensions in place (it only moves
+/// whole rows: a sequence-first view of a batch-first layer norm), the
+/// permutation: a Row kernel writes each row at its permuted place.
+std::optional<llvm::SmallVector<int64_t>>
+rowOutputPerm(Value out, ArrayRef<int64_t> rowShape, int64_t numInnerDims);
+
 /// Plans a kernel for `ops` (in topological order) producing `outputs`.
 /// Values used by `ops` but not defined by them are the kernel's inputs.
 /// Fails (with a reason, no diagnostic) when the group has no valid plan:

@@ -511,6 +511,24 @@ void RowEmitter::emitOutputs() {
         continue;
       ArrayRef<int64_t> shape = shapeOf(v);
       SmallVector<std::string> idx;
+      if (std::optional<SmallVector<int64_t>> perm =
+              rowOutputPerm(v, space, plan.numInnerDims);
+          perm && p == rowLength) {
+        // A transpose that moves whole rows: the row's values, written at
+        // the row's place in the output.
+        idx = outerIdx;
+        if (inner.empty())
+          idx.append(plan.numInnerDims, "0");
+        else
+          idx.append(inner);
+        SmallVector<std::string> at;
+        for (int64_t d : *perm)
+          at.push_back(idx[d]);
+        std::string x = val(v.getDefiningOp()->getOperand(0), idx);
+        line(loop, fmt::format("out{}[{}] = {};", k, ixLinear(at, shape),
+                               storeExpr(dtypeOfValue(v), x)));
+        continue;
+      }
       bool reducedShape = shape.size() == space.size() &&
                           shape.take_front(numOuter) == outerShape &&
                           llvm::all_of(shape.drop_front(numOuter),
@@ -558,8 +576,8 @@ void RowEmitter::emitWarpCombine(Scope *s, ReduceKind kind, rt::DType e,
 }
 
 /// Whether every read of `v` (of the row shape) is at the row index: its
-/// users are row reductions, elementwise ops of the row shape (recursively)
-/// and the kernel's outputs.
+/// users are row reductions, elementwise ops of the row shape (recursively),
+/// the kernel's outputs and transposes to outputs that move whole rows.
 bool RowEmitter::onlyReadAtRowIndex(Value v, DenseMap<Value, bool> &memo) {
   auto known = memo.find(v);
   if (known != memo.end())
@@ -574,6 +592,11 @@ bool RowEmitter::onlyReadAtRowIndex(Value v, DenseMap<Value, bool> &memo) {
     if (user->hasTrait<trait::Elementwise>() && user->getNumResults() == 1 &&
         shapeOf(user->getResult(0)) == space)
       return onlyReadAtRowIndex(user->getResult(0), memo);
+    // A transpose that moves whole rows reads each value at its row index.
+    if (isa<TransposeOp>(user) &&
+        rowOutputPerm(user->getResult(0), space, plan.numInnerDims))
+      return llvm::all_of(user->getUsers(),
+                          [](Operation *u) { return isa<YieldOp>(u); });
     return false;
   });
   memo[v] = ok;

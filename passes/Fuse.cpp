@@ -551,7 +551,8 @@ void Fuser::attachNotes(Group &group, KernelOp kernel, ArrayRef<Value> inputs,
 /// the greedy pass, a group over the same rows that reads values of a row
 /// group joins it when the union still has a row plan that moves no more
 /// bytes than the two kernels: the layer norm with its statistics is one
-/// kernel again.
+/// kernel again. A group of transposes that only move the row group's rows
+/// joins it too: the row kernel writes each row also at its moved place.
 void Fuser::mergeIntoRowProducers() {
   for (unsigned a = 0; a < groups.size(); ++a) {
     // A merge gives the group the consumers of the merged one: look again
@@ -570,7 +571,15 @@ void Fuser::mergeIntoRowProducers() {
           }
       for (unsigned b : consumers) {
         Group &pa = groups[a], &pb = groups[b];
-        if (pb.ops.empty() || pb.plan.space != pa.plan.space ||
+        // A group of transposes that only move pa's rows (a batch-first
+        // layer norm's output viewed sequence-first) is written by pa.
+        bool movesRows =
+            !pb.ops.empty() && llvm::all_of(pb.ops, [&](Operation *op) {
+              return isa<TransposeOp>(op) &&
+                     rowOutputPerm(op->getResult(0), pa.plan.space,
+                                   pa.plan.numInnerDims);
+            });
+        if (pb.ops.empty() || (pb.plan.space != pa.plan.space && !movesRows) ||
             (pb.plan.kind == KernelTemplate::Row &&
              pb.plan.numInnerDims != pa.plan.numInnerDims) ||
             pa.ops.size() + pb.ops.size() > maxOps ||
