@@ -787,6 +787,18 @@ FailureOr<rt::Package> PackageBuilder::build() {
         return failure();
     } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       storage[reshape.getResult()] = storageOf(reshape.getInput());
+    } else if (auto slice = dyn_cast<SliceOp>(op);
+               slice && slice->hasAttr(attr::kView)) {
+      // A contiguous block of the operand's buffer (dlc-fuse checked it).
+      std::optional<int64_t> offset = slice.contiguousOffset();
+      if (!offset)
+        return slice.emitOpError()
+               << "is marked a view (" << attr::kView
+               << ") but does not select a contiguous block of its operand";
+      rt::BufferRef ref = storageOf(slice.getInput());
+      ref.offset += uint64_t(*offset) * uint64_t(elementBytes(slice.getType()));
+      ref.bytes = tensorBytes(slice.getType());
+      storage[slice.getResult()] = ref;
     } else if (auto kernel = dyn_cast<KernelOp>(op)) {
       // emitCudaKernels emitted every top-level kernel in this order.
       assert(nextKernel < kernels.size() && kernels[nextKernel].op == kernel &&

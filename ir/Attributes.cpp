@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -229,6 +230,24 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
     if (!isa<UnitAttr>(value) || !isa<MatmulOp>(op))
       return op->emitOpError()
              << "expects '" << name << "' as a unit attribute on a dlc.matmul";
+    return success();
+  }
+  if (name == attr::kView) {
+    auto slice = dyn_cast<SliceOp>(op);
+    std::optional<int64_t> offset =
+        slice ? slice.contiguousOffset() : std::nullopt;
+    if (!isa<UnitAttr>(value) || !offset)
+      return op->emitOpError()
+             << "expects '" << name
+             << "' as a unit attribute on a dlc.slice that selects a "
+                "contiguous block of its operand";
+    std::optional<int64_t> bytes =
+        llvm::checkedMul(*offset, elementBytes(slice.getType()));
+    if (!bytes || *bytes % attr::kViewAlignment != 0)
+      return op->emitOpError()
+             << "is a view ('" << name << "') at element offset " << *offset
+             << ", which is not a multiple of " << attr::kViewAlignment
+             << " bytes";
     return success();
   }
   if (name == attr::kChannelsLast) {

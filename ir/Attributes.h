@@ -53,6 +53,12 @@ constexpr llvm::StringLiteral kChannelsLast = "dlc.channels_last";
 /// convolutions, as dictionaries {layout = "nhwc"|"nchw", convolutions =
 /// i64, bytes_saved = i64, reason = "..."} (for the fusion report).
 constexpr llvm::StringLiteral kLayouts = "dlc.layouts";
+/// On a top-level dlc.slice after fusion (dlc-fuse): the slice is a view,
+/// a contiguous block of its operand's buffer (SliceOp::contiguousOffset)
+/// at a 256-byte aligned offset, read in place instead of copied.
+constexpr llvm::StringLiteral kView = "dlc.view";
+/// The alignment of a view's offset: a buffer's (dlc-plan-memory's default).
+constexpr int64_t kViewAlignment = 256;
 /// On dlc.kernel: why neighbours stayed out, as dictionaries
 /// {operand|result = index : i64, reason = "..."}.
 constexpr llvm::StringLiteral kFusionNotes = "dlc.fusion_notes";

@@ -950,6 +950,35 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+std::optional<int64_t> SliceOp::contiguousOffset() {
+  auto in = tensorType(getInput());
+  if (!in.hasStaticShape() || !getType().hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> inShape = in.getShape(), shape = getType().getShape();
+  ArrayRef<int64_t> start = getStart();
+  std::optional<ArrayRef<int64_t>> strides = getStrides();
+  int64_t rank = in.getRank();
+  // d: the first dimension read with more than one element.
+  int64_t d = 0;
+  while (d < rank && shape[d] == 1)
+    ++d;
+  if (d < rank && strides && (*strides)[d] != 1)
+    return std::nullopt;
+  for (int64_t e = d + 1; e < rank; ++e)
+    if (shape[e] != inShape[e])
+      return std::nullopt; // whole: start 0 and, with stride 1, every element
+  int64_t offset = 0, stride = 1;
+  for (int64_t e = rank - 1; e >= 0; --e) {
+    std::optional<int64_t> o = llvm::checkedMulAdd(start[e], stride, offset);
+    std::optional<int64_t> s = llvm::checkedMul(stride, inShape[e]);
+    if (!o || !s)
+      return std::nullopt;
+    offset = *o;
+    stride = *s;
+  }
+  return offset;
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   // Same type: start is 0 and every read stride-1 or of a size-1 dimension.
   if (getInput().getType() == getType() &&

@@ -543,6 +543,13 @@ def Dlc_SliceOp : Dlc_Op<"slice", [Pure, Dlc_DataMovement, Dlc_KernelBody,
   let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// When the result is one contiguous block of the (row-major) input,
+    /// the element offset of its first element: every dimension before
+    /// some dimension d has one element in the result, every one after d
+    /// is whole, and d is read with stride 1 (or one element of it).
+    std::optional<int64_t> contiguousOffset();
+  }];
 }
 
 def Dlc_ConcatOp : Dlc_Op<"concat", [Pure, Dlc_DataMovement, Dlc_KernelBody,

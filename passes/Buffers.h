@@ -2,13 +2,15 @@
 //
 // Shared by dlc-schedule-memory, dlc-rematerialize and dlc-plan-memory:
 // the estimate of a schedule (Profile);
-// a reshape is a view of its operand's buffer; arguments and constants
+// a reshape (or a slice dlc-fuse keeps as a view) is a view of its
+// operand's buffer; arguments and constants
 // take no intermediate memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLC_PASSES_BUFFERS_H
 #define DLC_PASSES_BUFFERS_H
 
+#include "ir/Attributes.h"
 #include "ir/Dialect.h"
 #include "ir/ElementType.h"
 
@@ -19,10 +21,17 @@
 
 namespace mlir::dlc {
 
-/// The value whose buffer `v` shares: follows reshape views to their source.
+/// Whether `op` is a view of its operand's buffer: a reshape, or a slice
+/// that dlc-fuse kept as a view of a contiguous block (attr::kView).
+inline bool isView(Operation *op) {
+  return isa_and_nonnull<ReshapeOp>(op) ||
+         (isa_and_nonnull<SliceOp>(op) && op->hasAttr(attr::kView));
+}
+
+/// The value whose buffer `v` shares: follows views to their source.
 inline Value viewRoot(Value v) {
-  while (auto reshape = v.getDefiningOp<ReshapeOp>())
-    v = reshape.getInput();
+  while (isView(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
   return v;
 }
 
@@ -64,7 +73,7 @@ struct Profile {
       ops.push_back(op);
     }
     for (auto [i, op] : llvm::enumerate(ops)) {
-      if (isa<ConstantOp, ReshapeOp>(op))
+      if (isa<ConstantOp>(op) || isView(op))
         continue;
       for (Value r : op->getResults()) {
         bufferOf[r] = buffers.size();

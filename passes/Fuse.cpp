@@ -22,6 +22,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Debug.h"
 
 #include <algorithm>
@@ -184,6 +185,9 @@ private:
   /// Multi-output fusion across groups: merges into each row group the
   /// groups over the same rows that read its values (see the definition).
   void mergeIntoRowProducers();
+  /// Kernels that would only copy a contiguous block of a buffer: the
+  /// slice stays a view instead (see the definition).
+  void keepSliceViews();
   LogicalResult outline();
   void outlineGroup(Group &group, OpBuilder &builder);
   /// Stores the group's notes on its kernel as `dlc.fusion_notes`.
@@ -615,6 +619,45 @@ void Fuser::mergeIntoRowProducers() {
   }
 }
 
+/// A kernel of one slice that selects a contiguous block of its operand
+/// (SliceOp::contiguousOffset: one channel range of an NCHW tensor at batch
+/// 1, rows of a matrix) would only copy bytes that are already in memory
+/// (its operand comes from outside the kernel: a library call, another
+/// kernel, an argument or a constant). The slice stays a view of that
+/// buffer instead, read in place by its consumers (attr::kView): no launch
+/// and no copy. Its offset must keep the alignment of a buffer (256 bytes,
+/// what vector loads, cuBLASLt's and cuDNN's fast paths expect), and a
+/// returned value is written into its output, so it is no view.
+void Fuser::keepSliceViews() {
+  for (Group &group : groups) {
+    if (group.ops.size() != 1)
+      continue;
+    auto slice = dyn_cast<SliceOp>(group.ops.front());
+    if (!slice || !staticShape(slice.getInput()))
+      continue;
+    std::optional<int64_t> offset = slice.contiguousOffset();
+    std::optional<int64_t> bytes =
+        offset ? llvm::checkedMul(*offset, elementBytes(slice.getResult()))
+               : std::nullopt;
+    if (!bytes || *bytes % attr::kViewAlignment != 0)
+      continue;
+    SmallVector<Value> values{slice.getResult()};
+    bool returned = false;
+    while (!values.empty() && !returned)
+      for (Operation *user : values.pop_back_val().getUsers()) {
+        if (isa<func::ReturnOp>(user))
+          returned = true;
+        else if (isa<ReshapeOp>(user))
+          values.push_back(user->getResult(0));
+      }
+    if (returned)
+      continue;
+    slice->setAttr(attr::kView, UnitAttr::get(slice.getContext()));
+    groupOf.erase(slice);
+    group.ops.clear();
+  }
+}
+
 LogicalResult Fuser::outline() {
   // Nodes of the schedule: one per group, one per other top-level op.
   SmallVector<Operation *> topOps;
@@ -706,6 +749,8 @@ LogicalResult Fuser::outline() {
 }
 
 LogicalResult Fuser::run() {
+  // Views are this pass's decision (keepSliceViews), not the input's.
+  block.walk([](SliceOp slice) { slice->removeAttr(attr::kView); });
   // Dead fusable ops would form kernels without results.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
     if ((isFusable(&op) || isa<ReshapeOp>(op)) && op.use_empty())
@@ -813,6 +858,7 @@ LogicalResult Fuser::run() {
   }
 
   mergeIntoRowProducers();
+  keepSliceViews();
   if (failed(outline()))
     return failure();
 

@@ -653,6 +653,11 @@ def Fuse : Pass<"dlc-fuse", "func::FuncOp"> {
     [S, 1, E] layer made batch-first [1, S, E]) leaves every element where
     it was: it becomes such a reshape first, not a kernel that copies (the
     attention passes, which run before, read transposes as head splits).
+    A kernel that would only copy a contiguous block of a buffer in memory
+    (a channel range of an NCHW tensor at batch 1) is not made: the slice
+    stays outside, marked `dlc.view`, at a 256-byte aligned offset, and is
+    read in place (`%s = dlc.slice %p {dlc.view, start = array<i64: 0, 24,
+    0>}` before a matrix product).
     Splat constants are copied into the kernels that use them.
 
     Before:

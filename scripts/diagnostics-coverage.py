@@ -89,6 +89,8 @@ DEFENSIVE = [
     ("ir/Reference.cpp", "} else { return op->emitOpError() << \"is not supported by the reference interpreter\"", NEW_OP),
     ("passes/Fuse.cpp", "dlc-fuse found a cyclic dependence between", INTERNAL),
     ("passes/PlanMemory.cpp", "the arena search placed two", INTERNAL),
+    ("codegen/PackageBuilder.cpp", "but does not select a contiguous block of its operand",
+     "the dialect's verifier rejects a 'dlc.view' on a slice that is not a contiguous block first (test/ir/invalid.mlir)"),
     ("api/Dlc.cpp", "the precision report needs inputs: an argument of the model",
      "compileModule's lowering refuses a function whose arguments are not static tensors of dlc types first (the 'dlc requires static shapes' check)"),
     ("passes/AssignPrecision.cpp", "stays bf16 under fp8: its weights cannot be read",

@@ -1088,6 +1088,22 @@ func.func @from_conv_not_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @view_not_contiguous(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'dlc.slice' op expects 'dlc.view' as a unit attribute on a dlc.slice that selects a contiguous block of its operand}}
+  %0 = dlc.slice %x {start = array<i64: 0, 2>, dlc.view} : (tensor<4x8xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @view_not_slice(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlc.exp' op expects 'dlc.view' as a unit attribute on a dlc.slice that selects a contiguous block of its operand}}
+  %0 = dlc.exp %x {dlc.view} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @channels_last_not_conv(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'dlc.exp' op expects 'dlc.channels_last' as a unit attribute on a dlc.conv2d}}
   %0 = dlc.exp %x {dlc.channels_last} : tensor<4xf32>
@@ -1240,4 +1256,12 @@ func.func @recompute_plan(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.re
 // expected-error @+1 {{expects 'dlc.recompute_flops' on a function, as a float >= 0}}
 func.func @recompute_flops(%x: tensor<4xf32>) -> tensor<4xf32> attributes {dlc.recompute_flops = -1.0 : f64} {
   return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @view_unaligned(%x: tensor<32x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'dlc.slice' op is a view ('dlc.view') at element offset 48, which is not a multiple of 256 bytes}}
+  %0 = dlc.slice %x {start = array<i64: 3, 0>, dlc.view} : (tensor<32x16xf32>) -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
 }

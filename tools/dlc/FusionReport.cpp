@@ -60,6 +60,11 @@ public:
       reportConv(conv, lines);
     else if (auto attention = dyn_cast<AttentionOp>(op))
       reportAttention(attention, lines);
+    else if (auto slice = dyn_cast<SliceOp>(op);
+             slice && slice->hasAttr(attr::kView))
+      lines.push_back("view: a contiguous block of " + name(slice.getInput()) +
+                      " (" + producerKind(slice.getInput()) +
+                      "), read in place: no kernel, no bytes moved");
     return lines;
   }
 
@@ -80,8 +85,8 @@ private:
     auto it = kernelNames.find(def);
     if (it != kernelNames.end())
       return "kernel " + it->second;
-    if (auto reshape = dyn_cast<ReshapeOp>(def))
-      return "a view of " + producerKind(reshape->getOperand(0));
+    if (isa<ReshapeOp>(def) || (isa<SliceOp>(def) && def->hasAttr(attr::kView)))
+      return "a view of " + producerKind(def->getOperand(0));
     return "'" + def->getName().getStringRef().str() + "'";
   }
 
