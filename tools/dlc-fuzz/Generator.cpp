@@ -1625,6 +1625,43 @@ bool Generator::genSlice() {
     slice(x, start, size, strides);
     return true;
   }
+  if (rng.chance(0.25)) {
+    // One contiguous block (one element of the dimensions before some
+    // dimension d, all of those after it), preferably at a 256-byte
+    // aligned offset: dlc-fuse makes such a slice a view of its operand's
+    // buffer (ShuffleNet's channel split) instead of a copy.
+    const int64_t rank = int64_t(s.size());
+    const int64_t d = rng.range(0, rank - 1);
+    int64_t outer = 0, inner = 1;
+    for (int64_t e = rank - 1; e > d; --e)
+      inner *= s[e];
+    for (int64_t e = 0; e < d; ++e) {
+      start.push_back(rng.range(0, s[e] - 1));
+      size.push_back(1);
+      int64_t stride = 1;
+      for (int64_t f = e + 1; f < rank; ++f)
+        stride *= s[f];
+      outer += start.back() * stride;
+    }
+    const int64_t n = rng.range(1, s[d]);
+    int64_t first = rng.range(0, s[d] - n);
+    const int64_t bytes = int64_t(rt::dtypeSize(val(x).type.dtype));
+    for (int tries = 0; tries < 8; ++tries) {
+      int64_t candidate = rng.range(0, s[d] - n);
+      if ((outer + candidate * inner) * bytes % 256 == 0) {
+        first = candidate;
+        break;
+      }
+    }
+    start.push_back(first);
+    size.push_back(n);
+    for (int64_t e = d + 1; e < rank; ++e) {
+      start.push_back(0);
+      size.push_back(s[e]);
+    }
+    slice(x, start, size);
+    return true;
+  }
   for (int64_t d : s) {
     int64_t n = rng.chance(0.4) ? d : rng.range(1, d);
     size.push_back(n);
