@@ -227,26 +227,13 @@ template <bool squeeze> LogicalResult convertSqueeze(Importer &im) {
 
 LogicalResult convertTranspose(Importer &im) {
   int64_t rank = im.inType(0).getRank();
-  SmallVector<int64_t> perm;
-  if (auto p = im.attrInts("perm"))
-    perm.assign(p->begin(), p->end());
-  else
-    for (int64_t d = rank - 1; d >= 0; --d)
-      perm.push_back(d);
-  if ((int64_t)perm.size() != rank)
-    return im.unsupported("perm has the wrong length");
-  SmallVector<bool> seen(rank, false);
-  for (int64_t &p : perm) {
-    if (p < 0)
-      p += rank;
-    if (p < 0 || p >= rank || seen[p])
-      return im.unsupported("perm is not a permutation of the dimensions");
-    seen[p] = true;
-  }
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+  std::optional<SmallVector<int64_t>> perm = im.transposePerm(rank);
+  if (!perm)
+    return im.unsupported("perm is not a permutation of the dimensions");
+  if (llvm::equal(*perm, llvm::seq<int64_t>(0, rank)))
     im.outs[0] = *im.ins[0];
   else
-    im.setOut(0, im.transpose(im.in(0), perm));
+    im.setOut(0, im.transpose(im.in(0), *perm));
   return success();
 }
 

@@ -226,6 +226,27 @@ Value Importer::transpose(Value v, ArrayRef<int64_t> perm) {
                                     b.getDenseI64ArrayAttr(perm));
 }
 
+std::optional<llvm::SmallVector<int64_t>>
+Importer::transposePerm(int64_t rank) {
+  SmallVector<int64_t> perm;
+  if (auto p = attrInts("perm"))
+    perm.assign(p->begin(), p->end());
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  if ((int64_t)perm.size() != rank)
+    return std::nullopt;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t &p : perm) {
+    if (p < 0)
+      p += rank;
+    if (p < 0 || p >= rank || seen[p])
+      return std::nullopt;
+    seen[p] = true;
+  }
+  return perm;
+}
+
 Value Importer::toRank(Value v, int64_t rank) {
   auto t = cast<RankedTensorType>(v.getType());
   if (t.getRank() >= rank)

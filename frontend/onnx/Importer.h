@@ -308,6 +308,10 @@ public:
   /// `v` with its dimensions permuted by `perm` (itself where that is the
   /// identity).
   Value transpose(Value v, ArrayRef<int64_t> perm);
+  /// The node's `perm` attribute for a tensor of rank `rank` (negative
+  /// entries counted from the end; absent: the dimensions reversed), or
+  /// nothing when it is not a permutation of the dimensions.
+  std::optional<llvm::SmallVector<int64_t>> transposePerm(int64_t rank);
   /// `v` with leading dimensions of size 1 up to `rank`.
   Value toRank(Value v, int64_t rank);
   template <typename OpT> Value unary(Value v) {

@@ -258,22 +258,10 @@ Lit foldTranspose(Importer &im, Literals L) {
   if (dlcir::isFloat(x.dtype) && !im.ins[0]->name.empty())
     return nullptr;
   int64_t rank = x.shape.size();
-  std::vector<int64_t> perm;
-  if (auto p = im.attrInts("perm"))
-    perm.assign(p->begin(), p->end());
-  else
-    for (int64_t d = rank - 1; d >= 0; --d)
-      perm.push_back(d);
-  if ((int64_t)perm.size() != rank)
+  std::optional<SmallVector<int64_t>> given = im.transposePerm(rank);
+  if (!given)
     return nullptr;
-  std::vector<bool> seen(rank, false);
-  for (int64_t &p : perm) {
-    if (p < 0)
-      p += rank;
-    if (p < 0 || p >= rank || seen[p])
-      return nullptr;
-    seen[p] = true;
-  }
+  ArrayRef<int64_t> perm = *given;
   std::vector<int64_t> shape(rank), stride(rank, 1);
   for (int64_t d = rank - 1; d > 0; --d)
     stride[d - 1] = stride[d] * x.shape[d];
