@@ -119,7 +119,14 @@ void PlanMemoryPass::runOnOperation() {
   if (auto ret = dyn_cast_or_null<func::ReturnOp>(
           block.mightHaveTerminator() ? block.getTerminator() : nullptr)) {
     for (Value v : ret.getOperands()) {
-      auto it = bufferOf.find(viewRoot(v));
+      // A block of a buffer (a slice view) is copied into its output; the
+      // buffer stays in the arena.
+      Value whole = v;
+      while (auto reshape = whole.getDefiningOp<ReshapeOp>())
+        whole = reshape.getInput();
+      if (whole != viewRoot(whole))
+        continue;
+      auto it = bufferOf.find(whole);
       if (it != bufferOf.end())
         buffers[it->second].returned = true;
     }

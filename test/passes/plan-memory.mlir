@@ -278,3 +278,22 @@ func.func @exact_search(%x4: tensor<4x64xf32>, %x1: tensor<1x64xf32>, %x3: tenso
   }
   return %6 : tensor<6x64xf32>
 }
+
+// -----
+
+// A slice view keeps its buffer alive while it is read; a returned view is
+// copied into its output, so the viewed product stays in the arena (it is
+// not the output itself, which is smaller).
+// CHECK-LABEL: func.func @views
+// CHECK-SAME: dlc.arena_bytes = 3072
+// CHECK: dlc.matmul {{.*}}dlc.offsets = array<i64: 0>
+// CHECK: dlc.slice {{.*}}dlc.view
+// CHECK: dlc.matmul {{.*}}dlc.offsets = array<i64: 2048>
+func.func @views(%x: tensor<32x16xf32>, %w: tensor<16x16xf32>) -> (tensor<8x16xf32>, tensor<16x16xf32>) {
+  %p = dlc.matmul %x, %w : (tensor<32x16xf32>, tensor<16x16xf32>) -> tensor<32x16xf32>
+  %a = dlc.slice %p {dlc.view, start = array<i64: 8, 0>} : (tensor<32x16xf32>) -> tensor<8x16xf32>
+  %b = dlc.slice %p {dlc.view, start = array<i64: 16, 0>} : (tensor<32x16xf32>) -> tensor<16x16xf32>
+  %y = dlc.matmul %b, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %z = dlc.matmul %y, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %a, %z : tensor<8x16xf32>, tensor<16x16xf32>
+}
