@@ -16,10 +16,11 @@
 // head split behind each of q, k and v (a transpose by [0, 2, 1, 3] of a
 // `[B, S, H, D]` value, under a reshape that merges B and H; behind that,
 // optionally, a slice of whole heads out of the last dimension of a wider
-// product) and the head merge after the result (the same transpose, under
-// a reshape to `[B, H, S, Dv]`). The sequence-first layout of
-// nn.MultiheadAttention exports (`[S, B, H, D]`, split by [1, 2, 0, 3], or
-// `[S, B * H, D]` by [1, 0, 2]) becomes the op's `seq_first` form. timm's and
+// product, or a slice of such a slice) and the head merge after the result
+// (the same transpose, under a reshape to `[B, H, S, Dv]`). The
+// sequence-first layout of nn.MultiheadAttention exports (`[S, B, H, D]`,
+// split by [1, 2, 0, 3], or `[S, B * H, D]` by [1, 0, 2]) becomes the op's
+// `seq_first` form. timm's and
 // torchvision's packed split (a [B, S, 3, H, D] view of the product
 // transposed to [3, B, H, S, D], q, k and v one index of its first
 // dimension each) reads the product at head offsets 0, H and 2H too.
@@ -493,7 +494,9 @@ private:
 
   /// The operand a head split reads from: behind its source, a slice of
   /// whole heads out of the last dimension of a wider product [..., C] (the
-  /// packed QKV), else the source itself, viewed as [A0, A1, H, D].
+  /// packed QKV; and behind that, slices of slices: a key-value product
+  /// that dlc-horizontal-fuse merged with other layers'), else the source
+  /// itself, viewed as [A0, A1, H, D].
   HeadsOperand headsOperand(const Split &split) {
     auto dims = tensorType(split.source).getShape();
     int64_t a0 = dims[0], a1 = dims[1];
@@ -501,27 +504,46 @@ private:
     if (split.headOffset >= 0)
       return {view(split.source, a0, a1, d), split.headOffset};
     Value src = split.source;
-    Value sliced = src;
-    if (auto reshape = src.getDefiningOp<ReshapeOp>())
-      sliced = reshape.getInput();
-    if (auto slice = sliced.getDefiningOp<SliceOp>()) {
-      Value w = slice.getInput();
-      auto wShape = tensorType(w).getShape();
-      auto zShape = tensorType(slice.getResult()).getShape();
-      ArrayRef<int64_t> start = slice.getStart();
-      size_t r = wShape.size();
-      bool unitSteps =
-          !slice.getStrides() ||
-          llvm::all_of(*slice.getStrides(), [](int64_t s) { return s == 1; });
-      bool lastOnly = r >= 1 && unitSteps && d > 0 &&
-                      zShape.back() == split.heads * d &&
-                      wShape.back() % d == 0 && start.back() % d == 0;
-      for (size_t i = 0; lastOnly && i + 1 < r; ++i)
-        lastOnly = start[i] == 0 && zShape[i] == wShape[i];
-      if (lastOnly)
-        return {view(w, a0, a1, d), start.back() / d};
+    int64_t offset = 0;
+    // Only the first slice must hold exactly the split's heads.
+    for (int64_t width = split.heads * d;;) {
+      std::optional<std::pair<Value, int64_t>> wider = headSlice(src, width, d);
+      if (!wider)
+        break;
+      src = wider->first;
+      offset += wider->second / d;
+      width = tensorType(src).getShape().back();
     }
-    return {view(src, a0, a1, d), 0};
+    return {view(src, a0, a1, d), offset};
+  }
+
+  /// When `v` (or a reshape of it that keeps its rows) is a slice of
+  /// `width` elements of the last dimension of a wider value, starting at
+  /// a multiple of `d`, and whole in every other dimension: that value and
+  /// the start.
+  static std::optional<std::pair<Value, int64_t>>
+  headSlice(Value v, int64_t width, int64_t d) {
+    if (auto reshape = v.getDefiningOp<ReshapeOp>())
+      if (tensorType(reshape.getInput()).getShape().back() == width)
+        v = reshape.getInput();
+    auto slice = v.getDefiningOp<SliceOp>();
+    if (!slice || d <= 0)
+      return std::nullopt;
+    Value w = slice.getInput();
+    auto wShape = tensorType(w).getShape();
+    auto zShape = tensorType(slice.getResult()).getShape();
+    ArrayRef<int64_t> start = slice.getStart();
+    size_t r = wShape.size();
+    bool unitSteps =
+        !slice.getStrides() ||
+        llvm::all_of(*slice.getStrides(), [](int64_t s) { return s == 1; });
+    bool lastOnly = r >= 1 && unitSteps && zShape.back() == width &&
+                    wShape.back() % d == 0 && start.back() % d == 0;
+    for (size_t i = 0; lastOnly && i + 1 < r; ++i)
+      lastOnly = start[i] == 0 && zShape[i] == wShape[i];
+    if (!lastOnly)
+      return std::nullopt;
+    return std::make_pair(w, start.back());
   }
 
   /// `w` (A0 * A1 rows of N * D elements) as [A0, A1, N, D]: one reshape

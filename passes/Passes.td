@@ -278,7 +278,9 @@ def AttentionLayout : Pass<"dlc-attention-layout", "func::FuncOp"> {
     projections wrote them and writes `[B, S, H, Dv]`, so the split and
     merge transposes (each a kernel reading and writing the whole tensor)
     disappear. A split that slices whole heads out of the last dimension
-    of a wider product (a packed QKV projection) reads that product
+    of a wider product (a packed QKV projection; or a slice of such a
+    slice, as a decoder layer's keys and values in the memory projection
+    horizontal fusion shares between layers) reads that product
     directly, at a head offset; so does the packed split of timm and
     torchvision (`[B, S, 3, H, D]` transposed by `[2, 0, 3, 1, 4]`, q, k and
     v one index of its first dimension each). Operands without a split are

@@ -178,6 +178,31 @@ def make_shufflenet_b1(gen):
     return model, (torch.randn(1, 3, 64, 64, generator=gen),), ["image"], ["logits"]
 
 
+class CausalDecoder(nn.Module):
+    """nn.TransformerDecoder (sequence first) with a causal target mask."""
+
+    def __init__(self, t):
+        super().__init__()
+        layer = nn.TransformerDecoderLayer(64, 4, 128, dropout=0.0)
+        self.decoder = nn.TransformerDecoder(layer, 2)
+        # nn.Transformer.generate_square_subsequent_mask's -inf above the
+        # diagonal, as a buffer (opset 13 has no Trilu).
+        mask = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        self.register_buffer("mask", mask, persistent=False)
+
+    def forward(self, tgt, memory):
+        return self.decoder(tgt, memory, tgt_mask=self.mask)
+
+
+def make_decoder_b2(gen):
+    """Two decoder layers, batch 2: causal self-attention and
+    cross-attention to a memory that both layers project (one product
+    after horizontal fusion, each layer's keys and values sliced out)."""
+    return (CausalDecoder(12), (torch.randn(12, 2, 64, generator=gen),
+                              torch.randn(20, 2, 64, generator=gen)),
+            ["tgt", "memory"], ["y"])
+
+
 MODELS = {
     "resnet18_b1": make_resnet18(1),
     "resnet18_b8": make_resnet18(8),
@@ -187,6 +212,7 @@ MODELS = {
     "gpt_block": make_gpt_block,
     "swin_b2": make_swin_b2,
     "shufflenet_b1": make_shufflenet_b1,
+    "decoder_b2": make_decoder_b2,
     # Not tests: the compile-time benchmark's model (bench/compile_time.sh)
     # and the models of the figures in docs/fusion.md (bench/stats_figures.sh).
     "resnet50_b1": make_resnet50(1),

@@ -407,3 +407,32 @@ func.func @packed_permute_two(%qkv: tensor<2x16x192xf32>) -> tensor<4x4x16x16xf3
   %o = dlc.attention %q, %q, %q {scale = 2.500000e-01 : f64} : (tensor<4x4x16x16xf32>, tensor<4x4x16x16xf32>, tensor<4x4x16x16xf32>) -> tensor<4x4x16x16xf32>
   return %o : tensor<4x4x16x16xf32>
 }
+
+// -----
+
+// Cross-attention whose keys and values come from a product that
+// dlc-horizontal-fuse merged with another layer's (the memory of an
+// nn.TransformerDecoder is projected once for every layer): the layer's
+// slice [128, 256) of it, then its keys [0, 64) and values [64, 128). The
+// slices of slices compose: heads 8 and 12 of the merged product.
+// CHECK-LABEL: func.func @slice_of_slice
+// CHECK-NOT: dlc.slice
+// CHECK-DAG: %[[Q:.*]] = dlc.reshape %arg0 : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+// CHECK-DAG: %[[P:.*]] = dlc.reshape %arg1 : tensor<40x256xf32> -> tensor<2x20x16x16xf32>
+// CHECK: dlc.attention %[[Q]], %[[P]], %[[P]] {head_offsets = array<i64: 0, 8, 12>, scale = 2.500000e-01 : f64}
+// CHECK-NOT: dlc.transpose
+func.func @slice_of_slice(%q2: tensor<32x64xf32>, %kv2: tensor<40x256xf32>) -> tensor<32x64xf32> {
+  %kv = dlc.slice %kv2 {start = array<i64: 0, 128>} : (tensor<40x256xf32>) -> tensor<40x128xf32>
+  %ks = dlc.slice %kv {start = array<i64: 0, 0>} : (tensor<40x128xf32>) -> tensor<40x64xf32>
+  %vs = dlc.slice %kv {start = array<i64: 0, 64>} : (tensor<40x128xf32>) -> tensor<40x64xf32>
+  %qr = dlc.reshape %q2 : tensor<32x64xf32> -> tensor<2x16x4x16xf32>
+  %kr = dlc.reshape %ks : tensor<40x64xf32> -> tensor<2x20x4x16xf32>
+  %vr = dlc.reshape %vs : tensor<40x64xf32> -> tensor<2x20x4x16xf32>
+  %qt = dlc.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %kt = dlc.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x20x4x16xf32>) -> tensor<2x4x20x16xf32>
+  %vt = dlc.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x20x4x16xf32>) -> tensor<2x4x20x16xf32>
+  %o = dlc.attention %qt, %kt, %vt {scale = 2.500000e-01 : f64} : (tensor<2x4x16x16xf32>, tensor<2x4x20x16xf32>, tensor<2x4x20x16xf32>) -> tensor<2x4x16x16xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  %out = dlc.reshape %ot : tensor<2x16x4x16xf32> -> tensor<32x64xf32>
+  return %out : tensor<32x64xf32>
+}
