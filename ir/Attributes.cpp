@@ -89,6 +89,11 @@ void mlir::dlc::setSourceOpCount(Operation *func, int64_t count) {
   setInt(func, attr::kSourceOps, count);
 }
 
+bool mlir::dlc::isBufferView(Operation *op) {
+  return isa_and_nonnull<ReshapeOp>(op) ||
+         (isa_and_nonnull<SliceOp>(op) && op->hasAttr(attr::kView));
+}
+
 ArrayAttr mlir::dlc::getFusionNotes(Operation *kernel) {
   return kernel->getAttrOfType<ArrayAttr>(attr::kFusionNotes);
 }

@@ -145,6 +145,10 @@ void setChannelsLast(Operation *conv);
 ArrayAttr getLayoutChoices(Operation *func);
 void setLayoutChoices(Operation *func, ArrayAttr choices);
 
+/// Whether `op` reads its operand's buffer in place: a reshape, or a
+/// slice that dlc-fuse keeps as a view of a contiguous block (attr::kView).
+bool isBufferView(Operation *op);
+
 /// A kernel's fusion notes (null when it has none).
 ArrayAttr getFusionNotes(Operation *kernel);
 void setFusionNotes(Operation *kernel, ArrayAttr notes);

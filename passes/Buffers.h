@@ -21,16 +21,10 @@
 
 namespace mlir::dlc {
 
-/// Whether `op` is a view of its operand's buffer: a reshape, or a slice
-/// that dlc-fuse kept as a view of a contiguous block (attr::kView).
-inline bool isView(Operation *op) {
-  return isa_and_nonnull<ReshapeOp>(op) ||
-         (isa_and_nonnull<SliceOp>(op) && op->hasAttr(attr::kView));
-}
-
-/// The value whose buffer `v` shares: follows views to their source.
+/// The value whose buffer `v` shares: follows views (isBufferView) to
+/// their source.
 inline Value viewRoot(Value v) {
-  while (isView(v.getDefiningOp()))
+  while (isBufferView(v.getDefiningOp()))
     v = v.getDefiningOp()->getOperand(0);
   return v;
 }
@@ -73,7 +67,7 @@ struct Profile {
       ops.push_back(op);
     }
     for (auto [i, op] : llvm::enumerate(ops)) {
-      if (isa<ConstantOp>(op) || isView(op))
+      if (isa<ConstantOp>(op) || isBufferView(op))
         continue;
       for (Value r : op->getResults()) {
         bufferOf[r] = buffers.size();

@@ -1632,17 +1632,15 @@ bool Generator::genSlice() {
     // buffer (ShuffleNet's channel split) instead of a copy.
     const int64_t rank = int64_t(s.size());
     const int64_t d = rng.range(0, rank - 1);
-    int64_t outer = 0, inner = 1;
+    int64_t outer = 0, inner = 1; // in elements: of the leading index, of d
     for (int64_t e = rank - 1; e > d; --e)
       inner *= s[e];
     for (int64_t e = 0; e < d; ++e) {
       start.push_back(rng.range(0, s[e] - 1));
       size.push_back(1);
-      int64_t stride = 1;
-      for (int64_t f = e + 1; f < rank; ++f)
-        stride *= s[f];
-      outer += start.back() * stride;
+      outer = outer * s[e] + start.back();
     }
+    outer *= s[d] * inner;
     const int64_t n = rng.range(1, s[d]);
     int64_t first = rng.range(0, s[d] - n);
     const int64_t bytes = int64_t(rt::dtypeSize(val(x).type.dtype));

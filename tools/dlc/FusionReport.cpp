@@ -77,7 +77,7 @@ private:
   }
 
   /// "kernel k2", "dlc.matmul", "an argument", for the op defining `v`
-  /// (looking through reshapes, which are views).
+  /// (looking through views).
   std::string producerKind(Value v) {
     Operation *def = v.getDefiningOp();
     if (!def)
@@ -85,16 +85,16 @@ private:
     auto it = kernelNames.find(def);
     if (it != kernelNames.end())
       return "kernel " + it->second;
-    if (isa<ReshapeOp>(def) || (isa<SliceOp>(def) && def->hasAttr(attr::kView)))
+    if (isBufferView(def))
       return "a view of " + producerKind(def->getOperand(0));
     return "'" + def->getName().getStringRef().str() + "'";
   }
 
-  /// Whether `v` is a matmul result, possibly through reshapes.
+  /// Whether `v` is a matmul result, possibly through views.
   static bool fromMatmul(Value v) {
     Operation *def = v.getDefiningOp();
-    while (auto reshape = dyn_cast_or_null<ReshapeOp>(def))
-      def = reshape->getOperand(0).getDefiningOp();
+    while (isBufferView(def))
+      def = def->getOperand(0).getDefiningOp();
     return isa_and_nonnull<MatmulOp>(def);
   }
 
@@ -178,8 +178,8 @@ private:
           Operation *top = block.findAncestorOpInBlock(*users.pop_back_val());
           if (!top)
             continue;
-          // Reshapes are views: report what reads through them.
-          if (isa<ReshapeOp>(top)) {
+          // Report what reads through views.
+          if (isBufferView(top)) {
             users.append(top->getUsers().begin(), top->getUsers().end());
             continue;
           }
