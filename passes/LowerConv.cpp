@@ -68,7 +68,25 @@ ConvDims dimsOf(Conv2DOp conv) {
           out.getDimSize(3)};
 }
 
-void lowerToGemm(Conv2DOp conv) {
+/// The im2col columns of `conv`, of `type`: refused, at the convolution, when
+/// they are larger than one tensor may be (they hold KH*KW copies of the
+/// input, so a convolution within the limit can have columns beyond it).
+FailureOr<Value> im2colOf(OpBuilder &b, Conv2DOp conv, RankedTensorType type,
+                          int64_t groups) {
+  if (!isWithinTensorSizeLimit(type))
+    return conv.emitOpError()
+           << "needs im2col columns of shape " << formatShape(type.getShape())
+           << ", which are larger than the 2^40 bytes (1 TiB) dlc supports "
+              "for one tensor";
+  ConvDims d = dimsOf(conv);
+  return b
+      .create<Im2ColOp>(conv.getLoc(), type, conv.getInput(),
+                        ArrayRef<int64_t>{d.kh, d.kw}, conv.getStrides(),
+                        conv.getPads(), conv.getDilations(), groups)
+      .getResult();
+}
+
+LogicalResult lowerToGemm(Conv2DOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
   auto out = conv.getType();
@@ -82,10 +100,11 @@ void lowerToGemm(Conv2DOp conv) {
   if (isPointwise(conv)) {
     columns = reshape(b, loc, conv.getInput(), {n, g, c / g, ohw});
   } else {
-    auto type = RankedTensorType::get({n, g, k, ohw}, element);
-    columns = b.create<Im2ColOp>(loc, type, conv.getInput(),
-                                 ArrayRef<int64_t>{kh, kw}, conv.getStrides(),
-                                 conv.getPads(), conv.getDilations(), g);
+    FailureOr<Value> im2col = im2colOf(
+        b, conv, RankedTensorType::get({n, g, k, ohw}, element), g);
+    if (failed(im2col))
+      return failure();
+    columns = *im2col;
   }
   // Without groups the batch of the product is N alone: rank 3.
   SmallVector<int64_t> wShape{1, g, oc / g, k}, cShape{n, g, k, ohw},
@@ -103,6 +122,7 @@ void lowerToGemm(Conv2DOp conv) {
   setFromConv(product);
   conv.replaceAllUsesWith(reshape(b, loc, product, out.getShape()));
   conv.erase();
+  return success();
 }
 
 /// Replaces `conv` by `nhwc`, its value channels-last: users that wanted
@@ -169,7 +189,7 @@ void lowerToLibraryConv(Conv2DOp conv) {
 /// channels-last input through the transpose in front of it, which its
 /// kernel absorbs), transposed, by the same. Users that wanted the NHWC
 /// value get it; others an NCHW transpose.
-void lowerToChannelsLastGemm(Conv2DOp conv) {
+LogicalResult lowerToChannelsLastGemm(Conv2DOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
   Type element = conv.getType().getElementType();
@@ -188,11 +208,13 @@ void lowerToChannelsLastGemm(Conv2DOp conv) {
   } else {
     // An NCHW input of a 1x1 convolution is its own columns.
     Value columns = conv.getInput();
-    if (!isPointwise(conv))
-      columns = b.create<Im2ColOp>(
-          loc, RankedTensorType::get({n, 1, k, oh * ow}, element), columns,
-          ArrayRef<int64_t>{kh, kw}, conv.getStrides(), conv.getPads(),
-          conv.getDilations(), 1);
+    if (!isPointwise(conv)) {
+      FailureOr<Value> im2col = im2colOf(
+          b, conv, RankedTensorType::get({n, 1, k, oh * ow}, element), 1);
+      if (failed(im2col))
+        return failure();
+      columns = *im2col;
+    }
     // One product when the batch is 1; else batched over N with the
     // filter broadcast.
     SmallVector<int64_t> cShape{n, k, oh * ow}, wShape{1, oc, k},
@@ -210,6 +232,7 @@ void lowerToChannelsLastGemm(Conv2DOp conv) {
   }
   setFromConv(product);
   replaceWithChannelsLast(conv, b, reshape(b, loc, product, {n, oh, ow, oc}));
+  return success();
 }
 
 struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
@@ -240,10 +263,10 @@ struct LowerConvPass : public ::mlir::dlc::impl::LowerConvBase<LowerConvPass> {
                               << " becomes a GEMM\n");
       if (isChannelsLast(conv) && libraryConv && takesLibraryConv(conv))
         lowerToLibraryConv(conv);
-      else if (isChannelsLast(conv) && conv.getGroups() == 1)
-        lowerToChannelsLastGemm(conv);
-      else
-        lowerToGemm(conv);
+      else if (failed(isChannelsLast(conv) && conv.getGroups() == 1
+                          ? lowerToChannelsLastGemm(conv)
+                          : lowerToGemm(conv)))
+        return signalPassFailure();
     }
     // Layout changes leave transposes (and their constants) that nothing
     // reads once composed: removed, users before producers.
