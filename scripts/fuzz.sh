@@ -39,7 +39,11 @@ if [ ! -f "$build/build.ninja" ]; then
     -DPython3_EXECUTABLE="${PYTHON:-/usr/bin/python3}"
 fi
 lock=(); [ -n "${DLC_BUILD_LOCK:-}" ] && lock=(flock "$DLC_BUILD_LOCK")
-"${lock[@]}" ninja -C "$build" -j"$(nproc)" dlc-fuzzers
+# The instrumented dlc only when it writes the seeds (CI passes the main
+# build's).
+built=(dlc-fuzzers)
+[ -n "${DLC_FUZZ_SEED_DLC:-}" ] || built+=(dlc)
+"${lock[@]}" ninja -C "$build" -j"$(nproc)" "${built[@]}"
 
 work="$build/fuzz"
 seeds="$work/seeds"

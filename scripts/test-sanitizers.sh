@@ -22,6 +22,19 @@ lock=(); [ -n "${DLC_BUILD_LOCK:-}" ] && lock=(flock "$DLC_BUILD_LOCK")
 "${lock[@]}" ninja -C "$build" -j"$(nproc)"
 built=$SECONDS
 
+# The sim device's kernels are compiled by the host compiler, never
+# instrumented, and cached by their source, the compiler and its flags
+# (runtime/SimCompile.cpp), not by the dlc that asked: the main build's
+# cache (scripts/test.sh runs that stage first) seeds this one, so this
+# stage compiles only the kernels the main stage did not. Compiled packages
+# and cubins are not copied: the instrumented compiler and NVRTC's wrapper
+# run here.
+mainSim="${DLC_BUILD_DIR:-$root/build}/test/kernel-cache/sim"
+cache="$build/test/kernel-cache"
+if [ -d "$mainSim" ] && [ ! -e "$cache/sim" ]; then
+  mkdir -p "$cache" && chmod 700 "$cache" && cp -a "$mainSim" "$cache/sim"
+fi
+
 logs="$build/sanitizer-logs"
 rm -rf "$logs"
 mkdir -p "$logs"
