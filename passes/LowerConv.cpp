@@ -100,8 +100,8 @@ LogicalResult lowerToGemm(Conv2DOp conv) {
   if (isPointwise(conv)) {
     columns = reshape(b, loc, conv.getInput(), {n, g, c / g, ohw});
   } else {
-    FailureOr<Value> im2col = im2colOf(
-        b, conv, RankedTensorType::get({n, g, k, ohw}, element), g);
+    FailureOr<Value> im2col =
+        im2colOf(b, conv, RankedTensorType::get({n, g, k, ohw}, element), g);
     if (failed(im2col))
       return failure();
     columns = *im2col;
