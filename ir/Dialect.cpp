@@ -1,5 +1,6 @@
 //===- Dialect.cpp - The dlc dialect and its operations -------------------===//
 #include "ir/Dialect.h"
+#include "ir/Attributes.h"
 #include "ir/ElementType.h"
 
 #include "mlir/IR/Builders.h"
@@ -947,6 +948,22 @@ LogicalResult SliceOp::verify() {
   }
   if (in.getElementType() != getType().getElementType())
     return emitOpError() << "changes the element type";
+  // A view (dlc-fuse) reads its block in place: one contiguous, aligned
+  // block of the operand's buffer.
+  if ((*this)->hasAttr(attr::kView)) {
+    std::optional<int64_t> offset = contiguousOffset();
+    if (!offset)
+      return emitOpError() << "expects '" << attr::kView
+                           << "' on a dlc.slice that selects a contiguous "
+                              "block of its operand";
+    std::optional<int64_t> bytes =
+        llvm::checkedMul(*offset, elementBytes(getType()));
+    if (!bytes || *bytes % attr::kViewAlignment != 0)
+      return emitOpError() << "is a view ('" << attr::kView
+                           << "') at element offset " << *offset
+                           << ", which is not a multiple of "
+                           << attr::kViewAlignment << " bytes";
+  }
   return success();
 }
 

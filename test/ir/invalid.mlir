@@ -1089,7 +1089,7 @@ func.func @from_conv_not_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @view_not_contiguous(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
-  // expected-error @+1 {{'dlc.slice' op expects 'dlc.view' as a unit attribute on a dlc.slice that selects a contiguous block of its operand}}
+  // expected-error @+1 {{'dlc.slice' op expects 'dlc.view' on a dlc.slice that selects a contiguous block of its operand}}
   %0 = dlc.slice %x {start = array<i64: 0, 2>, dlc.view} : (tensor<4x8xf32>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
@@ -1097,7 +1097,7 @@ func.func @view_not_contiguous(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
 // -----
 
 func.func @view_not_slice(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'dlc.exp' op expects 'dlc.view' as a unit attribute on a dlc.slice that selects a contiguous block of its operand}}
+  // expected-error @+1 {{'dlc.exp' op expects 'dlc.view' as a unit attribute on a dlc.slice}}
   %0 = dlc.exp %x {dlc.view} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -1264,4 +1264,34 @@ func.func @view_unaligned(%x: tensor<32x16xf32>) -> tensor<8x16xf32> {
   // expected-error @+1 {{'dlc.slice' op is a view ('dlc.view') at element offset 48, which is not a multiple of 256 bytes}}
   %0 = dlc.slice %x {start = array<i64: 3, 0>, dlc.view} : (tensor<32x16xf32>) -> tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// The view's rule belongs to the slice and runs after the slice's own
+// checks: a view whose start is missing (a misspelt name) or of another
+// rank gets the slice's error, not a read of what is not there (fuzz-parse).
+func.func @view_without_start(%x: tensor<32x255xf32>) -> tensor<8x255xf32> {
+  // expected-error @+1 {{'dlc.slice' op requires attribute 'start'}}
+  %0 = dlc.slice %x {stirt = array<i64: 3, 0>, dlc.view} : (tensor<32x255xf32>) -> tensor<8x255xf32>
+  return %0 : tensor<8x255xf32>
+}
+
+// -----
+
+func.func @view_start_of_other_rank(%x: tensor<32x255xf32>) -> tensor<8x255xf32> {
+  // expected-error @+1 {{'dlc.slice' op expects start and result of the input's rank 2}}
+  %0 = dlc.slice %x {start = array<i64: 3>, dlc.view} : (tensor<32x255xf32>) -> tensor<8x255xf32>
+  return %0 : tensor<8x255xf32>
+}
+
+// -----
+
+// The dialect's attributes are verified before the op's invariants: a
+// parameter's name on a constant of no result (the generic form) is an
+// error, not a read of a result that is not there.
+func.func @param_on_constant_without_result() {
+  // expected-error @+1 {{'dlc.constant' op expects 'dlc.param' on a float dlc.constant, as the parameter's name}}
+  "dlc.constant"() {value = dense<1.0> : tensor<2xf32>, dlc.param = "w"} : () -> ()
+  return
 }
