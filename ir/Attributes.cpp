@@ -328,8 +328,7 @@ LogicalResult mlir::dlc::verifyDlcAttribute(Operation *op,
     // The op's own invariants are verified after this: a constant written
     // in the generic form may have no result.
     if (!isa<ConstantOp>(op) || !param || param.getValue().empty() ||
-        op->getNumResults() != 1 ||
-        !isFloatElement(op->getResult(0).getType()))
+        op->getNumResults() != 1 || !isFloatElement(op->getResult(0).getType()))
       return op->emitOpError()
              << "expects '" << name << "' on a float dlc.constant, as the "
              << (name == attr::kParam ? "parameter" : "buffer") << "'s name";
