@@ -127,6 +127,26 @@ FailureOr<rt::BufferRef> PackageBuilder::storeElements(Operation *op,
            << " bytes that the package would store expanded (at most "
            << kMaxExpandedSplatBytes << " bytes); compute it in the model "
            << "instead (for example a broadcast of a smaller constant)";
+  // A resource's data is checked against the type before the package
+  // grows by the type's size: a 4-byte blob declared as 2^32 elements is an
+  // error, not a 16 GiB allocation.
+  ArrayRef<char> resourceData;
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  if (resource) {
+    AsmResourceBlob *data = resource.getRawHandle().getBlob();
+    if (!data)
+      return op->emitOpError()
+             << "refers to the resource '" << resource.getRawHandle().getKey()
+             << "', whose data is not loaded";
+    resourceData = data->getData();
+    if (std::string wrong = resourceSizeError(type, resourceData.size(),
+                                              resource.getRawHandle().getKey());
+        !wrong.empty())
+      return op->emitOpError() << wrong;
+  } else if (!isa<DenseElementsAttr>(value)) {
+    return op->emitOpError() << "has a value the package cannot store "
+                                "(expected dense or dense_resource elements)";
+  }
   std::vector<uint8_t> &blob = pkg.constants;
   blob.resize((blob.size() + kConstantAlignment - 1) / kConstantAlignment *
               kConstantAlignment);
@@ -153,17 +173,8 @@ FailureOr<rt::BufferRef> PackageBuilder::storeElements(Operation *op,
       if (bytes != 0)
         std::memcpy(dst, raw.data(), bytes);
     }
-  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *data = resource.getRawHandle().getBlob();
-    if (!data)
-      return op->emitOpError()
-             << "refers to the resource '" << resource.getRawHandle().getKey()
-             << "', whose data is not loaded";
-    ArrayRef<char> raw = data->getData();
-    if (std::string wrong = resourceSizeError(type, raw.size(),
-                                              resource.getRawHandle().getKey());
-        !wrong.empty())
-      return op->emitOpError() << wrong;
+  } else {
+    ArrayRef<char> raw = resourceData;
     if (*dtype == rt::DType::I1) {
       // One byte per element; any non-zero byte is true, as the reference
       // interpreter reads it, and is stored as 1.
@@ -172,9 +183,6 @@ FailureOr<rt::BufferRef> PackageBuilder::storeElements(Operation *op,
     } else if (bytes != 0) {
       std::memcpy(dst, raw.data(), bytes);
     }
-  } else {
-    return op->emitOpError() << "has a value the package cannot store "
-                                "(expected dense or dense_resource elements)";
   }
   rt::BufferRef ref;
   ref.kind = rt::BufferRef::Kind::Constant;
