@@ -797,8 +797,8 @@ FailureOr<rt::Package> PackageBuilder::build() {
       storage[reshape.getResult()] = storageOf(reshape.getInput());
     } else if (auto slice = dyn_cast<SliceOp>(op);
                slice && slice->hasAttr(attr::kView)) {
-      // A contiguous, aligned block of the operand's buffer (the dialect
-      // verifies attr::kView).
+      // A contiguous, aligned block of the operand's buffer (SliceOp's
+      // verifier checks attr::kView).
       std::optional<int64_t> offset = slice.contiguousOffset();
       if (!offset)
         return slice.emitOpError()
