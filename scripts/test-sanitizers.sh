@@ -57,14 +57,14 @@ status=0
 # only.
 # The lowering and the reference interpreter on random graphs (the main
 # stage's fuzz-reference, 5 000 seeds) take a first slice of its seeds
-# ($DLC_ASAN_REFERENCE_SEEDS, default 1 000): all 5 000 ran past ctest's
+# ($DLC_ASAN_REFERENCE_SEEDS, default 500): all 5 000 ran past ctest's
 # 10 minutes under the sanitizers on a busy CI machine. The source checks
 # (format, diagnostics-coverage) read the sources, not the build: the main
 # stage's run is the same check.
 (cd "$build" && ctest --output-on-failure -j"$(nproc)" \
   -E '^format$|^diagnostics-coverage$|^fuzz-sim$|^fuzz-reference$|^fuzz-gradients$|^onnx-conformance$|^models\..*_(nchw|nhwc|bf16|fp8)$|^models\.(resnet18|mobilenet_v2)_b[0-9]+_fp16$') ||
   status=$?
-"$build/bin/dlc-fuzz" --seeds="${DLC_ASAN_REFERENCE_SEEDS:-1000}" --start=0 \
+"$build/bin/dlc-fuzz" --seeds="${DLC_ASAN_REFERENCE_SEEDS:-500}" --start=0 \
   --jobs="$(nproc)" --reference-only || status=$?
 DLC_CACHE_DIR="$build/test/kernel-cache" "$build/bin/dlc-fuzz" \
   --seeds="${DLC_ASAN_FUZZ_SEEDS:-100}" --start=0 --jobs="$(nproc)" --no-cuda \
