@@ -173,16 +173,13 @@ FailureOr<rt::BufferRef> PackageBuilder::storeElements(Operation *op,
       if (bytes != 0)
         std::memcpy(dst, raw.data(), bytes);
     }
-  } else {
-    ArrayRef<char> raw = resourceData;
-    if (*dtype == rt::DType::I1) {
-      // One byte per element; any non-zero byte is true, as the reference
-      // interpreter reads it, and is stored as 1.
-      for (uint64_t i = 0; i < bytes; ++i)
-        dst[i] = raw[i] != 0 ? 1 : 0;
-    } else if (bytes != 0) {
-      std::memcpy(dst, raw.data(), bytes);
-    }
+  } else if (*dtype == rt::DType::I1) {
+    // A resource (checked above). One byte per element; any non-zero byte
+    // is true, as the reference interpreter reads it, and is stored as 1.
+    for (uint64_t i = 0; i < bytes; ++i)
+      dst[i] = resourceData[i] != 0 ? 1 : 0;
+  } else if (bytes != 0) {
+    std::memcpy(dst, resourceData.data(), bytes);
   }
   rt::BufferRef ref;
   ref.kind = rt::BufferRef::Kind::Constant;

@@ -1,5 +1,6 @@
 //===- Sandbox.cpp - Running untrusted parsing in a child process --------===//
 #include "runtime/Sandbox.h"
+#include "runtime/Sanitizers.h"
 #include "runtime/Support.h"
 
 #include <atomic>
@@ -24,14 +25,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define DLC_SANDBOX_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLC_SANDBOX_ASAN 1
-#endif
-#endif
 
 // Sanitizer runtimes (ASan, UBSan) define it; their reports then go to the
 // child's standard error, which the parent reads, not to the log files of
@@ -183,7 +176,7 @@ struct ChildWork {
 };
 
 [[noreturn]] void finishChild(const ChildWork &job) {
-#ifndef DLC_SANDBOX_ASAN
+#ifndef DLC_ASAN
   if (job.limits->memoryBytes != 0) {
     // Counted from what the child has mapped now (the parent's heap,
     // libraries, a CUDA context's reservations, the work's stack).
@@ -413,7 +406,7 @@ ChildResult runOnce(const ChildLimits &limits, const Work &work, bool &idle) {
   // watches the child's resident memory instead (from what this process
   // has resident, which the child starts with).
   uint64_t rssLimit = 0;
-#ifdef DLC_SANDBOX_ASAN
+#ifdef DLC_ASAN
   if (limits.memoryBytes != 0)
     rssLimit = residentBytes(::getpid()) + limits.memoryBytes;
 #endif

@@ -1,6 +1,7 @@
 //===- SimExecutor.cpp - Running CUDA blocks and threads on the CPU -------===//
 
 #include "runtime/SimExecutor.h"
+#include "runtime/Sanitizers.h"
 
 #include <algorithm>
 #include <atomic>
@@ -14,15 +15,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLC_SIM_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define DLC_SIM_ASAN 1
-#endif
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -261,7 +254,7 @@ struct Fiber {
 
   void *sp = nullptr; // Assembly backend
   ucontext_t context; // Ucontext backend
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
   void *fakeStack = nullptr;
 #endif
 
@@ -342,7 +335,7 @@ private:
   uint32_t current_ = 0;
   void *schedulerSp_ = nullptr;
   ucontext_t schedulerContext_;
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
   void *schedulerFakeStack_ = nullptr;
   const void *schedulerStackBottom_ = nullptr;
   size_t schedulerStackSize_ = 0;
@@ -399,7 +392,7 @@ std::string Worker::describeThreads() const {
 void Worker::fiberMain(void *arg) {
   Fiber *f = static_cast<Fiber *>(arg);
   Worker *w = f->worker;
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
   __sanitizer_finish_switch_fiber(nullptr, &w->schedulerStackBottom_,
                                   &w->schedulerStackSize_);
 #endif
@@ -414,7 +407,7 @@ void Worker::fiberMainUcontext(unsigned hi, unsigned lo) {
 }
 
 void Worker::switchToFiber(Fiber &f) {
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
   __sanitizer_start_switch_fiber(&schedulerFakeStack_, f.stackLow,
                                  f.stackBytes);
 #endif
@@ -424,13 +417,13 @@ void Worker::switchToFiber(Fiber &f) {
   else
 #endif
     ::swapcontext(&schedulerContext_, &f.context);
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
   __sanitizer_finish_switch_fiber(schedulerFakeStack_, nullptr, nullptr);
 #endif
 }
 
 void Worker::switchToScheduler(Fiber &f, bool finished) {
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
   __sanitizer_start_switch_fiber(finished ? nullptr : &f.fakeStack,
                                  schedulerStackBottom_, schedulerStackSize_);
 #else
@@ -442,7 +435,7 @@ void Worker::switchToScheduler(Fiber &f, bool finished) {
   else
 #endif
     ::swapcontext(&f.context, &schedulerContext_);
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
   __sanitizer_finish_switch_fiber(f.fakeStack, &schedulerStackBottom_,
                                   &schedulerStackSize_);
 #endif
@@ -476,7 +469,7 @@ Status Worker::ensureFibers(uint32_t count) {
 
 void Worker::prepareFiber(Fiber &f) {
   f.state = FiberState::Ready;
-#ifdef DLC_SIM_ASAN
+#ifdef DLC_ASAN
   f.fakeStack = nullptr;
 #endif
 #ifdef DLC_SIM_HAVE_ASM_FIBERS

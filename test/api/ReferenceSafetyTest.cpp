@@ -14,6 +14,7 @@
 #include "dlc/dlc.h"
 #include "ir/Dialect.h"
 #include "ir/Limits.h"
+#include "runtime/Sanitizers.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -203,14 +204,8 @@ TEST(ReferenceSafety, DamagedBytecodeIsAnError) {
     }
     // Under ASan every fourth (each check forks children of an instrumented
     // process: two minutes for all of them); the main build checks all.
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef DLC_ASAN
   constexpr size_t kStride = 4;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  constexpr size_t kStride = 4;
-#else
-  constexpr size_t kStride = 1;
-#endif
 #else
   constexpr size_t kStride = 1;
 #endif
