@@ -187,11 +187,14 @@ class Dlc:
                               stderr=subprocess.STDOUT, universal_newlines=True,
                               timeout=timeout)
 
-    def compile(self, mlir, package, arch, tf32=False, precision=None, calibration=()):
+    def compile(self, mlir, package, arch, tf32=False, precision=None, calibration=(),
+                generated_gemm_speed=None):
         argv = [self.dlc, "compile", mlir, "-o", package, "--quiet"]
         argv += ["--arch=" + arch] if arch else ["--no-cubin"]
         if tf32:
             argv.append("--tf32")
+        if generated_gemm_speed is not None:
+            argv.append("--generated-gemm-speed=%g" % generated_gemm_speed)
         if precision:
             argv.append("--precision=" + precision)
         # fp16's ranges and fp8's scales from the benchmark's own inputs, as
@@ -327,6 +330,9 @@ def markdown(results):
         env.get("triton"), env.get("dlc_commit")))
     s = results.get("settings", {})
     lines.append("PyTorch attention: %s." % s.get("torch_attention", "explicit"))
+    if s.get("generated_gemm_speed") is not None:
+        lines.append("dlc compiled with --generated-gemm-speed=%g (f32 models)."
+                     % s["generated_gemm_speed"])
     lines.append("Median of %s runs after %s warm-up runs (%s); "
                  "PyTorch TF32 %s for f32 models; dlc weights as %s (by default); tolerances "
                  "(relative error by norm against PyTorch f32 without TF32): %s." % (
@@ -511,9 +517,10 @@ def run_model(name, args, ctx):
             inputs = [os.path.join(mdir, t["file"]) for t in manifest["inputs"] if t["arg"]]
             # f32 models use TF32 GEMMs whenever PyTorch does (--tf32 on).
             dlc_tf32 = tf32 and dtype == "f32"
-            bundled = os.path.join(
-                args.bundle, "packages",
-                name + (".tf32" if dlc_tf32 else "") + ".dlcpkg") \
+            # --generated-gemm-speed 1: the bundle's NAME.gengemm.dlcpkg.
+            variant = ".tf32" if dlc_tf32 else (
+                ".gengemm" if args.generated_gemm_speed == 1 and dtype == "f32" else "")
+            bundled = os.path.join(args.bundle, "packages", name + variant + ".dlcpkg") \
                 if args.bundle else None
             if ctx["compile_here"]:
                 package = os.path.join(args.work, "packages", name + ".dlcpkg")
@@ -521,7 +528,7 @@ def run_model(name, args, ctx):
                 try:
                     entry["dlc_compile_s"] = ctx["dlc"].compile(
                         os.path.join(mdir, "model.mlir"), package, ctx["arch"],
-                        tf32=dlc_tf32)
+                        tf32=dlc_tf32, generated_gemm_speed=args.generated_gemm_speed)
                     entry["dlc_weights"] = ctx["weights"]
                 except RuntimeError as e:
                     if not bundled or not os.path.exists(bundled):
@@ -543,6 +550,7 @@ def run_model(name, args, ctx):
             err = relative_error(out, ref)
             tol = TOLERANCES["tf32"] if dlc_tf32 else TOLERANCES[dtype]
             entry["dlc_tf32"] = dlc_tf32
+            entry["dlc_generated_gemm_speed"] = args.generated_gemm_speed
             entry["dlc"] = dict(
                 median_ms=report["median_ms"], min_ms=report["min_ms"],
                 p10_ms=report["p10_ms"], p90_ms=report["p90_ms"], mean_ms=report["mean_ms"],
@@ -752,6 +760,12 @@ def main(argv=None):
     p.add_argument("--tf32", choices=["on", "off"], default="on",
                    help="TF32 matrix products for f32 models, in PyTorch and in dlc "
                         "(dlc compile --tf32; the bundle's NAME.tf32.dlcpkg)")
+    p.add_argument("--generated-gemm-speed", type=float, metavar="S",
+                   help="compile dlc's f32 models with --generated-gemm-speed=S (1: every "
+                   "product read only by an elementwise kernel becomes a generated GEMM; "
+                   "the bundle's NAME.gengemm.dlcpkg); needs --tf32 off, since TF32 "
+                   "products stay on the library's tensor cores. With a run at dlc's "
+                   "default, it measures the speed dlc-fuse-gemm's cost model assumes")
     p.add_argument("--weights", choices=["auto", "inputs", "constants"], default="auto",
                    help="dlc's weights: compiled in as constants (needs dlc where this "
                    "runs), or passed as inputs to the bundle's packages; auto: constants "
@@ -782,6 +796,12 @@ def main(argv=None):
             p.error("unknown precision '%s' (expected %s)" % (
                 x, ", ".join(sorted(PRECISION_TOLERANCES))))
     smoke = args.smoke
+    if args.generated_gemm_speed is not None:
+        if not 0 < args.generated_gemm_speed <= 1:
+            p.error("--generated-gemm-speed takes a fraction in (0, 1]")
+        if args.tf32 == "on" and not smoke:
+            p.error("--generated-gemm-speed needs --tf32 off (dlc keeps TF32 products "
+                    "on the library's tensor cores)")
     if not smoke and not args.bundle:
         p.error("--bundle DIR (from scripts/gpu-bundle.sh) or --smoke is needed")
     if args.iterations is None:
@@ -885,6 +905,7 @@ def main(argv=None):
                          host=platform.node(), cpus=os.cpu_count()),
         settings=dict(size=size, seed=seed, iterations=args.iterations, warmup=args.warmup,
                       profile_runs=args.profile_runs, tf32=args.tf32 == "on" and cuda,
+                      generated_gemm_speed=args.generated_gemm_speed,
                       torch_attention="F.scaled_dot_product_attention" if args.sdpa
                       else "explicit (matmul, f32 softmax, matmul)",
                       weights=weights, modes=args.modes, tolerances=TOLERANCES,

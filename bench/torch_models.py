@@ -24,6 +24,7 @@ import torch.nn.functional as F
 
 BERT_EPS = 1e-12
 GPT2_EPS = 1e-5
+VIT_EPS = 1e-6
 MICRO_EPS = 1e-5
 MASK_VALUE = -3.4028234663852886e38  # the lowest f32, as in gen_models.py
 
@@ -219,6 +220,34 @@ class Gpt2Block(nn.Module):
         return x + self.mlp.c_proj(F.gelu(m, approximate="tanh"))
 
 
+class VitAttention(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.in_proj = Linear(d, 3 * d)
+        self.out_proj = Linear(d, d)
+
+
+class VitEncoderBlock(nn.Module):
+    """torchvision's ViT EncoderBlock (pre-LN, erf GELU, no mask), with
+    nn.MultiheadAttention's packed in_proj as one Linear; eval mode."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        d, ffn = cfg["hidden"], cfg["ffn"]
+        self.heads = cfg["heads"]
+        self.ln_1 = LayerNorm(d, VIT_EPS)
+        self.self_attention = VitAttention(d)
+        self.ln_2 = LayerNorm(d, VIT_EPS)
+        self.mlp = nn.ModuleDict({"0": Linear(d, ffn), "3": Linear(ffn, d)})
+
+    def forward(self, x):
+        sa = self.self_attention
+        q, k, v = sa.in_proj(self.ln_1(x)).split(x.shape[-1], dim=-1)
+        x = x + sa.out_proj(attention(q, k, v, self.heads, causal=False))
+        m = F.gelu(self.mlp["0"](self.ln_2(x)))
+        return x + self.mlp["3"](m)
+
+
 class LayerNormModel(nn.Module):
     def __init__(self, cfg):
         super().__init__()
@@ -280,6 +309,7 @@ MODULES = {
     "mlp": Mlp,
     "bert": BertLayer,
     "gpt2": Gpt2Block,
+    "vit": VitEncoderBlock,
     "layernorm": LayerNormModel,
     "softmax": SoftmaxModel,
     "bias_gelu": BiasGeluModel,

@@ -9,7 +9,9 @@
 #                          weights as inputs, cubins for --arch (sm_90 covers
 #                          H100 and H200): the fallback when dlc does not run
 #                          there; f32 models also as NAME.tf32.dlcpkg
-#                          (compiled with --tf32)
+#                          (compiled with --tf32) and NAME.gengemm.dlcpkg
+#                          (--generated-gemm-speed=1: run.py's measurement
+#                          of generated GEMMs against the library)
 #   OUT/bundle.json        size, seed, weights mode, arch, commit, models
 #
 # No weights travel: bench/run.py generates them there from the seed
@@ -72,10 +74,14 @@ only=()
 names=$("${PYTHON:-/usr/bin/python3}" -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['models']))" "$tmp/models.json")
 export DLC_CACHE_DIR="${DLC_CACHE_DIR:-$build/test/kernel-cache}"
 for name in $names; do
-  # f32 models twice: full f32 GEMMs, and TF32 ones (NAME.tf32.dlcpkg, what
-  # bench/run.py runs while PyTorch's TF32 is on, its default).
+  # f32 models three times: full f32 GEMMs, TF32 ones (NAME.tf32.dlcpkg, what
+  # bench/run.py runs while PyTorch's TF32 is on, its default), and every
+  # eligible product generated (NAME.gengemm.dlcpkg, run.py
+  # --generated-gemm-speed 1 --tf32 off).
   variants=("$name|")
-  case "$name" in *_f32) variants+=("$name.tf32|--tf32") ;; esac
+  case "$name" in
+    *_f32) variants+=("$name.tf32|--tf32" "$name.gengemm|--generated-gemm-speed=1") ;;
+  esac
   for v in "${variants[@]}"; do
     file="${v%%|*}" flag="${v#*|}"
     start=$(date +%s.%N)

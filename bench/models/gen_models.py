@@ -66,6 +66,8 @@ SIZES = {
         "bert": dict(hidden=768, heads=12, ffn=3072,
                      shapes=[(8, 128), (32, 128), (8, 512), (32, 512)]),
         "gpt2": dict(hidden=768, heads=12, ffn=3072, shapes=[(8, 1024)]),
+        # ViT-B/16 at 224x224: 196 patches and the class token.
+        "vit": dict(hidden=768, heads=12, ffn=3072, shapes=[(1, 197), (32, 197)]),
         "micro": dict(rows=16384, cols=8192),
         "attention": [dict(batch=4, heads=16, seq=2048, head_dim=64, causal=False),
                       dict(batch=4, heads=8, seq=2048, head_dim=128, causal=False),
@@ -75,6 +77,7 @@ SIZES = {
         "mlp": dict(batch=8, width=64, layers=4),
         "bert": dict(hidden=64, heads=4, ffn=128, shapes=[(2, 16)]),
         "gpt2": dict(hidden=64, heads=4, ffn=256, shapes=[(2, 32)]),
+        "vit": dict(hidden=64, heads=4, ffn=256, shapes=[(1, 17)]),
         "micro": dict(rows=32, cols=96),
         "attention": [dict(batch=1, heads=2, seq=80, head_dim=16, causal=False),
                       dict(batch=1, heads=1, seq=80, head_dim=32, causal=False),
@@ -85,6 +88,7 @@ SIZES = {
 DTYPES = ("f32", "bf16")
 BERT_EPS = 1e-12
 GPT2_EPS = 1e-5
+VIT_EPS = 1e-6
 MICRO_EPS = 1e-5
 # The causal mask's fill value: the lowest f32, as HF GPT-2 uses the dtype's
 # minimum. A finite value keeps every row's maximum finite in both
@@ -519,6 +523,26 @@ def build_gpt2(g, cfg):
         "GPT2Block (Conv1D weights are [in, out])." % (b, s, d, heads, ffn))
 
 
+def build_vit(g, cfg):
+    b, s, d, heads, ffn = cfg["batch"], cfg["seq"], cfg["hidden"], cfg["heads"], cfg["ffn"]
+    x = g.activation("x", [b, s, d], "vit_b%d_s%d/x" % (b, s))
+    x2 = g.reshape(x, [b * s, d])
+    a = g.layernorm(x2, "ln_1", VIT_EPS)
+    qkv = g.linear(a, "self_attention.in_proj", 3 * d)
+    q = g.slice(qkv, [0, 0], [b * s, d])
+    k = g.slice(qkv, [0, d], [b * s, d])
+    v = g.slice(qkv, [0, 2 * d], [b * s, d])
+    ctx = g.attention(q, k, v, b, s, d, heads, causal=False)
+    x2 = g.add(x2, g.linear(ctx, "self_attention.out_proj", d))
+    m = g.layernorm(x2, "ln_2", VIT_EPS)
+    f = g.gelu_erf(g.linear(m, "mlp.0", ffn))
+    y = g.add(x2, g.linear(f, "mlp.3", d))
+    return g.reshape(y, [b, s, d]), (
+        "ViT-B/16 encoder layer (pre-LN, erf GELU, no mask): batch %d, seq %d,\n"
+        "hidden %d, %d heads, MLP %d, as torchvision's EncoderBlock (in_proj of\n"
+        "nn.MultiheadAttention as one Linear)." % (b, s, d, heads, ffn))
+
+
 def build_layernorm(g, cfg):
     r, c = cfg["rows"], cfg["cols"]
     x = g.activation("x", [r, c], "micro/x")
@@ -578,7 +602,8 @@ def model_specs(size):
     """(name without dtype, family, builder, config) of every model."""
     cfg = SIZES[size]
     specs = [("mlp", "mlp", build_mlp, dict(cfg["mlp"]))]
-    for family, builder in (("bert", build_bert), ("gpt2", build_gpt2)):
+    for family, builder in (("bert", build_bert), ("gpt2", build_gpt2),
+                            ("vit", build_vit)):
         c = cfg[family]
         for b, s in c["shapes"]:
             conf = dict(hidden=c["hidden"], heads=c["heads"], ffn=c["ffn"], batch=b, seq=s)
