@@ -248,6 +248,56 @@ class VitEncoderBlock(nn.Module):
         return x + self.mlp["3"](m)
 
 
+class Bottleneck(nn.Module):
+    """torchvision's Bottleneck (v1.5) with each BatchNorm folded into its
+    convolution (Conv2d with bias), as gen_models.py writes it."""
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 1)
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride=stride, padding=1)
+        self.conv3 = nn.Conv2d(planes, planes * 4, 1)
+        self.downsample = None
+        if stride != 1 or inplanes != planes * 4:
+            self.downsample = nn.Sequential(nn.Conv2d(inplanes, planes * 4, 1, stride=stride))
+
+    def forward(self, x):
+        t = F.relu(self.conv1(x))
+        t = F.relu(self.conv2(t))
+        t = self.conv3(t)
+        identity = x if self.downsample is None else self.downsample(x)
+        return F.relu(t + identity)
+
+
+class ResNet50(nn.Module):
+    """ResNet-50 for inference with folded BatchNorms. Run channels-last
+    (`channels_last`: build() converts the module and its 4-D inputs), as
+    PyTorch's own guidance for convolutions on tensor cores has it."""
+
+    channels_last = True
+
+    def __init__(self, cfg):
+        super().__init__()
+        width = cfg["width"]
+        self.conv1 = nn.Conv2d(3, width, 7, stride=2, padding=3)
+        inplanes = width
+        for stage, blocks in enumerate(cfg["blocks"]):
+            planes = width << stage
+            layer = []
+            for b in range(blocks):
+                layer.append(Bottleneck(inplanes, planes, 2 if stage > 0 and b == 0 else 1))
+                inplanes = planes * 4
+            setattr(self, "layer%d" % (stage + 1), nn.Sequential(*layer))
+        self.stages = len(cfg["blocks"])
+        self.fc = Linear(inplanes, cfg["classes"])
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 3, 2, 1)
+        for stage in range(self.stages):
+            x = getattr(self, "layer%d" % (stage + 1))(x)
+        return self.fc(torch.flatten(x.mean(dim=(2, 3)), 1))
+
+
 class LayerNormModel(nn.Module):
     def __init__(self, cfg):
         super().__init__()
@@ -310,6 +360,7 @@ MODULES = {
     "bert": BertLayer,
     "gpt2": Gpt2Block,
     "vit": VitEncoderBlock,
+    "resnet50": ResNet50,
     "layernorm": LayerNormModel,
     "softmax": SoftmaxModel,
     "bias_gelu": BiasGeluModel,
@@ -348,4 +399,8 @@ def build(manifest_path, device="cpu", dtype=None):
     model = model.to(device=device, dtype=dtype).eval()
     for p in model.parameters():
         p.requires_grad_(False)
+    if getattr(model, "channels_last", False):
+        model = model.to(memory_format=torch.channels_last)
+        inputs = [t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else t
+                  for t in inputs]
     return model, inputs

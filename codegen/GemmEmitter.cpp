@@ -2,15 +2,20 @@
 //
 // The Gemm template (a dlc.kernel holding one dlc.matmul, formed by
 // dlc-fuse-gemm): block (x, y, z) computes the 64x64 tile of the product at
-// columns 64x, rows 64y, batch z. Each step of the main loop stages a 64x16
-// slice of A and a 16x64 slice of B in shared memory (as f32, zero outside
-// the matrices), and each of the 256 threads accumulates a 4x4 grid of the
-// tile's elements in f32 registers: rows ty + 16i, columns tx + 16j, so that
-// the threads of a warp read consecutive columns of B's slice. Then each
-// thread applies the product's own bias, addend and activation, rounds to
-// the product's type once (as the library call), and computes the kernel's
-// results at that element with the expression emitter: the product is never
-// written to memory.
+// columns 64x, rows 64y, batch z. The main loop walks k in slices of 16: a
+// 64x16 slice of A and a 16x64 slice of B, staged in shared memory as f32
+// (zero outside the matrices), k-major, rows padded to 68 floats so that
+// each row stays 16-byte aligned. Each of the 256 threads accumulates the
+// 4x4 block of the tile at rows 4ty.., columns 4tx.. in f32 registers, so a
+// step of k reads its four values of A and four of B as two 16-byte vectors
+// of shared memory for 16 FMAs. The staging is double-buffered: a thread
+// loads the next slice's elements from global memory into registers before
+// it multiplies the current slice, and stores them into the other buffer
+// after, so the loads' latency hides behind the arithmetic and one barrier
+// per slice suffices. Then each thread applies the product's own bias,
+// addend and activation, rounds to the product's type once (as the library
+// call), and computes the kernel's results at that element with the
+// expression emitter: the product is never written to memory.
 //
 // The main loop is f32 FMA on CUDA cores, the work cuBLAS does for an f32
 // product without TF32; dlc-fuse-gemm forms such kernels only for f32
@@ -27,6 +32,11 @@ using namespace mlir::dlc;
 namespace {
 
 constexpr int64_t kTile = 64, kSlice = 16, kThreads = 256;
+/// Floats per k-row of a staged slice: 64 and 4 of padding, which keeps the
+/// rows 16-byte aligned for vector reads.
+constexpr int64_t kPitch = kTile + 4;
+/// Elements of one operand's slice each thread stages.
+constexpr int64_t kPerThread = kTile * kSlice / kThreads;
 
 class GemmEmitter : public KernelEmitter {
 public:
@@ -48,9 +58,14 @@ private:
     return std::nullopt;
   }
 
-  /// Statements staging one operand's slice in shared memory.
-  void emitSliceLoad(unsigned arg, const std::string &tile,
-                     const std::string &base, bool kMajor, bool rowsAreM);
+  /// Statements loading this thread's elements of one operand's slice at
+  /// k origin `kOrigin` into the registers `regs`.
+  void emitSliceLoad(unsigned arg, const std::string &regs,
+                     const std::string &base, bool kMajor, bool rowsAreM,
+                     const std::string &kOrigin);
+  /// Statements storing `regs` into buffer `buffer` of the shared tile.
+  void emitSliceStore(const std::string &tile, const std::string &buffer,
+                      const std::string &regs, bool kMajor);
 
   int64_t m = 0, n = 0, k = 0, batch = 1;
   std::string productVar;
@@ -58,34 +73,51 @@ private:
 
 } // namespace
 
-/// Stages the slice of an operand stored as rows x cols (row-major),
-/// rows indexed by `outer` (M or N) or by k. The smem tile is [16][65] with
-/// k first. kMajor: the operand's rows are M or N and its columns k (A
-/// untransposed, B transposed): consecutive threads read consecutive k.
-void GemmEmitter::emitSliceLoad(unsigned arg, const std::string &tile,
+/// The element of a slice thread-element `ge` holds: (gk, go), k and the
+/// row or column within the tile. kMajor: the operand's rows are M or N and
+/// its columns k (A untransposed, B transposed), so consecutive threads
+/// read consecutive k; otherwise consecutive M or N.
+static std::string sliceElement(bool kMajor) {
+  if (kMajor)
+    return fmt::format("  const int gk = ge % {0}, go = ge / {0};\n", kSlice);
+  return fmt::format("  const int go = ge % {0}, gk = ge / {0};\n", kTile);
+}
+
+/// Loads this thread's elements of the slice at k `kOrigin` of an operand
+/// stored as rows x cols (row-major), rows indexed by M or N (kMajor) or by
+/// k; zero outside the matrix. kOrigin + 15 may exceed int only where the
+/// element is outside (k <= 2^31 - 17), so the test subtracts.
+void GemmEmitter::emitSliceLoad(unsigned arg, const std::string &regs,
                                 const std::string &base, bool kMajor,
-                                bool rowsAreM) {
+                                bool rowsAreM, const std::string &kOrigin) {
   rt::DType e = dtypeOfValue(kernel.getBodyBlock().getArgument(arg));
   int64_t outer = rowsAreM ? m : n;
   std::string origin = rowsAreM ? "gemm_m0" : "gemm_n0";
   std::string text =
       fmt::format("#pragma unroll\nfor (int gr = 0; gr < {0}; ++gr) {{\n"
                   "  const int ge = (int)threadIdx.x + {1} * gr;\n",
-                  kTile * kSlice / kThreads, kThreads);
-  if (kMajor)
-    text += fmt::format("  const int gk = ge % {0}, go = ge / {0};\n", kSlice);
-  else
-    text += fmt::format("  const int go = ge % {0}, gk = ge / {0};\n", kTile);
+                  kPerThread, kThreads) +
+      sliceElement(kMajor);
   std::string address =
-      kMajor ? fmt::format("{} + (long long)({} + go) * {} + (gemm_k0 + gk)",
-                           base, origin, k)
-             : fmt::format("{} + (long long)(gemm_k0 + gk) * {} + ({} + go)",
-                           base, outer, origin);
+      kMajor ? fmt::format("{} + (long long)({} + go) * {} + ({} + gk)", base,
+                           origin, k, kOrigin)
+             : fmt::format("{} + (long long)({} + gk) * {} + ({} + go)", base,
+                           kOrigin, outer, origin);
   text += fmt::format(
-      "  {0}[gk][go] = {1} + go < {2} && gemm_k0 + gk < {3} ? {4} : 0.0f;\n}}",
-      tile, origin, outer, k,
+      "  {0}[gr] = go < {1} - {2} && gk < {3} - {4} ? {5} : 0.0f;\n}}", regs,
+      outer, origin, k, kOrigin,
       loadExpr(e, fmt::format("in{}[{}]", arg, address)));
   line(cur, text);
+}
+
+void GemmEmitter::emitSliceStore(const std::string &tile,
+                                 const std::string &buffer,
+                                 const std::string &regs, bool kMajor) {
+  line(cur, fmt::format("#pragma unroll\nfor (int gr = 0; gr < {0}; ++gr) {{\n"
+                        "  const int ge = (int)threadIdx.x + {1} * gr;\n"
+                        "{2}  {3}[{4}][gk][go] = {5}[gr];\n}}",
+                        kPerThread, kThreads, sliceElement(kMajor), tile,
+                        buffer, regs));
 }
 
 void GemmEmitter::emitTemplate(EmittedKernel &out) {
@@ -133,10 +165,10 @@ void GemmEmitter::emitTemplate(EmittedKernel &out) {
   line(top, fmt::format("const int gemm_m0 = (int)blockIdx.y * {};", kTile));
   line(top, "const int gemm_tx = (int)threadIdx.x % 16;");
   line(top, "const int gemm_ty = (int)threadIdx.x / 16;");
-  line(top,
-       fmt::format("__shared__ float gemm_as[{}][{}];", kSlice, kTile + 1));
-  line(top,
-       fmt::format("__shared__ float gemm_bs[{}][{}];", kSlice, kTile + 1));
+  for (const char *tile : {"gemm_as", "gemm_bs"})
+    line(top, fmt::format("alignas(16) __shared__ float {}[2][{}][{}];", tile,
+                          kSlice, kPitch));
+  line(top, fmt::format("float gemm_ra[{0}], gemm_rb[{0}];", kPerThread));
   line(top, "float gemm_acc[4][4];\n"
             "#pragma unroll\n"
             "for (int gi = 0; gi < 4; ++gi) {\n"
@@ -165,35 +197,62 @@ void GemmEmitter::emitTemplate(EmittedKernel &out) {
   unsigned aArg = cast<BlockArgument>(product.getLhs()).getArgNumber();
   unsigned bArg = cast<BlockArgument>(product.getRhs()).getArgNumber();
 
-  Scope *loop = openScope(
-      top,
-      fmt::format("for (int gemm_k0 = 0; gemm_k0 < {0}; gemm_k0 += {1}) {{", k,
-                  kSlice),
-      /*barrier=*/true);
-  cur = loop;
   // A is M x K (K x M transposed); B is K x N (N x K transposed).
-  emitSliceLoad(aArg, "gemm_as", aBase, !product.getTransposeA(),
-                /*rowsAreM=*/true);
-  emitSliceLoad(bArg, "gemm_bs", bBase, product.getTransposeB(),
-                /*rowsAreM=*/false);
-  line(loop, "__syncthreads();");
-  line(loop, fmt::format("#pragma unroll\n"
-                         "for (int gq = 0; gq < {}; ++gq) {{\n"
-                         "  float ga[4], gb[4];\n"
-                         "#pragma unroll\n"
-                         "  for (int gi = 0; gi < 4; ++gi)\n"
-                         "    ga[gi] = gemm_as[gq][gemm_ty + 16 * gi];\n"
-                         "#pragma unroll\n"
-                         "  for (int gj = 0; gj < 4; ++gj)\n"
-                         "    gb[gj] = gemm_bs[gq][gemm_tx + 16 * gj];\n"
-                         "#pragma unroll\n"
-                         "  for (int gi = 0; gi < 4; ++gi) {{\n"
-                         "#pragma unroll\n"
-                         "    for (int gj = 0; gj < 4; ++gj)\n"
-                         "      gemm_acc[gi][gj] += ga[gi] * gb[gj];\n"
-                         "  }}\n"
-                         "}}",
-                         kSlice));
+  bool aKMajor = !product.getTransposeA(), bKMajor = product.getTransposeB();
+  auto load = [&](const std::string &kOrigin) {
+    emitSliceLoad(aArg, "gemm_ra", aBase, aKMajor, /*rowsAreM=*/true, kOrigin);
+    emitSliceLoad(bArg, "gemm_rb", bBase, bKMajor, /*rowsAreM=*/false, kOrigin);
+  };
+  auto store = [&](const std::string &buffer) {
+    emitSliceStore("gemm_as", buffer, "gemm_ra", aKMajor);
+    emitSliceStore("gemm_bs", buffer, "gemm_rb", bKMajor);
+  };
+  // The first slice into buffer 0.
+  load("0");
+  store("0");
+  line(top, "__syncthreads();");
+
+  // Slice s multiplies buffer s % 2 while the next slice travels to the
+  // other one; the barrier at its end publishes that buffer and frees this
+  // one for slice s + 2.
+  Scope *loop =
+      openScope(top,
+                fmt::format("for (int gemm_k0 = 0, gemm_s = 0; gemm_k0 < {0}; "
+                            "gemm_k0 += {1}, gemm_s ^= 1) {{",
+                            k, kSlice),
+                /*barrier=*/true);
+  cur = loop;
+  // gemm_k0 + 16 <= 2^31 - 1: k <= 2^31 - 17.
+  line(loop,
+       fmt::format("const bool gemm_more = gemm_k0 < {} - {};", k, kSlice));
+  line(loop, fmt::format("const int gemm_kn = gemm_k0 + {};", kSlice));
+  Scope *next = openScope(loop, "if (gemm_more) {", /*barrier=*/true);
+  cur = next;
+  load("gemm_kn");
+  cur = loop;
+  closeScope(next);
+  line(loop,
+       fmt::format("#pragma unroll\n"
+                   "for (int gq = 0; gq < {}; ++gq) {{\n"
+                   "  const float4 ga = *reinterpret_cast<const float4 *>("
+                   "&gemm_as[gemm_s][gq][4 * gemm_ty]);\n"
+                   "  const float4 gb = *reinterpret_cast<const float4 *>("
+                   "&gemm_bs[gemm_s][gq][4 * gemm_tx]);\n"
+                   "  const float gav[4] = {{ga.x, ga.y, ga.z, ga.w}};\n"
+                   "  const float gbv[4] = {{gb.x, gb.y, gb.z, gb.w}};\n"
+                   "#pragma unroll\n"
+                   "  for (int gi = 0; gi < 4; ++gi) {{\n"
+                   "#pragma unroll\n"
+                   "    for (int gj = 0; gj < 4; ++gj)\n"
+                   "      gemm_acc[gi][gj] += gav[gi] * gbv[gj];\n"
+                   "  }}\n"
+                   "}}",
+                   kSlice));
+  next = openScope(loop, "if (gemm_more) {", /*barrier=*/true);
+  cur = next;
+  store("gemm_s ^ 1");
+  cur = loop;
+  closeScope(next);
   line(loop, "__syncthreads();");
   cur = top;
   closeScope(loop);
@@ -207,8 +266,8 @@ void GemmEmitter::emitTemplate(EmittedKernel &out) {
                 /*barrier=*/true);
   std::string mVar = fmt::format("i{}", rank - 2),
               nVar = fmt::format("i{}", rank - 1);
-  line(cols, fmt::format("const int {} = gemm_m0 + gemm_ty + 16 * gi;", mVar));
-  line(cols, fmt::format("const int {} = gemm_n0 + gemm_tx + 16 * gj;", nVar));
+  line(cols, fmt::format("const int {} = gemm_m0 + 4 * gemm_ty + gi;", mVar));
+  line(cols, fmt::format("const int {} = gemm_n0 + 4 * gemm_tx + gj;", nVar));
   declare(cols, mVar, gridY * kTile);
   declare(cols, nVar, int64_t(out.grid[0]) * kTile);
   Scope *inside = openScope(

@@ -68,6 +68,7 @@ SIZES = {
         "gpt2": dict(hidden=768, heads=12, ffn=3072, shapes=[(8, 1024)]),
         # ViT-B/16 at 224x224: 196 patches and the class token.
         "vit": dict(hidden=768, heads=12, ffn=3072, shapes=[(1, 197), (32, 197)]),
+        "resnet50": dict(batch=32, image=224, width=64, blocks=[3, 4, 6, 3], classes=1000),
         "micro": dict(rows=16384, cols=8192),
         "attention": [dict(batch=4, heads=16, seq=2048, head_dim=64, causal=False),
                       dict(batch=4, heads=8, seq=2048, head_dim=128, causal=False),
@@ -78,6 +79,7 @@ SIZES = {
         "bert": dict(hidden=64, heads=4, ffn=128, shapes=[(2, 16)]),
         "gpt2": dict(hidden=64, heads=4, ffn=256, shapes=[(2, 32)]),
         "vit": dict(hidden=64, heads=4, ffn=256, shapes=[(1, 17)]),
+        "resnet50": dict(batch=2, image=32, width=8, blocks=[1, 2, 1, 1], classes=10),
         "micro": dict(rows=32, cols=96),
         "attention": [dict(batch=1, heads=2, seq=80, head_dim=16, causal=False),
                       dict(batch=1, heads=1, seq=80, head_dim=32, causal=False),
@@ -165,6 +167,12 @@ class Init:
 def linear_init(fan_in):
     # PyTorch's default Linear initialization bound, 1/sqrt(fan_in).
     return Init(1.0 / math.sqrt(fan_in))
+
+
+def conv_init(fan_in, gain=2.0):
+    # Variance gain / fan_in (He's initialization for gain 2, which keeps
+    # the activations' scale through a relu).
+    return Init(math.sqrt(3.0 * gain / fan_in))
 
 
 BIAS_INIT = Init(0.02)
@@ -326,6 +334,35 @@ class Graph:
         return self._new("dlc.matmul %s, %s%s : (%s, %s) -> %s"
                          % (a.name, b.name, attrs, a.type, b.type,
                             ttype(shape, a.elem)), shape, a.elem)
+
+    def conv2d(self, x, prefix, out_channels, kernel, stride=1, pad=0, gain=2.0):
+        """A convolution with bias (an inference BatchNorm folded in) on
+        NCHW x; weights [OC, C, K, K] as PyTorch's Conv2d."""
+        n, c, h, w = x.shape
+        wshape = [out_channels, c, kernel, kernel]
+        weight = self.param(prefix + ".weight", wshape, conv_init(c * kernel * kernel, gain))
+        bias = self.param(prefix + ".bias", [out_channels], BIAS_INIT)
+        oh = (h + 2 * pad - kernel) // stride + 1
+        ow = (w + 2 * pad - kernel) // stride + 1
+        shape = [n, out_channels, oh, ow]
+        self.flops += 2 * n * out_channels * oh * ow * c * kernel * kernel
+        y = self._new("dlc.conv2d %s, %s {strides = array<i64: %d, %d>, pads = array<i64: "
+                      "%d, %d, %d, %d>, dilations = array<i64: 1, 1>, groups = 1 : i64} : "
+                      "(%s, %s) -> %s" % (x.name, weight.name, stride, stride, pad, pad,
+                                          pad, pad, x.type, weight.type,
+                                          ttype(shape, x.elem)), shape, x.elem)
+        return self.add(y, self.reshape(bias, [1, out_channels, 1, 1]))
+
+    def max_pool(self, x, kernel, stride, pad):
+        n, c, h, w = x.shape
+        shape = [n, c, (h + 2 * pad - kernel) // stride + 1, (w + 2 * pad - kernel) // stride + 1]
+        return self._new("dlc.pool2d max %s {kernel = array<i64: %d, %d>, strides = "
+                         "array<i64: %d, %d>, pads = array<i64: %d, %d, %d, %d>} : (%s) -> %s"
+                         % (x.name, kernel, kernel, stride, stride, pad, pad, pad, pad,
+                            x.type, ttype(shape, x.elem)), shape, x.elem)
+
+    def relu(self, x):
+        return self.binary("max", x, self.splat(0.0, len(x.shape), x.elem))
 
     def reshape(self, x, shape):
         assert int(np.prod(shape)) == int(np.prod(x.shape)), (x.shape, shape)
@@ -543,6 +580,42 @@ def build_vit(g, cfg):
         "nn.MultiheadAttention as one Linear)." % (b, s, d, heads, ffn))
 
 
+def build_resnet50(g, cfg):
+    n, image, width, classes = cfg["batch"], cfg["image"], cfg["width"], cfg["classes"]
+    x = g.activation("x", [n, 3, image, image], "resnet50_b%d/x" % n)
+    h = g.relu(g.conv2d(x, "conv1", width, 7, stride=2, pad=3))
+    h = g.max_pool(h, 3, 2, 1)
+    channels = width
+    for stage, blocks in enumerate(cfg["blocks"]):
+        planes = width << stage
+        for b in range(blocks):
+            prefix = "layer%d.%d" % (stage + 1, b)
+            stride = 2 if stage > 0 and b == 0 else 1
+            identity = h
+            t = g.relu(g.conv2d(h, prefix + ".conv1", planes, 1))
+            t = g.relu(g.conv2d(t, prefix + ".conv2", planes, 3, stride=stride, pad=1))
+            # The branch's last convolution at half He's variance, so that
+            # the residual sum grows slowly (torchvision zero-initializes
+            # this BatchNorm's scale as an option).
+            t = g.conv2d(t, prefix + ".conv3", planes * 4, 1, gain=0.5)
+            if stride != 1 or channels != planes * 4:
+                identity = g.conv2d(h, prefix + ".downsample.0", planes * 4, 1,
+                                    stride=stride, gain=1.0)
+            h = g.relu(g.add(t, identity))
+            channels = planes * 4
+    _, c, hh, ww = h.shape
+    pooled = g.scale(g._new("dlc.reduce sum %s {axes = array<i64: 2, 3>} : (%s) -> %s"
+                            % (h.name, h.type, ttype([n, c, 1, 1], h.elem)),
+                            [n, c, 1, 1], h.elem), 1.0 / (hh * ww))
+    logits = g.linear(g.reshape(pooled, [n, c]), "fc", classes)
+    return logits, (
+        "ResNet-50 (torchvision's layout, v1.5: stride in the 3x3 convolutions) for\n"
+        "inference, each BatchNorm folded into its convolution's weights and bias (as\n"
+        "an ONNX export in eval mode has them): batch %d, %dx%d images, stem width\n"
+        "%d, blocks %s, %d classes. NCHW in and out; dlc chooses the layout." % (
+            n, image, image, width, cfg["blocks"], classes))
+
+
 def build_layernorm(g, cfg):
     r, c = cfg["rows"], cfg["cols"]
     x = g.activation("x", [r, c], "micro/x")
@@ -608,6 +681,8 @@ def model_specs(size):
         for b, s in c["shapes"]:
             conf = dict(hidden=c["hidden"], heads=c["heads"], ffn=c["ffn"], batch=b, seq=s)
             specs.append(("%s_b%d_s%d" % (family, b, s), family, builder, conf))
+    specs.append(("resnet50_b%d" % cfg["resnet50"]["batch"], "resnet50", build_resnet50,
+                  dict(cfg["resnet50"])))
     for name, builder in MICRO.items():
         specs.append((name, "micro/" + name, builder, dict(cfg["micro"])))
     for c in cfg["attention"]:

@@ -59,7 +59,18 @@
 // FUSED: dlc.kernel({{.*}}%[[P]]
 
 // CUDA: // k0: matmul+div+erf+add+mul (generated GEMM 70x100x40, batch 1, 64x64 tiles;
-// CUDA: __shared__ float gemm_as[16][65];
+// The slices double-buffered, rows of 68 floats read as float4; the next
+// slice's loads before the current one's products, its stores after them.
+// CUDA: alignas(16) __shared__ float gemm_as[2][16][68];
+// CUDA: alignas(16) __shared__ float gemm_bs[2][16][68];
+// CUDA: __syncthreads();
+// CUDA: for (int gemm_k0 = 0, gemm_s = 0; gemm_k0 < 40; gemm_k0 += 16, gemm_s ^= 1) {
+// CUDA: if (gemm_more) {
+// CUDA: gemm_ra[gr] = {{.*}}in0[gemm_a + (long long)(gemm_m0 + go) * 40 + (gemm_kn + gk)]
+// CUDA: const float4 ga = *reinterpret_cast<const float4 *>(&gemm_as[gemm_s][gq][4 * gemm_ty]);
+// CUDA: if (gemm_more) {
+// CUDA: gemm_as[gemm_s ^ 1][gk][go] = gemm_ra[gr];
+// CUDA: __syncthreads();
 // CUDA: // k1: matmul+sigmoid+mul (generated GEMM 33x65x20, batch 1, 64x64 tiles;
 // CUDA: // k2: matmul+clamp (generated GEMM 17x9x5, batch 6, 64x64 tiles;
 // CUDA: // k3: matmul+cast+sigmoid (generated GEMM 8x128x64, batch 1, 64x64 tiles;
