@@ -3,6 +3,9 @@
 #
 #   OUT/bin/dlc-run        the runner (runtime only; libstdc++ linked in)
 #   OUT/bin/dlc            the compiler (MLIR and LLVM linked in), stripped
+#   OUT/bin/dlc-runtime-tests, OUT/bin/dlc-fuzz
+#                          the GPU tests' binaries (scripts/gpu-session.sh,
+#                          scripts/gpu-sanitize.sh OUT)
 #   OUT/lib/               the shared libraries dlc needs besides glibc
 #                          (ONNX's protobuf code, protobuf, zlib, libstdc++)
 #   OUT/packages/*.dlcpkg  every benchmark model compiled here with its
@@ -45,19 +48,22 @@ while [ $# -gt 0 ]; do
 done
 limit_mib=60
 
-echo "building dlc and dlc-run in $build"
-flock /tmp/dlc-build.lock ninja -C "$build" -j2 dlc dlc-run >/dev/null
+tools=(dlc dlc-run dlc-runtime-tests dlc-fuzz)
+echo "building ${tools[*]} in $build"
+flock /tmp/dlc-build.lock ninja -C "$build" -j2 "${tools[@]}" >/dev/null
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/packages"
-cp "$build/bin/dlc-run" "$out/bin/"
-cp "$build/bin/dlc" "$out/bin/"
-strip --strip-unneeded "$out/bin/dlc" "$out/bin/dlc-run"
+for t in "${tools[@]}"; do
+  cp "$build/bin/$t" "$out/bin/"
+  strip --strip-unneeded "$out/bin/$t"
+done
 
 # Everything dlc loads except glibc itself (libc, libm, the loader), which
 # cannot be swapped under a program; run.py puts lib/ on LD_LIBRARY_PATH for
-# dlc only.
-ldd "$build/bin/dlc" | awk '/=> \// {print $3}' | while read -r lib; do
+# dlc only, scripts/gpu-session.sh for all of them.
+ldd "$build/bin/dlc" "$build/bin/dlc-fuzz" "$build/bin/dlc-runtime-tests" |
+  awk '/=> \// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so.*|libm.so.*|ld-linux*|libdl.so.*|libpthread.so.*|librt.so.*) ;;
     *) cp -L "$lib" "$out/lib/" ;;
@@ -92,7 +98,7 @@ for name in $names; do
   done
 done
 
-glibc=$(objdump -T "$out/bin/dlc" "$out/bin/dlc-run" | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -1)
+glibc=$(objdump -T "$out"/bin/* | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -1)
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$root" status --porcelain 2>/dev/null | grep -q . && echo "+changes" || true)
 "${PYTHON:-/usr/bin/python3}" - "$root/bench/models" "$out/bundle.json" "$size" "$arch" "$commit$dirty" "$glibc" $names <<'EOF'

@@ -3,7 +3,8 @@
 # (CudaGpu.*, cuBLAS, cuBLASLt epilogues, CUDA Graphs), every example model
 # and the attention tests (flash attention, the mma.sync path in f16 and
 # bf16) with `dlc run --device=cuda --check`, and 50 random graphs on sim and
-# cuda (dlc-fuzz --require-cuda).
+# cuda (dlc-fuzz --require-cuda; DLC_GPU_SANITIZE_FUZZ_SEEDS=N for another
+# number).
 #
 #   scripts/gpu-sanitize.sh memcheck|racecheck [BUILD_DIR] [SOURCE_DIR]
 #
@@ -66,7 +67,8 @@ for t in attention_f16 attention_bf16 attention_f32 attention_heads attention_gq
   [ -f "$src/test/e2e/$t.mlir" ] &&
     check "e2e-$t" "$dlc" run "$src/test/e2e/$t.mlir" --device=cuda --check --seed=1
 done
-check fuzz "$build/bin/dlc-fuzz" --seeds=50 --start=0 --jobs=1 --require-cuda \
+check fuzz "$build/bin/dlc-fuzz" --seeds="${DLC_GPU_SANITIZE_FUZZ_SEEDS:-50}" --start=0 \
+  --jobs=1 --require-cuda \
   --configs=full
 
 echo "gpu-sanitize $tool: $((n - failed)) of $n runs clean"
