@@ -33,7 +33,6 @@ Merging the results of several runs (several device calls):
 
 import argparse
 import datetime
-import fnmatch
 import glob
 import json
 import os
@@ -543,6 +542,9 @@ def run_model(name, args, ctx):
             else:
                 package = bundled
                 entry["dlc_weights"] = "inputs"
+            if package == bundled and args.generated_gemm_speed not in (None, 1):
+                entry["notes"].append("the bundle's packages are compiled at dlc's default "
+                                      "and at --generated-gemm-speed=1 only: ran the default")
             report, out_path, _ = ctx["dlc"].benchmark(
                 package, inputs, os.path.join(args.work, "out", name),
                 args.iterations, args.warmup, args.profile_runs)

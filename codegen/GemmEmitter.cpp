@@ -85,8 +85,8 @@ static std::string sliceElement(bool kMajor) {
 
 /// Loads this thread's elements of the slice at k `kOrigin` of an operand
 /// stored as rows x cols (row-major), rows indexed by M or N (kMajor) or by
-/// k; zero outside the matrix. kOrigin + 15 may exceed int only where the
-/// element is outside (k <= 2^31 - 17), so the test subtracts.
+/// k; zero outside the matrix. A slice is loaded only at kOrigin < k, and
+/// k <= 2^31 - 17, so kOrigin + gk stays in int.
 void GemmEmitter::emitSliceLoad(unsigned arg, const std::string &regs,
                                 const std::string &base, bool kMajor,
                                 bool rowsAreM, const std::string &kOrigin) {
