@@ -148,7 +148,7 @@ bench() {
   return "${PIPESTATUS[0]}"
 }
 
-phase tests 150 bash -c run_tests
+phase tests 180 bash -c run_tests
 phase bench 210 bash -c "$(declare -f bench); bench dlc-eager 170 --modes dlc,eager \
   --models 'bert_b8_s128_*,gpt2_b8_s1024_bf16,layernorm_f32,softmax_f32,bias_gelu_f32,add_layernorm_f32,attention_s2048_d64_bf16,attention_s2048_d128_bf16,resnet50_b32_bf16,vit_b1_s197_f32'"
 phase sanitize 150 bash -c "
