@@ -1,5 +1,4 @@
-//===- Sanitizers.h - Whether this build runs under AddressSanitizer -*- C++
-//-*-===//
+//===- Sanitizers.h - Whether this build runs under ASan --------*- C++ -*-===//
 //
 // DLC_ASAN is defined when the translation unit is compiled with
 // AddressSanitizer: GCC says so with __SANITIZE_ADDRESS__, clang with

@@ -315,11 +315,12 @@ class Graph:
         return self.add(x, self.splat(c, len(x.shape), x.elem))
 
     def reduce(self, kind, x, axis):
-        shape = list(x.shape)
-        shape[axis] = 1
-        return self._new("dlc.reduce %s %s {axes = array<i64: %d>} : (%s) -> %s"
-                         % (kind, x.name, axis, x.type, ttype(shape, x.elem)),
-                         shape, x.elem)
+        """Over `axis`, an int or a list of axes, keeping them as size 1."""
+        axes = [axis] if isinstance(axis, int) else list(axis)
+        shape = [1 if i in axes else d for i, d in enumerate(x.shape)]
+        return self._new("dlc.reduce %s %s {axes = array<i64: %s>} : (%s) -> %s"
+                         % (kind, x.name, ", ".join(map(str, axes)), x.type,
+                            ttype(shape, x.elem)), shape, x.elem)
 
     def matmul(self, a, b, transpose_b=False):
         *batch, m, k = a.shape
@@ -518,7 +519,7 @@ def build_mlp(g, cfg):
     for i in range(layers):
         h = g.linear(h, "layers.%d" % i, w)
         if i + 1 < layers:
-            h = g.binary("max", h, g.splat(0.0, 2, h.elem))
+            h = g.relu(h)
     return h, "MLP: %d x Linear(%d, %d), ReLU between, batch %d." % (layers, w, w, b)
 
 
@@ -604,9 +605,7 @@ def build_resnet50(g, cfg):
             h = g.relu(g.add(t, identity))
             channels = planes * 4
     _, c, hh, ww = h.shape
-    pooled = g.scale(g._new("dlc.reduce sum %s {axes = array<i64: 2, 3>} : (%s) -> %s"
-                            % (h.name, h.type, ttype([n, c, 1, 1], h.elem)),
-                            [n, c, 1, 1], h.elem), 1.0 / (hh * ww))
+    pooled = g.scale(g.reduce("sum", h, [2, 3]), 1.0 / (hh * ww))
     logits = g.linear(g.reshape(pooled, [n, c]), "fc", classes)
     return logits, (
         "ResNet-50 (torchvision's layout, v1.5: stride in the 3x3 convolutions) for\n"
