@@ -203,6 +203,91 @@ def make_decoder_b2(gen):
             ["tgt", "memory"], ["y"])
 
 
+def make_torchvision(ctor, size, **kwargs):
+    """A torchvision classifier with random weights (and BatchNorm
+    statistics) on one size x size image."""
+    def build(gen):
+        model = ctor(weights=None, **kwargs)
+        randomize_batchnorm(model, gen)
+        return model, (torch.randn(1, 3, size, size, generator=gen),), ["image"], ["logits"]
+    return build
+
+
+class SegmentationOut(nn.Module):
+    """torchvision's segmentation models return {"out": ...}."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def make_deeplabv3_b1(gen):
+    """torchvision's DeepLabV3 with a MobileNetV3-Large backbone at 64 x 64:
+    dilated depthwise convolutions, atrous spatial pyramid pooling (a
+    global pool broadcast back), bilinear upsampling to the input size."""
+    model = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+        weights=None, weights_backbone=None, aux_loss=False)
+    randomize_batchnorm(model, gen)
+    return (SegmentationOut(model), (torch.randn(1, 3, 64, 64, generator=gen),),
+            ["image"], ["out"])
+
+
+class UNetBlock(nn.Module):
+    """A diffusion-style U-Net stage: GroupNorm and SiLU, a strided
+    convolution down, ConvTranspose2d and bilinear upsampling back, a skip
+    concat, InstanceNorm, leaky relu, PixelShuffle."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 16, 3, padding=1)
+        self.g1 = nn.GroupNorm(4, 16)
+        self.c2 = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.g2 = nn.GroupNorm(8, 32)
+        self.up = nn.ConvTranspose2d(32, 16, 2, stride=2)
+        self.c3 = nn.Conv2d(32, 16, 3, padding=1)
+        self.norm = nn.InstanceNorm2d(16, affine=True)
+        self.c4 = nn.Conv2d(16, 12, 3, padding=1)
+        self.shuffle = nn.PixelShuffle(2)
+
+    def forward(self, x):
+        a = F.silu(self.g1(self.c1(x)))
+        b = F.silu(self.g2(self.c2(a)))
+        up = self.up(b)
+        resized = F.interpolate(b, scale_factor=2, mode="bilinear", align_corners=False)
+        h = torch.cat([up, a], 1)
+        h = F.leaky_relu(self.norm(self.c3(h)), 0.2) + resized[:, :16]
+        return self.shuffle(self.c4(h))
+
+
+class Conv1dNet(nn.Module):
+    """1-D convolutions (an audio or sensor front end): BatchNorm1d, a
+    dilated grouped convolution, average pooling, a softmax head."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(8, 32, 5, padding=2)
+        self.bn = nn.BatchNorm1d(32)
+        self.c2 = nn.Conv1d(32, 32, 3, dilation=2, padding=2, groups=4)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        h = F.gelu(self.bn(self.c1(x)))
+        h = F.relu(self.c2(h)) + h
+        h = F.avg_pool1d(h, 2)
+        return self.fc(h.mean(-1)).softmax(-1)
+
+
+def make_conv1d_b2(gen):
+    model = Conv1dNet()
+    with torch.no_grad():
+        model.bn.running_mean.copy_(torch.randn(32, generator=gen) * 0.1)
+        model.bn.running_var.copy_(torch.rand(32, generator=gen) + 0.5)
+    return model, (torch.randn(2, 8, 40, generator=gen),), ["x"], ["y"]
+
+
 MODELS = {
     "resnet18_b1": make_resnet18(1),
     "resnet18_b8": make_resnet18(8),
@@ -213,6 +298,18 @@ MODELS = {
     "swin_b2": make_swin_b2,
     "shufflenet_b1": make_shufflenet_b1,
     "decoder_b2": make_decoder_b2,
+    # More architectures at small sizes: the ops and fusion shapes of
+    # squeeze-and-excitation, hardswish, channel-wise layer norm, concat
+    # fire modules, dilated depthwise segmentation heads, GroupNorm U-Nets
+    # and 1-D convolutions.
+    "squeezenet_b1": make_torchvision(torchvision.models.squeezenet1_1, 64),
+    "efficientnet_b0_b1": make_torchvision(torchvision.models.efficientnet_b0, 64),
+    "mobilenet_v3_small_b1": make_torchvision(torchvision.models.mobilenet_v3_small, 64),
+    "convnext_tiny_b1": make_torchvision(torchvision.models.convnext_tiny, 64),
+    "deeplabv3_b1": make_deeplabv3_b1,
+    "unet_block_b2": lambda gen: (UNetBlock(), (torch.randn(2, 3, 32, 32, generator=gen),),
+                                  ["image"], ["y"]),
+    "conv1d_b2": make_conv1d_b2,
     # Not tests: the compile-time benchmark's model (bench/compile_time.sh)
     # and the models of the figures in docs/fusion.md (bench/stats_figures.sh).
     "resnet50_b1": make_resnet50(1),
