@@ -796,81 +796,107 @@ Value mlir::dlc::transposeOf(OpBuilder &b, Location loc, Value value,
       loc, permuteType(value.getType(), composed), value, composed);
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
-  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
-  auto resource =
-      dyn_cast_or_null<DenseResourceElementsAttr>(adaptor.getInput());
+/// A constant (dense, or a dense_resource with its blob) rearranged into
+/// `resultType`: the result's elements in row-major order are the input's
+/// elements at the row-major positions `sourcePos` gives for each result
+/// index. Null when `input` is not such a constant, is too large to fold
+/// (2^24 elements; a splat of any size folds), or is a bit-packed resource.
+/// Constant weights in another layout (TOSA's NHWC filters, a filter made KRSC
+/// for a library convolution, an ONNX initializer's dense_resource, a filter
+/// split along its contraction) are rearranged once here rather than by a
+/// kernel on every run. A resource stays a resource, named `input`'s key +
+/// `suffix`.
+static Attribute
+rearrangeConstant(Attribute input, RankedTensorType inType,
+                  RankedTensorType resultType,
+                  llvm::function_ref<int64_t(ArrayRef<int64_t>)> sourcePos,
+                  StringRef suffix) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(input);
+  auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(input);
   if (dense && dense.isSplat())
-    return dense.resizeSplat(getType());
-  // Constant weights in another layout (TOSA's NHWC filters, a filter made
-  // KRSC for a library convolution, an ONNX initializer's dense_resource)
-  // are permuted once here rather than by a kernel on every run.
+    return dense.resizeSplat(resultType);
   constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
-  auto inType = tensorType(getInput());
   Type element = inType.getElementType();
-  if ((dense || resource) && inType.getNumElements() <= kMaxFoldedElements &&
-      !(resource && element.isInteger(1))) {
-    ArrayRef<int64_t> inShape = inType.getShape();
-    SmallVector<int64_t> inStrides(inShape.size(), 1);
-    for (int64_t d = (int64_t)inShape.size() - 2; d >= 0; --d)
-      inStrides[d] = inStrides[d + 1] * inShape[d + 1];
-    ArrayRef<int64_t> outShape = getType().getShape();
-    // Visits the result in order; `pos` is the source element.
-    auto forEachSource = [&](auto fn) {
-      SmallVector<int64_t> idx(outShape.size(), 0);
-      for (int64_t n = 0, e = getType().getNumElements(); n < e; ++n) {
-        int64_t pos = 0;
-        for (size_t d = 0; d < idx.size(); ++d)
-          pos += idx[d] * inStrides[getPerm()[d]];
-        fn(pos);
-        for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
-          if (++idx[d] < outShape[d])
-            break;
-          idx[d] = 0;
-        }
+  if (!(dense || resource) || inType.getNumElements() > kMaxFoldedElements ||
+      (resource && element.isInteger(1)))
+    return {};
+  ArrayRef<int64_t> outShape = resultType.getShape();
+  // Visits the result in order; `pos` is the source element.
+  auto forEachSource = [&](auto fn) {
+    SmallVector<int64_t> idx(outShape.size(), 0);
+    for (int64_t n = 0, e = resultType.getNumElements(); n < e; ++n) {
+      fn(sourcePos(idx));
+      for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
+        if (++idx[d] < outShape[d])
+          break;
+        idx[d] = 0;
       }
-    };
-    if (dense && element.isInteger(1)) { // bit-packed storage
-      SmallVector<bool> values(dense.getValues<bool>());
-      SmallVector<bool> permuted;
-      forEachSource([&](int64_t pos) { permuted.push_back(values[pos]); });
-      return DenseElementsAttr::get(getType(), ArrayRef<bool>(permuted));
     }
-    // Raw bytes, element by element: no attribute per value.
-    size_t bytes = elementBytes(element);
-    ArrayRef<char> raw;
-    if (dense) {
-      raw = dense.getRawData();
-    } else if (AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-               blob && resourceSizeError(inType, blob->getData().size(),
-                                         resource.getRawHandle().getKey())
-                           .empty()) {
-      raw = blob->getData();
-    }
-    if (!raw.empty() || inType.getNumElements() == 0) {
-      if (dense) {
-        std::vector<char> permuted;
-        permuted.reserve(raw.size());
-        forEachSource([&](int64_t pos) {
-          permuted.insert(permuted.end(), raw.begin() + pos * bytes,
-                          raw.begin() + (pos + 1) * bytes);
-        });
-        return DenseElementsAttr::getFromRawBuffer(getType(), permuted);
-      }
-      // A resource stays a resource (large weights are not printed inline).
-      AsmResourceBlob blob =
-          HeapAsmResourceBlob::allocate(raw.size(), std::max<size_t>(bytes, 8));
-      char *out = blob.getMutableData().data();
-      forEachSource([&](int64_t pos) {
-        std::memcpy(out, raw.data() + pos * bytes, bytes);
-        out += bytes;
-      });
-      return DenseResourceElementsAttr::get(
-          getType(), resource.getRawHandle().getKey().str() + "_t",
-          std::move(blob));
-    }
+  };
+  if (dense && element.isInteger(1)) { // bit-packed storage
+    SmallVector<bool> values(dense.getValues<bool>());
+    SmallVector<bool> gathered;
+    forEachSource([&](int64_t pos) { gathered.push_back(values[pos]); });
+    return DenseElementsAttr::get(resultType, ArrayRef<bool>(gathered));
   }
-  for (auto [i, p] : llvm::enumerate(getPerm()))
+  // Raw bytes, element by element: no attribute per value.
+  size_t bytes = elementBytes(element);
+  ArrayRef<char> raw;
+  if (dense) {
+    raw = dense.getRawData();
+  } else if (AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+             blob && resourceSizeError(inType, blob->getData().size(),
+                                       resource.getRawHandle().getKey())
+                         .empty()) {
+    raw = blob->getData();
+  }
+  if (raw.empty() && inType.getNumElements() != 0)
+    return {};
+  if (dense) {
+    std::vector<char> gathered;
+    gathered.reserve(resultType.getNumElements() * bytes);
+    forEachSource([&](int64_t pos) {
+      gathered.insert(gathered.end(), raw.begin() + pos * bytes,
+                      raw.begin() + (pos + 1) * bytes);
+    });
+    return DenseElementsAttr::getFromRawBuffer(resultType, gathered);
+  }
+  // A resource stays a resource (large weights are not printed inline).
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+      resultType.getNumElements() * bytes, std::max<size_t>(bytes, 8));
+  char *out = blob.getMutableData().data();
+  forEachSource([&](int64_t pos) {
+    std::memcpy(out, raw.data() + pos * bytes, bytes);
+    out += bytes;
+  });
+  return DenseResourceElementsAttr::get(
+      resultType, resource.getRawHandle().getKey().str() + suffix.str(),
+      std::move(blob));
+}
+
+/// Row-major strides of `shape`.
+static SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = (int64_t)shape.size() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  auto inType = tensorType(getInput());
+  SmallVector<int64_t> inStrides = rowMajorStrides(inType.getShape());
+  ArrayRef<int64_t> perm = getPerm();
+  if (Attribute folded = rearrangeConstant(
+          adaptor.getInput(), inType, getType(),
+          [&](ArrayRef<int64_t> idx) {
+            int64_t pos = 0;
+            for (size_t d = 0; d < idx.size(); ++d)
+              pos += idx[d] * inStrides[perm[d]];
+            return pos;
+          },
+          "_t"))
+    return folded;
+  for (auto [i, p] : llvm::enumerate(perm))
     if ((int64_t)i != p)
       return {};
   return getInput();
@@ -1001,10 +1027,22 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() &&
       llvm::all_of(getStart(), [](int64_t s) { return s == 0; }))
     return getInput();
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
-      dense && dense.isSplat())
-    return dense.resizeSplat(getType());
-  return {};
+  // A constant's slice (a weight split along its contraction,
+  // dlc-split-concat-product) is folded like a transpose.
+  auto inType = tensorType(getInput());
+  SmallVector<int64_t> inStrides = rowMajorStrides(inType.getShape());
+  ArrayRef<int64_t> start = getStart();
+  std::optional<ArrayRef<int64_t>> strides = getStrides();
+  return rearrangeConstant(
+      adaptor.getInput(), inType, getType(),
+      [&](ArrayRef<int64_t> idx) {
+        int64_t pos = 0;
+        for (size_t d = 0; d < idx.size(); ++d)
+          pos += (start[d] + idx[d] * (strides ? (*strides)[d] : 1)) *
+                 inStrides[d];
+        return pos;
+      },
+      "_s");
 }
 
 LogicalResult ConcatOp::verify() {

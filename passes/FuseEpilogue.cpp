@@ -307,12 +307,14 @@ bool canTakeEpilogue(MatmulOp matmul) {
   return k > 0;
 }
 
-/// The single view of a product without an epilogue that keeps the rows'
-/// width (a channels-last convolution's [N*OH*OW, OC] viewed as [N, OH, OW,
-/// OC]): the epilogue is matched on the view. Null if there is none.
+/// The single view of a product without an epilogue (but perhaps an addend:
+/// dlc-split-concat-product's partial sums) that keeps the rows' width (a
+/// channels-last convolution's [N*OH*OW, OC] viewed as [N, OH, OW, OC]):
+/// the epilogue is matched on the view. Null if there is none.
 ReshapeOp rowPreservingView(MatmulOp matmul) {
   Value p = matmul.getResult();
-  if (!p.hasOneUse() || matmul.hasEpilogue())
+  if (!p.hasOneUse() || matmul.getBias() ||
+      matmul.getEpilogue() != EpilogueKind::none)
     return {};
   auto view = dyn_cast<ReshapeOp>(*p.getUsers().begin());
   if (!view || view->getBlock() != matmul->getBlock())
@@ -435,7 +437,7 @@ bool fuse(MatmulOp matmul) {
       bias = b.createOrFold<ReshapeOp>(
           matmul.getLoc(), RankedTensorType::get({n}, type.getElementType()),
           bias);
-    if (addend)
+    if (addend && addend.getType() != type)
       addend = b.create<ReshapeOp>(matmul.getLoc(), type, addend);
   }
   auto fused = b.create<MatmulOp>(
@@ -473,9 +475,12 @@ bool fuse(MatmulOp matmul) {
 /// (cuDNN's fused convolution, bias and activation) into it; false when
 /// nothing follows it.
 bool fuseConv(ConvOp conv) {
-  if (conv.hasEpilogue())
+  // An addend alone (dlc-split-concat-product's partial sum) takes the
+  // bias and relu after it.
+  if (conv.getBias() || conv.getEpilogue() != EpilogueKind::none)
     return false;
   Epilogue e;
+  e.addend = conv.getAddend();
   e.result = conv.getResult();
   Matcher matcher(conv.getType());
   matcher.matchAdds(e);

@@ -506,6 +506,44 @@ def LowerConv : Pass<"dlc-lower-conv", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dlc::DlcDialect"];
 }
 
+def SplitConcatProduct : Pass<"dlc-split-concat-product", "func::FuncOp"> {
+  let summary = "Compute a product of a concat as a sum of products";
+  let description = [{
+    A `dlc.matmul` whose left operand is a `dlc.concat` along the
+    contraction dimension (through reshapes that keep the rows' width),
+    read by nothing else, with a constant right operand, becomes one
+    product per part with the weight sliced at compile time, summed:
+    `concat(x1, x2) @ W = x1 @ W[0:k1] + x2 @ W[k1:]`. The concat would be
+    a kernel that only moves data (between library calls fusion cannot
+    enter), reading and writing every part before the GEMM reads them
+    again. Each product after the first takes the partial sum before it as
+    its addend (cuBLASLt's `beta * C`); `dlc-fuse-epilogue`, next, puts the
+    bias and activation on the last product.
+
+    It applies where it pays: it saves the concat's read and write and
+    costs, per part after the first, the result's write and read, and a
+    launch (`launch-bytes`) per part beyond two. f32 products only (a 16-bit
+    product would round each partial sum before adding the next), without
+    `transpose_a`, scales or an epilogue yet.
+
+    Before:
+    ```mlir
+    %c = dlc.concat %x1, %x2 {axis = 1 : i64} : (tensor<64x96xf32>, tensor<64x32xf32>) -> tensor<64x128xf32>
+    %y = dlc.matmul %c, %w {transpose_b} : (tensor<64x128xf32>, tensor<16x128xf32>) -> tensor<64x16xf32>
+    ```
+    After (`%w1`, `%w2`: the constant's columns 0-95 and 96-127):
+    ```mlir
+    %p1 = dlc.matmul %x1, %w1 {transpose_b} : (tensor<64x96xf32>, tensor<16x96xf32>) -> tensor<64x16xf32>
+    %y = dlc.matmul %x2, %w2 addend(%p1) {transpose_b} : (tensor<64x32xf32>, tensor<16x32xf32>, tensor<64x16xf32>) -> tensor<64x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"launchBytes", "launch-bytes", "double", "4194304.0",
+           "bytes of memory traffic one launch is worth (dlc-fuse-gemm's)">,
+  ];
+  let dependentDialects = ["::mlir::dlc::DlcDialect"];
+}
+
 def FuseEpilogue : Pass<"dlc-fuse-epilogue", "func::FuncOp"> {
   let summary = "Fold bias, residual and activation into matrix products";
   let description = [{

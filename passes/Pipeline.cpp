@@ -87,8 +87,12 @@ void mlir::dlc::buildOptimizationPipeline(OpPassManager &pm,
   LowerConvOptions convOptions;
   convOptions.libraryConv = options.libraryConv;
   fpm.addPass(createLowerConv(convOptions));
-  if (rewrites)
+  if (rewrites) {
+    // After convolutions become products (a 1x1 one reading a concat),
+    // before their epilogues form (each partial sum an addend).
+    fpm.addPass(createSplitConcatProduct());
     fpm.addPass(createFuseEpilogue());
+  }
   // Right before fusion, which puts what is recomputed into the kernels
   // that use it.
   // A training step's updates move up to their gradients.

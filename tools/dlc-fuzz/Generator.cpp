@@ -2234,7 +2234,31 @@ bool Generator::genConcat() {
     return false;
   if (rng.chance(0.5))
     std::reverse(parts.begin(), parts.end());
-  concat(parts, axis);
+  // Sometimes read by a product with a constant weight narrower than the
+  // concat, along the concatenated axis: the form dlc-split-concat-product
+  // computes as a sum of products (a feature concat before a Linear). The
+  // parts are bounded, as a product's operands are (genMatmul).
+  bool withProduct = isFloat(v.type.dtype) && rank >= 2 &&
+                     axis == int64_t(rank) - 1 && total >= 2 && rng.chance(0.4);
+  if (withProduct)
+    for (int &part : parts)
+      part = bounded(part, 4);
+  int c = concat(parts, axis);
+  if (withProduct) {
+    bool tb = rng.chance(0.6);
+    int64_t n = rng.range(1, total - 1);
+    Shape ws(rank - 2, 1);
+    ws.push_back(tb ? n : total);
+    ws.push_back(tb ? total : n);
+    int64_t rows = v.type.numElements() / v.type.shape[axis];
+    if (product(ws) <= kMaxConstantElements && rows * n <= kMaxElements) {
+      std::vector<double> data;
+      for (int64_t i = 0, e = product(ws); i < e; ++i)
+        data.push_back(gridValue(-1, 1, 1.0 / 32));
+      int w = constant({v.type.dtype, ws}, std::move(data));
+      settle(matmul(c, w, /*ta=*/false, tb));
+    }
+  }
   return true;
 }
 
