@@ -13,7 +13,8 @@
 // reads each part once; each product after the first takes the previous
 // partial result as its addend (cuBLASLt's `beta * C`), so the price is the
 // narrow result's extra write and read per part, and dlc-fuse-epilogue puts
-// the bias and activation on the last product. XLA's algebraic simplifier has the same rewrite (dot of concat).
+// the bias and activation on the last product. XLA's algebraic simplifier has
+// the same rewrite (dot of concat).
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Attributes.h"
@@ -85,9 +86,9 @@ struct SplitConcatProduct
     double saved = 2.0 * bytesOf(concat.getResult());
     double paid = 2.0 * double(parts - 1) * bytesOf(result) +
                   double(parts - 2) * launchBytes;
-    LLVM_DEBUG(llvm::dbgs() << (paid < saved ? "splits " : "keeps ") << *op
-                            << ": saves " << saved << " B, costs " << paid
-                            << " B\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << (paid < saved ? "splits " : "keeps ") << *op << ": saves "
+               << saved << " B, costs " << paid << " B\n");
     return paid < saved;
   }
 
@@ -187,9 +188,8 @@ struct SplitConcatProduct
   bool split(ConvOp conv) {
     auto type = conv.getType();
     auto inType = cast<RankedTensorType>(conv.getInput().getType());
-    if (conv.hasEpilogue() || conv.getGroups() != 1 ||
-        !type.hasStaticShape() || !type.getElementType().isF32() ||
-        !inType.getElementType().isF32() ||
+    if (conv.hasEpilogue() || conv.getGroups() != 1 || !type.hasStaticShape() ||
+        !type.getElementType().isF32() || !inType.getElementType().isF32() ||
         !matchPattern(conv.getFilter(), m_Constant()))
       return false;
     auto concat = conv.getInput().getDefiningOp<ConcatOp>();
@@ -206,12 +206,11 @@ struct SplitConcatProduct
     for (Value part : concat.getInputs()) {
       int64_t width = cast<RankedTensorType>(part.getType()).getShape().back();
       Value weight = sliceWeight(b, loc, filter, cDim, offset, width);
-      sum = b.create<ConvOp>(loc, type, part, weight, /*bias=*/Value(),
-                             /*addend=*/sum, conv.getStridesAttr(),
-                             conv.getPadsAttr(), conv.getDilationsAttr(),
-                             conv.getGroupsAttr(),
-                             EpilogueKindAttr::get(conv.getContext(),
-                                                   EpilogueKind::none))
+      sum = b.create<ConvOp>(
+                 loc, type, part, weight, /*bias=*/Value(),
+                 /*addend=*/sum, conv.getStridesAttr(), conv.getPadsAttr(),
+                 conv.getDilationsAttr(), conv.getGroupsAttr(),
+                 EpilogueKindAttr::get(conv.getContext(), EpilogueKind::none))
                 .getResult();
       offset += width;
     }

@@ -62,7 +62,9 @@ Value Importer::valueOf(Entry &e) {
   if (!e.value) {
     if (!e.name.empty())
       currentConstName = e.name;
+    sharedLit = e.lit;
     e.value = constant(*e.lit);
+    sharedLit = nullptr;
     currentConstName = nodeName;
     // A float initializer is a parameter to train (once, however often it
     // is used: tied weights stay tied).
@@ -176,10 +178,19 @@ Value Importer::constant(const rt::HostTensor &t) {
                     resourceCounter++);
     ArrayRef<char> raw(reinterpret_cast<const char *>(t.data.data()),
                        t.data.size());
-    value = DenseResourceElementsAttr::get(
-        type, key,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(raw,
-                                                      std::max<size_t>(es, 8)));
+    size_t align = std::max<size_t>(es, 8);
+    // A literal's storage is shared (the blob keeps it alive) where it is
+    // aligned as the blob must be, rather than copied.
+    if (sharedLit && sharedLit.get() == &t &&
+        reinterpret_cast<uintptr_t>(raw.data()) % align == 0)
+      value = DenseResourceElementsAttr::get(
+          type, key,
+          AsmResourceBlob(
+              raw, align, [keep = sharedLit](void *, size_t, size_t) {},
+              /*dataIsMutable=*/false));
+    else
+      value = DenseResourceElementsAttr::get(
+          type, key, HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, align));
   }
   return create<dlcir::ConstantOp>(type, value);
 }
@@ -502,8 +513,10 @@ OwningOpRef<ModuleOp> Importer::run() {
     return nullptr;
   const onnx::GraphProto &graph = model.graph();
 
-  // Initializers are literals.
-  for (const auto &init : graph.initializer()) {
+  // Initializers are literals; the proto's copy of their data is released
+  // (names and shapes stay).
+  for (int i = 0; i < graph.initializer_size(); ++i) {
+    const onnx::TensorProto &init = graph.initializer(i);
     auto t = decodeTensor(init, baseDir, options.externalDataFiles);
     if (!t) {
       emitError(loc) << "ONNX initializer: " << t.message();
@@ -512,6 +525,16 @@ OwningOpRef<ModuleOp> Importer::run() {
     Entry &e = env[init.name()];
     e.lit = makeLit(t.take());
     e.name = init.name();
+    onnx::TensorProto *released = model.mutable_graph()->mutable_initializer(i);
+    std::string().swap(*released->mutable_raw_data());
+    google::protobuf::RepeatedField<float>().Swap(
+        released->mutable_float_data());
+    google::protobuf::RepeatedField<double>().Swap(
+        released->mutable_double_data());
+    google::protobuf::RepeatedField<int32_t>().Swap(
+        released->mutable_int32_data());
+    google::protobuf::RepeatedField<int64_t>().Swap(
+        released->mutable_int64_data());
   }
 
   SmallVector<Type> argTypes;
@@ -989,26 +1012,44 @@ bool isOnnxModelFile(const std::string &path) {
       .has_value();
 }
 
-OwningOpRef<ModuleOp> importOnnxBuffer(StringRef bytes, StringRef name,
-                                       StringRef baseDir, MLIRContext &context,
-                                       const OnnxImportOptions &options) {
-  Location loc = FileLineColLoc::get(&context, name, 0, 0);
-  onnx::ModelProto model;
+/// Parses `bytes` (a model's file) into `model`; false, with the error
+/// at `loc`, when it is not one.
+static bool parseModel(StringRef bytes, Location loc, onnx::ModelProto &model) {
   if (bytes.size() > (size_t)std::numeric_limits<int>::max()) {
     emitError(loc) << "the ONNX file is larger than 2 GiB; store its weights "
                       "as external data";
-    return nullptr;
+    return false;
   }
   if (rt::Status parsed = parseModelProto(bytes, model); !parsed) {
     emitError(loc) << parsed.message();
-    return nullptr;
+    return false;
   }
+  return true;
+}
+
+/// Imports a parsed model. Its initializers' data is released as they
+/// become literals (the import's peak memory is then about one copy of the
+/// weights, not two).
+static OwningOpRef<ModuleOp> importModel(onnx::ModelProto &model,
+                                         StringRef name, StringRef baseDir,
+                                         MLIRContext &context,
+                                         const OnnxImportOptions &options) {
+  Location loc = FileLineColLoc::get(&context, name, 0, 0);
   if (!model.has_graph()) {
     emitError(loc) << "the ONNX model has no graph";
     return nullptr;
   }
   Importer importer(context, model, name, baseDir, options);
   return importer.run();
+}
+
+OwningOpRef<ModuleOp> importOnnxBuffer(StringRef bytes, StringRef name,
+                                       StringRef baseDir, MLIRContext &context,
+                                       const OnnxImportOptions &options) {
+  onnx::ModelProto model;
+  if (!parseModel(bytes, FileLineColLoc::get(&context, name, 0, 0), model))
+    return nullptr;
+  return importModel(model, name, baseDir, context, options);
 }
 
 /// Reads an ONNX model or TensorProto file: a regular file, its size
@@ -1036,9 +1077,14 @@ OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
   }
   SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
-  return importOnnxBuffer(
-      StringRef(reinterpret_cast<const char *>(bytes->data()), bytes->size()),
-      path, dir, context, options);
+  onnx::ModelProto model;
+  if (!parseModel(StringRef(reinterpret_cast<const char *>(bytes->data()),
+                            bytes->size()),
+                  FileLineColLoc::get(&context, path, 0, 0), model))
+    return nullptr;
+  // The file's bytes are not needed once parsed: freed before the import.
+  std::vector<uint8_t>().swap(*bytes);
+  return importModel(model, path, dir, context, options);
 }
 
 rt::Result<rt::HostTensor> readTensorProtoFile(const std::string &path) {

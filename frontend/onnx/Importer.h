@@ -163,8 +163,8 @@ struct OpRegistryEntry;
 /// attributes through it, builds dlc ops with its builders and sets outputs.
 class Importer {
 public:
-  Importer(mlir::MLIRContext &context, const onnx::ModelProto &model,
-           StringRef name, StringRef baseDir, const OnnxImportOptions &options)
+  Importer(mlir::MLIRContext &context, onnx::ModelProto &model, StringRef name,
+           StringRef baseDir, const OnnxImportOptions &options)
       : ctx(&context), b(&context),
         loc(mlir::FileLineColLoc::get(&context, name, 0, 0)), model(model),
         fileName(name.str()), baseDir(baseDir.str()), options(options) {}
@@ -374,7 +374,8 @@ private:
   /// The broadcast shape of a binary op's operands, or an error.
   FailureOr<llvm::SmallVector<int64_t>> broadcastShape(Value x, Value y);
 
-  const onnx::ModelProto &model;
+  /// Mutable: run() releases each initializer's data once decoded.
+  onnx::ModelProto &model;
   std::string fileName, baseDir;
   const OnnxImportOptions &options;
   /// The constant of each parameter (markParameters), by initializer name,
@@ -395,6 +396,9 @@ private:
   int resourceCounter = 0;
   /// Name hint for the resource blob of the next constant.
   std::string currentConstName;
+  /// The literal constant() is making a weight of, when it is an
+  /// initializer's (valueOf): the weight's blob shares its storage.
+  Lit sharedLit;
   /// The first result type of the current node that create() found out of
   /// dlc's limits (a shape computed from the model that no explicit check
   /// caught): convertNode reports it.
