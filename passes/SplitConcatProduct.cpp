@@ -122,6 +122,38 @@ struct SplitConcatProduct
         b.getDenseI64ArrayAttr(start), DenseI64ArrayAttr());
   }
 
+  /// The constant `weight` split along `dim` at the widths of `concat`'s
+  /// parts (along its last dimension), or nothing (and no op left behind)
+  /// when a part is empty or a slice does not fold to a constant (a weight
+  /// too large to rearrange at compile time would be sliced by a kernel on
+  /// every run).
+  static std::optional<SmallVector<Value>>
+  splitWeight(OpBuilder &b, Location loc, Value weight, int64_t dim,
+              ConcatOp concat) {
+    SmallVector<Value> slices;
+    int64_t offset = 0;
+    bool folded = true;
+    for (Value part : concat.getInputs()) {
+      int64_t width = cast<RankedTensorType>(part.getType()).getShape().back();
+      if (width == 0) {
+        folded = false;
+        break;
+      }
+      slices.push_back(sliceWeight(b, loc, weight, dim, offset, width));
+      offset += width;
+      if (!matchPattern(slices.back(), m_Constant())) {
+        folded = false;
+        break;
+      }
+    }
+    if (folded)
+      return slices;
+    for (Value v : slices)
+      if (Operation *op = v.getDefiningOp(); op && op->use_empty())
+        op->erase();
+    return std::nullopt;
+  }
+
   /// Rewrites `matmul` when it qualifies and pays; returns whether it did.
   bool split(MatmulOp matmul) {
     auto type = cast<RankedTensorType>(matmul.getType());
@@ -148,10 +180,13 @@ struct SplitConcatProduct
     int64_t rank = cast<RankedTensorType>(rhs.getType()).getRank();
     // The contraction dimension of the weight as stored.
     int64_t kDim = matmul.getTransposeB() ? rank - 1 : rank - 2;
+    std::optional<SmallVector<Value>> weights =
+        splitWeight(b, loc, rhs, kDim, concat);
+    if (!weights)
+      return false;
     SmallVector<int64_t> rowsShape(lhsType.getShape().drop_back());
     Value sum;
-    int64_t offset = 0;
-    for (Value part : concat.getInputs()) {
+    for (auto [part, weight] : llvm::zip(concat.getInputs(), *weights)) {
       int64_t width = cast<RankedTensorType>(part.getType()).getShape().back();
       SmallVector<int64_t> partShape(rowsShape);
       partShape.push_back(width);
@@ -161,7 +196,6 @@ struct SplitConcatProduct
         lhs = b.create<ReshapeOp>(
             loc, RankedTensorType::get(partShape, lhsType.getElementType()),
             part);
-      Value weight = sliceWeight(b, loc, rhs, kDim, offset, width);
       // Each product after the first adds the partial sum before it (its
       // addend, cuBLASLt's beta * C); the bias and activation that follow
       // the original product go on the last one (dlc-fuse-epilogue).
@@ -174,7 +208,6 @@ struct SplitConcatProduct
       for (NamedAttribute attr : matmul->getDiscardableAttrs())
         product->setAttr(attr.getName(), attr.getValue());
       sum = product.getResult();
-      offset += width;
     }
     matmul.replaceAllUsesWith(sum);
     eraseSplit(matmul, matmul.getLhs(), concat, rhs);
@@ -201,18 +234,18 @@ struct SplitConcatProduct
     Location loc = conv.getLoc();
     Value filter = conv.getFilter();
     int64_t cDim = cast<RankedTensorType>(filter.getType()).getRank() - 1;
+    std::optional<SmallVector<Value>> weights =
+        splitWeight(b, loc, filter, cDim, concat);
+    if (!weights)
+      return false;
     Value sum;
-    int64_t offset = 0;
-    for (Value part : concat.getInputs()) {
-      int64_t width = cast<RankedTensorType>(part.getType()).getShape().back();
-      Value weight = sliceWeight(b, loc, filter, cDim, offset, width);
+    for (auto [part, weight] : llvm::zip(concat.getInputs(), *weights)) {
       sum = b.create<ConvOp>(
                  loc, type, part, weight, /*bias=*/Value(),
                  /*addend=*/sum, conv.getStridesAttr(), conv.getPadsAttr(),
                  conv.getDilationsAttr(), conv.getGroupsAttr(),
                  EpilogueKindAttr::get(conv.getContext(), EpilogueKind::none))
                 .getResult();
-      offset += width;
     }
     conv.replaceAllUsesWith(sum);
     eraseSplit(conv, conv.getInput(), concat, filter);

@@ -7,8 +7,8 @@
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: (%[[A:.*]]: tensor<64x3xf32>, %[[B:.*]]: tensor<64x1xf32>)
 // CHECK-NEXT: %[[W1:.*]] = dlc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00]]> : tensor<2x3xf32>
-// CHECK-NEXT: %[[P:.*]] = dlc.matmul %[[A]], %[[W1]] {transpose_b} : (tensor<64x3xf32>, tensor<2x3xf32>) -> tensor<64x2xf32>
 // CHECK-NEXT: %[[W2:.*]] = dlc.constant dense<{{\[}}[4.000000e+00], [8.000000e+00]]> : tensor<2x1xf32>
+// CHECK-NEXT: %[[P:.*]] = dlc.matmul %[[A]], %[[W1]] {transpose_b} : (tensor<64x3xf32>, tensor<2x3xf32>) -> tensor<64x2xf32>
 // CHECK-NEXT: %[[Q:.*]] = dlc.matmul %[[B]], %[[W2]] addend(%[[P]]) {transpose_b} : (tensor<64x1xf32>, tensor<2x1xf32>, tensor<64x2xf32>) -> tensor<64x2xf32>
 // CHECK-NOT: dlc.concat
 // CHECK: return %[[Q]]
@@ -27,11 +27,11 @@ func.func @linear(%a: tensor<64x3xf32>, %b: tensor<64x1xf32>) -> tensor<64x2xf32
 // view go on the last product, which keeps its addend.
 // CHECK-LABEL: func.func @fire
 // CHECK-SAME: (%[[E1:.*]]: tensor<1x4x4x8xf32>, %[[E3:.*]]: tensor<1x4x4x8xf32>)
-// CHECK: %[[V1:.*]] = dlc.reshape %[[E1]] : tensor<1x4x4x8xf32> -> tensor<16x8xf32>
-// CHECK-NEXT: %[[W1:.*]] = dlc.constant dense<{{\[}}[0.000000e+00, 1.000000e+00], [2.000000e+00, {{.*}}, [1.400000e+01, 1.500000e+01]]> : tensor<8x2xf32>
+// CHECK: %[[W1:.*]] = dlc.constant dense<{{\[}}[0.000000e+00, 1.000000e+00], [2.000000e+00, {{.*}}, [1.400000e+01, 1.500000e+01]]> : tensor<8x2xf32>
+// CHECK-NEXT: %[[W3:.*]] = dlc.constant dense<{{\[}}[1.600000e+01, 1.700000e+01], {{.*}}, [3.000000e+01, 3.100000e+01]]> : tensor<8x2xf32>
+// CHECK-NEXT: %[[V1:.*]] = dlc.reshape %[[E1]] : tensor<1x4x4x8xf32> -> tensor<16x8xf32>
 // CHECK-NEXT: %[[P:.*]] = dlc.matmul %[[V1]], %[[W1]] : (tensor<16x8xf32>, tensor<8x2xf32>) -> tensor<16x2xf32>
 // CHECK-NEXT: %[[V3:.*]] = dlc.reshape %[[E3]] : tensor<1x4x4x8xf32> -> tensor<16x8xf32>
-// CHECK-NEXT: %[[W3:.*]] = dlc.constant dense<{{\[}}[1.600000e+01, 1.700000e+01], {{.*}}, [3.000000e+01, 3.100000e+01]]> : tensor<8x2xf32>
 // CHECK-NEXT: dlc.matmul %[[V3]], %[[W3]] addend(%[[P]]) : (tensor<16x8xf32>, tensor<8x2xf32>, tensor<16x2xf32>) -> tensor<16x2xf32>
 // CHECK-NOT: dlc.concat
 // EPI-LABEL: func.func @fire
@@ -110,8 +110,8 @@ func.func @three(%a: tensor<4096x64xf32>, %b: tensor<4096x64xf32>, %c: tensor<40
 // CHECK-LABEL: func.func @skip
 // CHECK-SAME: (%[[U:.*]]: tensor<1x8x8x16xf32>, %[[S:.*]]: tensor<1x8x8x16xf32>)
 // CHECK: %[[F1:.*]] = dlc.constant dense<1.000000e+00> : tensor<8x3x3x16xf32>
-// CHECK-NEXT: %[[C1:.*]] = dlc.conv %[[U]], %[[F1]] {{.*}} : (tensor<1x8x8x16xf32>, tensor<8x3x3x16xf32>) -> tensor<1x8x8x8xf32>
 // CHECK-NEXT: %[[F2:.*]] = dlc.constant dense<1.000000e+00> : tensor<8x3x3x16xf32>
+// CHECK-NEXT: %[[C1:.*]] = dlc.conv %[[U]], %[[F1]] {{.*}} : (tensor<1x8x8x16xf32>, tensor<8x3x3x16xf32>) -> tensor<1x8x8x8xf32>
 // CHECK-NEXT: %[[C2:.*]] = dlc.conv %[[S]], %[[F2]] addend(%[[C1]]) {{.*}} : (tensor<1x8x8x16xf32>, tensor<8x3x3x16xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
 // CHECK-NOT: dlc.concat
 // EPI-LABEL: func.func @skip
@@ -127,4 +127,17 @@ func.func @skip(%u: tensor<1x8x8x16xf32>, %s: tensor<1x8x8x16xf32>) -> tensor<1x
   %b = dlc.add %y, %bias : (tensor<1x8x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x8x8x8xf32>
   %r = dlc.max %b, %zero : (tensor<1x8x8x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x8x8x8xf32>
   return %r : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// A part with no columns: left alone (no empty product).
+// CHECK-LABEL: func.func @empty_part
+// CHECK: dlc.concat
+// CHECK-NOT: addend
+func.func @empty_part(%a: tensor<64x16xf32>, %e: tensor<64x0xf32>) -> tensor<64x4xf32> {
+  %w = dlc.constant dense<1.0> : tensor<4x16xf32>
+  %c = dlc.concat %a, %e {axis = 1 : i64} : (tensor<64x16xf32>, tensor<64x0xf32>) -> tensor<64x16xf32>
+  %y = dlc.matmul %c, %w {transpose_b} : (tensor<64x16xf32>, tensor<4x16xf32>) -> tensor<64x4xf32>
+  return %y : tensor<64x4xf32>
 }
