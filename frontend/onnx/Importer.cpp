@@ -659,6 +659,11 @@ LogicalResult Importer::convertNode(int index) {
                             "must be topologically sorted)";
     ins.push_back(&it->second);
   }
+  // Every ONNX operator has at least one output; converters write the
+  // first one.
+  if (node->output_size() == 0)
+    return nodeError() << "has no outputs (every ONNX operator has at least "
+                          "one)";
   outs.assign(node->output_size(), Entry{});
   badType.clear();
   const OpRegistryEntry *entry =

@@ -881,6 +881,11 @@ def structure_models():
     yield "output_type_mismatch", raw_model(
         [relu], [x], [vi("y", (2, 2), TensorProto.INT64)])
     yield "output_size_mismatch", raw_model([relu], [x], [vi("y", (2, 3))])
+    # A node with no outputs (found by fuzz-onnx: Dropout's pass-through
+    # wrote an output that did not exist).
+    yield "node_no_outputs", raw_model(
+        [node("Dropout", ["x"], [], name="drop"), relu], [x],
+        [vi("y", (2, 2))])
     m = onnx.ModelProto()
     m.ir_version = 8
     m.opset_import.append(helper.make_opsetid("", OPSET))
