@@ -43,17 +43,10 @@ namespace {
 ConcatOp concatAlongContraction(Value lhs) {
   int64_t k = cast<RankedTensorType>(lhs.getType()).getShape().back();
   Value v = lhs;
-  while (true) {
-    if (!v.hasOneUse())
-      return {};
-    if (auto reshape = v.getDefiningOp<ReshapeOp>()) {
-      v = reshape.getInput();
-      continue;
-    }
-    break;
-  }
+  while (v.hasOneUse() && v.getDefiningOp<ReshapeOp>())
+    v = v.getDefiningOp<ReshapeOp>().getInput();
   auto concat = v.getDefiningOp<ConcatOp>();
-  if (!concat)
+  if (!concat || !v.hasOneUse())
     return {};
   auto type = cast<RankedTensorType>(concat.getType());
   // Equal last dimensions: a row-major reshape between them keeps each
@@ -62,13 +55,6 @@ ConcatOp concatAlongContraction(Value lhs) {
       concat.getAxis() != uint64_t(type.getRank() - 1))
     return {};
   return concat;
-}
-
-/// Bytes of a statically shaped tensor value.
-double bytesOf(Value v) {
-  auto type = cast<RankedTensorType>(v.getType());
-  return double(type.getNumElements()) *
-         double(elementBytes(type.getElementType()));
 }
 
 struct SplitConcatProduct
@@ -83,8 +69,8 @@ struct SplitConcatProduct
     size_t parts = concat.getInputs().size();
     if (parts < 2)
       return false;
-    double saved = 2.0 * bytesOf(concat.getResult());
-    double paid = 2.0 * double(parts - 1) * bytesOf(result) +
+    double saved = 2.0 * double(valueBytes(concat.getResult()));
+    double paid = 2.0 * double(parts - 1) * double(valueBytes(result)) +
                   double(parts - 2) * launchBytes;
     LLVM_DEBUG(llvm::dbgs()
                << (paid < saved ? "splits " : "keeps ") << *op << ": saves "

@@ -62,9 +62,7 @@ Value Importer::valueOf(Entry &e) {
   if (!e.value) {
     if (!e.name.empty())
       currentConstName = e.name;
-    sharedLit = e.lit;
-    e.value = constant(*e.lit);
-    sharedLit = nullptr;
+    e.value = constant(e.lit);
     currentConstName = nodeName;
     // A float initializer is a parameter to train (once, however often it
     // is used: tied weights stay tied).
@@ -148,6 +146,12 @@ static std::string resourceKey(StringRef name, int counter) {
 }
 
 Value Importer::constant(const rt::HostTensor &t) {
+  return constantOf(t, nullptr);
+}
+
+Value Importer::constant(const Lit &lit) { return constantOf(*lit, lit); }
+
+Value Importer::constantOf(const rt::HostTensor &t, const Lit &owner) {
   Type elem = dlcir::elementTypeOf(ctx, t.dtype);
   auto type = tensorType(t.shape, elem);
   int64_t n = t.numElements();
@@ -181,12 +185,11 @@ Value Importer::constant(const rt::HostTensor &t) {
     size_t align = std::max<size_t>(es, 8);
     // A literal's storage is shared (the blob keeps it alive) where it is
     // aligned as the blob must be, rather than copied.
-    if (sharedLit && sharedLit.get() == &t &&
-        reinterpret_cast<uintptr_t>(raw.data()) % align == 0)
+    if (owner && reinterpret_cast<uintptr_t>(raw.data()) % align == 0)
       value = DenseResourceElementsAttr::get(
           type, key,
           AsmResourceBlob(
-              raw, align, [keep = sharedLit](void *, size_t, size_t) {},
+              raw, align, [keep = owner](void *, size_t, size_t) {},
               /*dataIsMutable=*/false));
     else
       value = DenseResourceElementsAttr::get(

@@ -297,6 +297,9 @@ public:
     return result;
   }
   Value constant(const rt::HostTensor &t);
+  /// The same for a literal `lit`: a weight's resource blob shares (and
+  /// keeps alive) the literal's storage instead of copying it.
+  Value constant(const Lit &lit);
   /// A constant whose resource blob is named after `nameHint` (a weight the
   /// importer rewrote) instead of the node.
   Value constant(const rt::HostTensor &t, StringRef nameHint);
@@ -360,6 +363,9 @@ public:
   void absorb(const onnx::NodeProto &later, Value output);
 
 private:
+  /// constant()'s work; `owner`, when given, is the literal `t` is (its
+  /// storage is shared with a weight's blob).
+  Value constantOf(const rt::HostTensor &t, const Lit &owner);
   LogicalResult checkOpsets();
   LogicalResult checkNames();
   LogicalResult addInputs(llvm::SmallVectorImpl<Type> &types,
@@ -396,9 +402,6 @@ private:
   int resourceCounter = 0;
   /// Name hint for the resource blob of the next constant.
   std::string currentConstName;
-  /// The literal constant() is making a weight of, when it is an
-  /// initializer's (valueOf): the weight's blob shares its storage.
-  Lit sharedLit;
   /// The first result type of the current node that create() found out of
   /// dlc's limits (a shape computed from the model that no explicit check
   /// caught): convertNode reports it.

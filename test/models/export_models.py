@@ -46,28 +46,27 @@ def image_input(batch, gen):
     return torch.randn(batch, 3, 224, 224, generator=gen)
 
 
-def make_resnet18(batch):
+def make_torchvision(ctor, size, batch=1, input_name="image"):
+    """A torchvision classifier with random weights (and BatchNorm
+    statistics) on `batch` size x size images."""
     def build(gen):
-        model = torchvision.models.resnet18(weights=None)
+        model = ctor(weights=None)
         randomize_batchnorm(model, gen)
-        return model, (image_input(batch, gen),), ["input"], ["logits"]
+        return (model, (torch.randn(batch, 3, size, size, generator=gen),),
+                [input_name], ["logits"])
     return build
+
+
+def make_resnet18(batch):
+    return make_torchvision(torchvision.models.resnet18, 224, batch, "input")
 
 
 def make_mobilenet_v2(batch):
-    def build(gen):
-        model = torchvision.models.mobilenet_v2(weights=None)
-        randomize_batchnorm(model, gen)
-        return model, (image_input(batch, gen),), ["input"], ["logits"]
-    return build
+    return make_torchvision(torchvision.models.mobilenet_v2, 224, batch, "input")
 
 
 def make_resnet50(batch):
-    def build(gen):
-        model = torchvision.models.resnet50(weights=None)
-        randomize_batchnorm(model, gen)
-        return model, (image_input(batch, gen),), ["input"], ["logits"]
-    return build
+    return make_torchvision(torchvision.models.resnet50, 224, batch, "input")
 
 
 def make_encoder_layer(gen):
@@ -201,16 +200,6 @@ def make_decoder_b2(gen):
     return (CausalDecoder(12), (torch.randn(12, 2, 64, generator=gen),
                               torch.randn(20, 2, 64, generator=gen)),
             ["tgt", "memory"], ["y"])
-
-
-def make_torchvision(ctor, size, **kwargs):
-    """A torchvision classifier with random weights (and BatchNorm
-    statistics) on one size x size image."""
-    def build(gen):
-        model = ctor(weights=None, **kwargs)
-        randomize_batchnorm(model, gen)
-        return model, (torch.randn(1, 3, size, size, generator=gen),), ["image"], ["logits"]
-    return build
 
 
 class SegmentationOut(nn.Module):

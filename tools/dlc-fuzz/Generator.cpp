@@ -205,6 +205,8 @@ private:
 
   // Builders: each appends one operation and returns its result.
   int constant(TensorType type, std::vector<double> data);
+  /// A weight: a constant of `type` with values on a 1/32 grid in [-1, 1].
+  int weightConstant(TensorType type);
   int splat(DType dtype, size_t rank, double v) {
     return constant({dtype, Shape(rank, 1)}, {v});
   }
@@ -336,6 +338,13 @@ int Generator::pickValue(const std::function<bool(int)> &ok,
 //===----------------------------------------------------------------------===//
 // Builders
 //===----------------------------------------------------------------------===//
+
+int Generator::weightConstant(TensorType type) {
+  std::vector<double> data;
+  for (int64_t i = 0, e = product(type.shape); i < e; ++i)
+    data.push_back(gridValue(-1, 1, 1.0 / 32));
+  return constant(std::move(type), std::move(data));
+}
 
 int Generator::constant(TensorType type, std::vector<double> data) {
   Op op;
@@ -1327,10 +1336,7 @@ bool Generator::genMatmul() {
       ws[r - 2] = tb ? n : k;
       ws[r - 1] = tb ? k : n;
     }
-    std::vector<double> data;
-    for (int64_t i = 0, e = product(ws); i < e; ++i)
-      data.push_back(gridValue(-1, 1, 1.0 / 32));
-    y = constant({t, ws}, std::move(data));
+    y = weightConstant({t, ws});
     break;
   }
   }
@@ -2252,11 +2258,7 @@ bool Generator::genConcat() {
     ws.push_back(tb ? total : n);
     int64_t rows = v.type.numElements() / v.type.shape[axis];
     if (product(ws) <= kMaxConstantElements && rows * n <= kMaxElements) {
-      std::vector<double> data;
-      for (int64_t i = 0, e = product(ws); i < e; ++i)
-        data.push_back(gridValue(-1, 1, 1.0 / 32));
-      int w = constant({v.type.dtype, ws}, std::move(data));
-      settle(matmul(c, w, /*ta=*/false, tb));
+      settle(matmul(c, weightConstant({v.type.dtype, ws}), /*ta=*/false, tb));
     }
   }
   return true;
